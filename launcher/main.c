@@ -1,0 +1,49 @@
+/*
+ * main.c - the numaplan command: dispatch to a subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *what;
+} commands[] = {
+	{ "topo", np_cmd_topo, "summarise a node's topology (sockets, NUMA, L3, HCAs, distances)" },
+	{ "plan", np_cmd_plan, "compute a per-rank placement and print it in a launcher's format" },
+	{ "run", np_cmd_run, "run a benchmark suite with generated placement (Slurm or local)" },
+	{ "report", np_cmd_report, "tables and plots from a run directory" },
+	{ "accept", np_cmd_accept, "check results against an acceptance spec" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: numaplan COMMAND [OPTIONS]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fprintf(f, "\n`numaplan COMMAND --help` for a command's options; man numaplan.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("numaplan %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept)\n", argv[1]);
+	return 2;
+}

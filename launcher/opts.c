@@ -1,0 +1,59 @@
+/* opts.c - option helpers of the numaplan command */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+
+int np_opt_uint(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out,
+                np_error_t *err)
+{
+	unsigned long v;
+	char *end;
+
+	if (!text || !*text || strspn(text, "0123456789") != strlen(text))
+		return np_error_set(err, -EINVAL, "%s: '%s' is not a number", opt, text ? text : "");
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || v < min || v > max)
+		return np_error_set(err, -EINVAL, "%s: '%s' is out of range (%u-%u)", opt, text, min, max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+char **np_opt_split(const char *list, unsigned *n)
+{
+	size_t len = strlen(list), count = 1;
+	char **v, *copy;
+
+	for (const char *p = list; *p; p++)
+		count += *p == ',';
+	v = malloc((count + 1) * sizeof(char *) + len + 1);
+	if (!v)
+		return NULL;
+	copy = (char *)(v + count + 1);
+	memcpy(copy, list, len + 1);
+	*n = 0;
+	for (char *tok = copy, *next; tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		v[(*n)++] = tok;
+	}
+	v[*n] = NULL;
+	return v;
+}
+
+int np_opt_load_topology(const char *xml, const char *cpuset, np_topo_t **t, np_error_t *err)
+{
+	np_load_opts_t lo = { .xml_path = xml, .restrict_cpus = cpuset };
+
+	return np_topo_load(t, &lo, err);
+}
+
+int np_opt_fail(const char *cmd, const char *msg)
+{
+	fprintf(stderr, "numaplan %s: %s\n", cmd, msg);
+	return NP_EXIT_USAGE;
+}

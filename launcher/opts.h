@@ -1,0 +1,27 @@
+/*
+ * opts.h - option parsing shared by the numaplan subcommands.
+ */
+#ifndef NP_OPTS_H
+#define NP_OPTS_H
+
+#include "numaplan.h"
+
+/* Exit statuses of the numaplan command. */
+enum { NP_EXIT_OK = 0, NP_EXIT_FAIL = 1, NP_EXIT_USAGE = 2 };
+
+/* Strict unsigned parse: digits only, within [min, max]; on error
+ * fills err naming the option and the text. */
+int np_opt_uint(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out,
+                np_error_t *err);
+
+/* Split "a,b,c" into a NULL-terminated malloc'ed array (one allocation). */
+char **np_opt_split(const char *list, unsigned *n);
+
+/* Load the topology named by --topology (NULL = live), restricted to
+ * --cpuset (NULL = the allowed set). */
+int np_opt_load_topology(const char *xml, const char *cpuset, np_topo_t **t, np_error_t *err);
+
+/* Print "numaplan CMD: MSG" on stderr and return NP_EXIT_USAGE. */
+int np_opt_fail(const char *cmd, const char *msg);
+
+#endif /* NP_OPTS_H */

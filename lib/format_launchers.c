@@ -1,0 +1,180 @@
+/*
+ * format_launchers.c - a plan as the launchers take it: Open MPI
+ * rankfiles, srun masks (+ SLURM_HOSTFILE), hydra user binding lists and
+ * numactl lines.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "np_format.h"
+
+int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p);
+
+static const char *cmd_or_default(const char *cmd)
+{
+	return cmd && *cmd ? cmd : "./a.out";
+}
+
+/* Open MPI: one line per rank with physical PU ids; the header says how
+ * to make mpirun read them as physical. */
+static int write_ompi(FILE *f, const np_plan_t *p)
+{
+	fprintf(f, "# Open MPI rankfile (policy %s). Physical PU numbers:\n"
+	        "#   Open MPI 4: mpirun --rankfile FILE --mca rmaps_rank_file_physical 1 ...\n"
+	        "#   Open MPI 5: mpirun --map-by rankfile:file=FILE ...\n",
+	        np_policy_name(p->policy));
+	for (unsigned i = 0; i < p->nranks; i++) {
+		char *cpus = np_cpuset_format(p->ranks[i].cpus);
+
+		if (!cpus)
+			return -ENOMEM;
+		fprintf(f, "rank %u=%s slot=%s\n", p->ranks[i].rank, p->ranks[i].host, cpus);
+		free(cpus);
+	}
+	return 0;
+}
+
+/* srun masks are per local task; every host runs the same local plan
+ * only when the ranks per host are equal, so masks follow host 0's ranks
+ * and the hostfile pins each rank to its host. */
+static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
+{
+	unsigned nlocal = 0;
+	int mem = 0;
+
+	for (unsigned i = 0; i < p->nranks && p->ranks[i].host == p->ranks[0].host; i++) {
+		nlocal++;
+		if (!np_cpuset_iszero(p->ranks[i].mems))
+			mem = 1;
+	}
+	if (p->nhosts > 1) {
+		fprintf(f, "# SLURM_HOSTFILE for --distribution=arbitrary (one line per rank):\n");
+		fprintf(f, "cat > numaplan.hosts <<'EOF'\n");
+		for (unsigned i = 0; i < p->nranks; i++)
+			fprintf(f, "%s\n", p->ranks[i].host);
+		fprintf(f, "EOF\nexport SLURM_HOSTFILE=$PWD/numaplan.hosts\n");
+	}
+	fprintf(f, "srun --ntasks=%u", p->nranks);
+	if (p->nhosts > 1)
+		fprintf(f, " --nodes=%u --distribution=arbitrary", p->nhosts);
+	if (p->policy == NP_POLICY_NONE) {
+		fprintf(f, " --cpu-bind=none %s\n", cmd_or_default(cmd));
+		return 0;
+	}
+	fprintf(f, " --cpu-bind=mask_cpu:");
+	for (unsigned i = 0; i < nlocal; i++) {
+		char *hex = np_cpuset_format_hex(p->ranks[i].cpus);
+
+		if (!hex)
+			return -ENOMEM;
+		fprintf(f, "%s%s", i ? "," : "", hex);
+		free(hex);
+	}
+	if (mem) {
+		fprintf(f, " --mem-bind=%s:", p->ranks[0].mem == NP_MEM_INTERLEAVE ? "mask_mem" : "mask_mem");
+		for (unsigned i = 0; i < nlocal; i++) {
+			char *hex = np_cpuset_format_hex(p->ranks[i].mems);
+
+			if (!hex)
+				return -ENOMEM;
+			fprintf(f, "%s%s", i ? "," : "", hex);
+			free(hex);
+		}
+	}
+	fprintf(f, " %s\n", cmd_or_default(cmd));
+	return 0;
+}
+
+/* hydra: -bind-to user:A+B,C+D (ranks by comma, PUs joined by '+'),
+ * applied to the local ranks of each host. */
+static int write_mpich(FILE *f, const np_plan_t *p, const char *cmd)
+{
+	unsigned nlocal = 0;
+
+	for (unsigned i = 0; i < p->nranks && p->ranks[i].host == p->ranks[0].host; i++)
+		nlocal++;
+	fprintf(f, "mpiexec.mpich -n %u", p->nranks);
+	if (p->nhosts > 1) {
+		fprintf(f, " -hosts ");
+		for (unsigned h = 0, i = 0; h < p->nhosts; h++) {
+			unsigned c = 0;
+
+			while (i < p->nranks && p->ranks[i].host == p->hosts[h]) {
+				c++;
+				i++;
+			}
+			fprintf(f, "%s%s:%u", h ? "," : "", p->hosts[h], c);
+		}
+	}
+	if (p->policy == NP_POLICY_NONE) {
+		fprintf(f, " -bind-to none %s\n", cmd_or_default(cmd));
+		return 0;
+	}
+	fprintf(f, " -bind-to user:");
+	for (unsigned i = 0; i < nlocal; i++) {
+		int first = 1;
+
+		fputs(i ? "," : "", f);
+		for (int c = np_cpuset_first(p->ranks[i].cpus); c >= 0; c = np_cpuset_next(p->ranks[i].cpus, c)) {
+			fprintf(f, "%s%d", first ? "" : "+", c);
+			first = 0;
+		}
+	}
+	fprintf(f, " %s\n", cmd_or_default(cmd));
+	return 0;
+}
+
+static int write_numactl(FILE *f, const np_plan_t *p, const char *cmd)
+{
+	for (unsigned i = 0; i < p->nranks; i++) {
+		const np_rank_t *r = &p->ranks[i];
+		char *cpus = np_cpuset_format(r->cpus), *mems = np_cpuset_format(r->mems);
+
+		if (!cpus || !mems) {
+			free(cpus);
+			free(mems);
+			return -ENOMEM;
+		}
+		fprintf(f, "# rank %u on %s\n", r->rank, r->host);
+		if (!r->bound)
+			fprintf(f, "%s\n", cmd_or_default(cmd));
+		else if (mems[0])
+			fprintf(f, "numactl --physcpubind=%s --%s=%s -- %s\n", cpus,
+			        r->mem == NP_MEM_INTERLEAVE ? "interleave" : "membind", mems,
+			        cmd_or_default(cmd));
+		else
+			fprintf(f, "numactl --physcpubind=%s -- %s\n", cpus, cmd_or_default(cmd));
+		free(cpus);
+		free(mems);
+	}
+	return 0;
+}
+
+int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t fmt,
+                  const char *cmd, np_error_t *err)
+{
+	int rc = 0;
+	char *js;
+
+	switch (fmt) {
+	case NP_FMT_TABLE: rc = np_plan_write_table(f, t, p); break;
+	case NP_FMT_JSON:
+		js = np_plan_to_json(t, p);
+		if (!js)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		fprintf(f, "%s\n", js);
+		free(js);
+		break;
+	case NP_FMT_OMPI: rc = write_ompi(f, p); break;
+	case NP_FMT_SLURM: rc = write_slurm(f, p, cmd); break;
+	case NP_FMT_MPICH: rc = write_mpich(f, p, cmd); break;
+	case NP_FMT_NUMACTL: rc = write_numactl(f, p, cmd); break;
+	default:
+		return np_error_set(err, -EINVAL, "unknown format (valid: %s)", np_format_list());
+	}
+	if (rc == 0 && ferror(f))
+		rc = -EIO;
+	return rc < 0 ? np_error_set(err, rc, "cannot write the plan: %s", strerror(-rc)) : 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * format_text.c - the human forms: `numaplan topo` and the plan table.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "np_format.h"
+
+static void human_bytes(char *buf, size_t n, uint64_t v)
+{
+	if (v == 0)
+		snprintf(buf, n, "?");
+	else if (v >= (UINT64_C(1) << 30))
+		snprintf(buf, n, "%.1f GiB", (double)v / (double)(UINT64_C(1) << 30));
+	else if (v >= (UINT64_C(1) << 20))
+		snprintf(buf, n, "%.0f MiB", (double)v / (double)(UINT64_C(1) << 20));
+	else
+		snprintf(buf, n, "%.0f KiB", (double)v / 1024.0);
+}
+
+static void put_set(FILE *f, const char *fmt, const np_cpuset_t *s)
+{
+	char *txt = np_cpuset_format(s);
+
+	fprintf(f, fmt, txt ? txt : "?");
+	free(txt);
+}
+
+static void write_devices(FILE *f, const np_topo_t *t, int gpus)
+{
+	for (unsigned i = 0; i < t->ndevices; i++) {
+		const np_device_t *d = &t->devices[i];
+
+		if ((d->kind == NP_DEV_GPU) != gpus)
+			continue;
+		fprintf(f, "  %-12s %-11s %-13s", d->name, np_dev_kind_name(d->kind),
+		        d->pci_busid ? d->pci_busid : "-");
+		if (d->at_root)
+			fprintf(f, " numa all (attached to the machine root)");
+		else
+			put_set(f, " numa %s", d->numas);
+		put_set(f, " cpus %s", d->cpus);
+		for (unsigned p = 0; p < d->nports; p++) {
+			fprintf(f, "%s%u", p ? ", " : "  port ", d->ports[p].num);
+			if (d->ports[p].state >= 0)
+				fprintf(f, " %s", d->ports[p].state == 4 ? "ACTIVE" :
+				        d->ports[p].state == 1 ? "DOWN" : "state");
+			if (d->ports[p].state >= 0 && d->ports[p].state != 4 && d->ports[p].state != 1)
+				fprintf(f, "=%d", d->ports[p].state);
+			if (d->ports[p].lid >= 0)
+				fprintf(f, " lid %ld", d->ports[p].lid);
+		}
+		fputc('\n', f);
+	}
+}
+
+int np_topo_write_text(FILE *f, const np_topo_t *t)
+{
+	char mem[32];
+	unsigned nnet = t->ndevices - t->ngpus;
+
+	fprintf(f, "Topology: %s (host %s)\n", t->source, t->hostname);
+	if (t->cpu_model)
+		fprintf(f, "CPU: %s\n", t->cpu_model);
+	fprintf(f, "%u packages, %u NUMA nodes, %u L3 domains, %u cores, %u PUs",
+	        t->npackages, t->nnuma, t->nl3, t->ncores, t->npus);
+	put_set(f, " (allowed PUs %s)\n", t->allowed);
+	fprintf(f, "\nPackages:\n");
+	for (unsigned i = 0; i < t->npackages; i++) {
+		fprintf(f, "  P#%-3u", t->packages[i].os_index);
+		put_set(f, " cpus %s\n", t->packages[i].cpus);
+	}
+	fprintf(f, "\nNUMA nodes:\n");
+	for (unsigned i = 0; i < t->nnuma; i++) {
+		const np_numa_t *n = &t->numa[i];
+
+		char pk[16] = "-";
+
+		if (n->package >= 0)
+			snprintf(pk, sizeof(pk), "%u", t->packages[n->package].os_index);
+		human_bytes(mem, sizeof(mem), n->memory);
+		fprintf(f, "  P#%-3u package %-3s %3u cores  memory %-10s", n->os_index, pk,
+		        n->ncores, mem);
+		if (np_cpuset_iszero(n->cpus))
+			fprintf(f, " no CPUs (memory only)\n");
+		else
+			put_set(f, " cpus %s\n", n->cpus);
+	}
+	fprintf(f, "\nL3 domains: %u\n", t->nl3);
+	for (unsigned i = 0; i < t->nl3; i++) {
+		human_bytes(mem, sizeof(mem), t->l3[i].size);
+		fprintf(f, "  L3#%-3u %-9s numa %-3d %3u cores", i, mem,
+		        t->l3[i].numa >= 0 ? (int)t->numa[t->l3[i].numa].os_index : -1, t->l3[i].ncores);
+		put_set(f, " cpus %s\n", t->l3[i].cpus);
+	}
+	fprintf(f, "\nNetwork devices: %u\n", nnet);
+	write_devices(f, t, 0);
+	if (t->ngpus) {
+		fprintf(f, "\nGPUs: %u\n", t->ngpus);
+		write_devices(f, t, 1);
+	}
+	if (t->distances) {
+		fprintf(f, "\nNUMA distances (%s):\n     ", t->distances_name ? t->distances_name : "");
+		for (unsigned j = 0; j < t->nnuma; j++)
+			fprintf(f, " %4u", t->numa[j].os_index);
+		fputc('\n', f);
+		for (unsigned i = 0; i < t->nnuma; i++) {
+			fprintf(f, "  %3u", t->numa[i].os_index);
+			for (unsigned j = 0; j < t->nnuma; j++)
+				fprintf(f, " %4llu", (unsigned long long)t->distances[i * t->nnuma + j]);
+			fputc('\n', f);
+		}
+	} else {
+		fprintf(f, "\nNUMA distances: none in this topology\n");
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
+{
+	(void)t;
+	fprintf(f, "policy %s", np_policy_name(p->policy));
+	if (p->policy != p->requested)
+		fprintf(f, " (requested %s)", np_policy_name(p->requested));
+	fprintf(f, ", %u tasks, %u cpus per task%s%s\n", p->nranks, p->cpus_per_task,
+	        p->threads ? ", threads" : "", p->overcommitted ? ", OVERCOMMITTED" : "");
+	if (p->note)
+		fprintf(f, "note: %s\n", p->note);
+	fprintf(f, "%-5s %-12s %-24s %-10s %-11s %s\n", "rank", "host", "cpus", "mems", "mem", "hca");
+	for (unsigned i = 0; i < p->nranks; i++) {
+		const np_rank_t *r = &p->ranks[i];
+		char *cpus = np_cpuset_format(r->cpus), *mems = np_cpuset_format(r->mems);
+
+		fprintf(f, "%-5u %-12s %-24s %-10s %-11s", r->rank, r->host,
+		        r->bound ? (cpus ? cpus : "?") : "(unbound)",
+		        mems && mems[0] ? mems : "-", np_mem_name(r->mem));
+		if (r->hca)
+			fprintf(f, " %s:%u%s", r->hca, r->port, r->hca_local ? " (local)" : " (remote)");
+		else
+			fprintf(f, " -");
+		fputc('\n', f);
+		free(cpus);
+		free(mems);
+	}
+	return ferror(f) ? -1 : 0;
+}

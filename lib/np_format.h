@@ -1,0 +1,37 @@
+/*
+ * np_format.h - writing plans and topologies for people and for other tools.
+ */
+#ifndef NP_FORMAT_H
+#define NP_FORMAT_H
+
+#include <stdio.h>
+
+#include "np_error.h"
+#include "np_plan.h"
+#include "np_topo.h"
+
+typedef enum np_format {
+	NP_FMT_TABLE,
+	NP_FMT_JSON,
+	NP_FMT_OMPI,
+	NP_FMT_SLURM,
+	NP_FMT_MPICH,
+	NP_FMT_NUMACTL,
+} np_format_t;
+
+int np_format_parse(const char *name, np_format_t *out);
+const char *np_format_list(void);
+
+/* Write the plan in the given format.  cmd is the command line appended
+ * to srun/numactl/mpiexec lines ("./a.out" when NULL). */
+int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p,
+                  np_format_t fmt, const char *cmd, np_error_t *err);
+
+/* The JSON contract: {"policy":..., "ranks":[{"rank","host","cpus","mems",
+ * "hca","env",...}]}.  Malloc'ed, NULL on ENOMEM. */
+char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p);
+
+int np_topo_write_text(FILE *f, const np_topo_t *t);
+char *np_topo_to_json(const np_topo_t *t);
+
+#endif /* NP_FORMAT_H */

@@ -1,0 +1,103 @@
+/*
+ * np_plan.h - the placement engine: policy + topology -> one binding per rank.
+ */
+#ifndef NP_PLAN_H
+#define NP_PLAN_H
+
+#include <stdbool.h>
+
+#include "np_cpuset.h"
+#include "np_error.h"
+#include "np_topo.h"
+
+typedef enum np_policy {
+	NP_POLICY_NONE,
+	NP_POLICY_COMPACT,
+	NP_POLICY_SPREAD,
+	NP_POLICY_NUMA,
+	NP_POLICY_SOCKET,
+	NP_POLICY_L3,
+	NP_POLICY_HCA_NEAR,
+	NP_POLICY_COUNT
+} np_policy_t;
+
+typedef enum np_mem {
+	NP_MEM_LOCAL,       /* bind to the NUMA nodes of the rank's CPUs */
+	NP_MEM_INTERLEAVE,  /* interleave over those nodes */
+	NP_MEM_NONE,        /* leave the memory policy alone */
+} np_mem_t;
+
+/* Parsing of names shared by every front end; -EINVAL on unknown names. */
+int np_policy_parse(const char *name, np_policy_t *out);
+const char *np_policy_name(np_policy_t p);
+/* "none, compact, spread, numa, socket, l3, hca-near" */
+const char *np_policy_list(void);
+int np_mem_parse(const char *name, np_mem_t *out);
+const char *np_mem_name(np_mem_t m);
+
+typedef struct np_plan_opts {
+	np_policy_t policy;
+	unsigned ntasks;            /* total ranks, over every host */
+	unsigned cpus_per_task;     /* 0 is taken as 1 */
+	bool threads;               /* place on PUs rather than whole cores */
+	np_mem_t mem;
+	const char *hca;            /* comma-separated names to restrict to, or NULL */
+	bool overcommit;            /* allow more ranks x cpus than allowed cores */
+	bool no_fallback;           /* hca-near without an HCA is an error */
+	/* Hosts: either an explicit list, or nnodes generated names, or
+	 * (both empty) the single host of the topology. */
+	const char *const *hosts;
+	unsigned nhosts;
+	unsigned nnodes;
+	unsigned first_rank;        /* global rank of local rank 0 (plugin use) */
+} np_plan_opts_t;
+
+#define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
+	.cpus_per_task = 1, .mem = NP_MEM_LOCAL }
+
+typedef struct np_env {
+	char *name;
+	char *value;
+} np_env_t;
+
+typedef struct np_rank {
+	unsigned rank;              /* global */
+	unsigned local_rank;        /* on its host */
+	const char *host;           /* points into np_plan_t.hosts */
+	bool bound;                 /* false for policy none */
+	np_cpuset_t *cpus;          /* OS PU indexes */
+	np_cpuset_t *mems;          /* NUMA OS indexes; empty when memory is not bound */
+	np_mem_t mem;
+	int device;                 /* index in topo->devices, -1 when none */
+	char *hca;                  /* device name or NULL */
+	unsigned port;              /* 0 when none */
+	bool hca_local;             /* every CPU of the rank is local to its device */
+	unsigned nenv;
+	np_env_t *env;
+} np_rank_t;
+
+typedef struct np_plan {
+	np_policy_t requested;
+	np_policy_t policy;         /* what ran: differs after a fallback */
+	unsigned nranks;
+	np_rank_t *ranks;
+	unsigned nhosts;
+	char **hosts;
+	unsigned ranks_per_host;    /* largest count on one host */
+	unsigned cpus_per_task;
+	bool threads;
+	bool overcommitted;
+	char *note;                 /* a warning for the user (fallback...), or NULL */
+} np_plan_t;
+
+/* Build a plan.  Errors: -EINVAL bad options, -ENOSPC not enough allowed
+ * cores (the message names both numbers), -ENODEV hca-near without an HCA
+ * and no_fallback, or a --hca name that is not on the node. */
+int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *opts,
+                    np_plan_t **out, np_error_t *err);
+void np_plan_free(np_plan_t *p);
+
+/* Value of an env variable of a rank, or NULL. */
+const char *np_rank_getenv(const np_rank_t *r, const char *name);
+
+#endif /* NP_PLAN_H */

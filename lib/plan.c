@@ -1,0 +1,220 @@
+/*
+ * plan.c - np_plan_compute: hosts, rank counts, checks, then one policy
+ * per host on a fresh pool of that host's allowed slots.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_internal.h"
+
+void np_plan_free(np_plan_t *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->nranks; i++) {
+		np_rank_t *r = &p->ranks[i];
+
+		np_cpuset_free(r->cpus);
+		np_cpuset_free(r->mems);
+		free(r->hca);
+		for (unsigned k = 0; k < r->nenv; k++) {
+			free(r->env[k].name);
+			free(r->env[k].value);
+		}
+		free(r->env);
+	}
+	for (unsigned i = 0; i < p->nhosts; i++)
+		free(p->hosts[i]);
+	free(p->hosts);
+	free(p->ranks);
+	free(p->note);
+	free(p);
+}
+
+static int set_hosts(np_plan_t *p, const np_topo_t *t, const np_plan_opts_t *o, np_error_t *err)
+{
+	unsigned n = o->nhosts ? o->nhosts : o->nnodes ? o->nnodes : 1;
+
+	if (o->nhosts && o->nnodes && o->nnodes != o->nhosts)
+		return np_error_set(err, -EINVAL, "--nodes %u does not match the %u hosts given",
+		                    o->nnodes, o->nhosts);
+	p->hosts = calloc(n, sizeof(char *));
+	if (!p->hosts)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		char name[64];
+
+		if (o->nhosts) {
+			if (!o->hosts[i] || !o->hosts[i][0])
+				return np_error_set(err, -EINVAL, "empty host name in the host list");
+			p->hosts[i] = strdup(o->hosts[i]);
+		} else if (o->nnodes > 1) {
+			snprintf(name, sizeof(name), "node%u", i + 1);
+			p->hosts[i] = strdup(name);
+		} else {
+			p->hosts[i] = strdup(t->hostname ? t->hostname : "localhost");
+		}
+		if (!p->hosts[i])
+			return np_error_set(err, -ENOMEM, "out of memory");
+		p->nhosts++;
+	}
+	return 0;
+}
+
+static int check_options(const np_plan_opts_t *o, np_error_t *err)
+{
+	if ((unsigned)o->policy >= NP_POLICY_COUNT)
+		return np_error_set(err, -EINVAL, "unknown policy (valid: %s)", np_policy_list());
+	if (o->ntasks == 0)
+		return np_error_set(err, -EINVAL, "the number of tasks must be at least 1");
+	if (o->ntasks > 1000000 || o->cpus_per_task > 100000)
+		return np_error_set(err, -EINVAL, "unreasonable task count or cpus per task");
+	return 0;
+}
+
+static int place_host(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_pool_t *pool,
+                      np_rank_t *ranks, unsigned nlocal, const int *devs, unsigned ndevs)
+{
+	unsigned cpt = p->cpus_per_task;
+
+	np_pool_reset(pool);
+	switch (p->policy) {
+	case NP_POLICY_NONE:
+		for (unsigned r = 0; r < nlocal; r++)
+			np_cpuset_copy(ranks[r].cpus, t->allowed);
+		return 0;
+	case NP_POLICY_COMPACT: return np_place_compact(pool, ranks, nlocal, cpt);
+	case NP_POLICY_SPREAD: return np_place_spread(t, pool, ranks, nlocal, cpt);
+	case NP_POLICY_NUMA: return np_place_domains(t, pool, NP_SCOPE_NUMA, ranks, nlocal);
+	case NP_POLICY_SOCKET: return np_place_domains(t, pool, NP_SCOPE_PACKAGE, ranks, nlocal);
+	case NP_POLICY_L3: return np_place_domains(t, pool, NP_SCOPE_L3, ranks, nlocal);
+	case NP_POLICY_HCA_NEAR: return np_place_hca_near(t, pool, devs, ndevs, ranks, nlocal, cpt);
+	case NP_POLICY_COUNT: break;
+	}
+	(void)o;
+	return -EINVAL;
+}
+
+static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_rank_t *r)
+{
+	r->bound = p->policy != NP_POLICY_NONE;
+	r->mem = r->bound ? o->mem : NP_MEM_NONE;
+	if (r->mem != NP_MEM_NONE && np_topo_numas_of_cpus(t, r->cpus, r->mems) < 0)
+		return -ENOMEM;
+	return np_rank_fill_env(t, p, r);
+}
+
+/* hca-near needs a device; without one it falls back to spread, loudly. */
+static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, int *devs,
+                          unsigned *ndevs, np_error_t *err)
+{
+	int rc;
+
+	*ndevs = 0;
+	if (p->policy != NP_POLICY_HCA_NEAR)
+		return 0;
+	rc = np_hca_select(t, o->hca, devs, ndevs, err);
+	if (rc < 0)
+		return rc;
+	if (*ndevs > 0)
+		return 0;
+	if (o->no_fallback)
+		return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
+		                    t->hostname ? t->hostname : "this node");
+	p->policy = NP_POLICY_SPREAD;
+	p->note = strdup("hca-near: no HCA on this node, falling back to spread");
+	return p->note ? 0 : np_error_set(err, -ENOMEM, "out of memory");
+}
+
+int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out, np_error_t *err)
+{
+	np_pool_t pool = { 0 };
+	np_plan_t *p;
+	int *devs = NULL;
+	unsigned ndevs = 0, slots, per_host;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_options(o, err)) < 0)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	p->requested = p->policy = o->policy;
+	p->cpus_per_task = o->cpus_per_task ? o->cpus_per_task : 1;
+	p->threads = o->threads;
+	if ((rc = set_hosts(p, t, o, err)) < 0)
+		goto fail;
+	devs = calloc(t->ndevices ? t->ndevices : 1, sizeof(int));
+	if (!devs || np_pool_init(&pool, t, o->threads) < 0) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = choose_devices(t, o, p, devs, &ndevs, err)) < 0)
+		goto fail;
+
+	/* Slurm's block distribution: the first hosts get one more rank. */
+	per_host = (o->ntasks + p->nhosts - 1) / p->nhosts;
+	p->ranks_per_host = per_host;
+	slots = pool.nslots;
+	if (p->policy != NP_POLICY_NONE && (unsigned long long)per_host * p->cpus_per_task > slots) {
+		if (!o->overcommit) {
+			rc = np_error_set(err, -ENOSPC,
+			                  "%u tasks x %u cpus per task need %llu %s per node, but only %u are allowed%s",
+			                  per_host, p->cpus_per_task,
+			                  (unsigned long long)per_host * p->cpus_per_task,
+			                  o->threads ? "PUs" : "cores", slots,
+			                  o->threads ? "" : " (use --threads to count PUs, or --overcommit)");
+			goto fail;
+		}
+		pool.cap = (unsigned)(((unsigned long long)per_host * p->cpus_per_task + slots - 1) / slots);
+		p->overcommitted = true;
+	}
+
+	p->ranks = calloc(o->ntasks, sizeof(*p->ranks));
+	if (!p->ranks) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (unsigned i = 0; i < o->ntasks; i++) {
+		p->ranks[i].device = -1;
+		p->ranks[i].cpus = np_cpuset_new();
+		p->ranks[i].mems = np_cpuset_new();
+		p->nranks++;
+		if (!p->ranks[i].cpus || !p->ranks[i].mems) {
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	for (unsigned h = 0, first = 0; h < p->nhosts; h++) {
+		unsigned base = o->ntasks / p->nhosts, extra = o->ntasks % p->nhosts;
+		unsigned nlocal = base + (h < extra ? 1 : 0);
+
+		for (unsigned k = 0; k < nlocal; k++) {
+			p->ranks[first + k].rank = o->first_rank + first + k;
+			p->ranks[first + k].local_rank = k;
+			p->ranks[first + k].host = p->hosts[h];
+		}
+		if (nlocal && (rc = place_host(t, o, p, &pool, &p->ranks[first], nlocal, devs, ndevs)) < 0) {
+			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
+			goto fail;
+		}
+		first += nlocal;
+	}
+	for (unsigned i = 0; i < p->nranks; i++)
+		if ((rc = finish_rank(t, o, p, &p->ranks[i])) < 0) {
+			np_error_set(err, rc, "out of memory");
+			goto fail;
+		}
+	np_pool_fini(&pool);
+	free(devs);
+	*out = p;
+	return 0;
+fail:
+	np_pool_fini(&pool);
+	free(devs);
+	np_plan_free(p);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/*
+ * plan_policies.c - compact, spread and the one-rank-per-domain policies.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "plan_internal.h"
+
+int np_place_compact(np_pool_t *pool, np_rank_t *ranks, unsigned nlocal, unsigned cpt)
+{
+	for (unsigned r = 0; r < nlocal; r++)
+		np_pool_take(pool, NP_SCOPE_ALL, -1, cpt, ranks[r].cpus);
+	return 0;
+}
+
+/*
+ * spread: rank r goes to the next NUMA node (round robin over nodes with
+ * CPUs), and inside a node to its next L3 domain, so that consecutive
+ * ranks sit on different memory controllers and caches.
+ */
+int np_place_spread(const np_topo_t *t, np_pool_t *pool, np_rank_t *ranks, unsigned nlocal,
+                    unsigned cpt)
+{
+	unsigned *l3_cursor = calloc(t->nnuma ? t->nnuma : 1, sizeof(unsigned));
+	unsigned numa_cursor = 0;
+
+	if (!l3_cursor)
+		return -ENOMEM;
+	for (unsigned r = 0; r < nlocal; r++) {
+		unsigned got = 0;
+
+		for (unsigned tries = 0; tries < t->nnuma && got == 0; tries++) {
+			unsigned n = (numa_cursor + tries) % t->nnuma;
+
+			if (t->numa[n].ncores == 0 || np_pool_free_in(pool, NP_SCOPE_NUMA, (int)n) < cpt)
+				continue;
+			/* the node's L3 domains, in turn */
+			for (unsigned k = 0; k < t->nl3 && got == 0; k++) {
+				unsigned l = (l3_cursor[n] + k) % t->nl3;
+
+				if (t->l3[l].numa != (int)n || np_pool_free_in(pool, NP_SCOPE_L3, (int)l) < cpt)
+					continue;
+				got = np_pool_take(pool, NP_SCOPE_L3, (int)l, cpt, ranks[r].cpus);
+				l3_cursor[n] = l + 1;
+			}
+			if (got == 0)
+				got = np_pool_take(pool, NP_SCOPE_NUMA, (int)n, cpt, ranks[r].cpus);
+			numa_cursor = n + 1;
+		}
+		if (got < cpt)
+			np_pool_take(pool, NP_SCOPE_ALL, -1, cpt - got, ranks[r].cpus);
+	}
+	free(l3_cursor);
+	return 0;
+}
+
+/*
+ * numa / socket / l3: with no more ranks than domains each rank owns a
+ * block of whole domains; with more, each domain's ranks share its slots
+ * in equal contiguous parts.
+ */
+int np_place_domains(const np_topo_t *t, np_pool_t *pool, np_scope_t scope, np_rank_t *ranks,
+                     unsigned nlocal)
+{
+	unsigned ndom = scope == NP_SCOPE_NUMA ? t->nnuma :
+	                scope == NP_SCOPE_L3 ? t->nl3 : t->npackages;
+	int *dom = calloc(ndom ? ndom : 1, sizeof(int));
+	unsigned d = 0;
+
+	if (!dom)
+		return -ENOMEM;
+	for (unsigned i = 0; i < ndom; i++)
+		if (np_pool_free_in(pool, scope, (int)i) > 0)
+			dom[d++] = (int)i;
+	if (d == 0) {
+		/* no such domain in this topology (no L3 / no package objects) */
+		dom[0] = -1;
+		d = 1;
+		scope = NP_SCOPE_ALL;
+	}
+	if (nlocal <= d) {
+		for (unsigned r = 0; r < nlocal; r++) {
+			unsigned lo = (unsigned)((unsigned long long)r * d / nlocal);
+			unsigned hi = (unsigned)((unsigned long long)(r + 1) * d / nlocal);
+
+			for (unsigned k = lo; k < hi; k++)
+				np_pool_take(pool, scope, dom[k], np_pool_free_in(pool, scope, dom[k]),
+				             ranks[r].cpus);
+		}
+	} else {
+		for (unsigned k = 0; k < d; k++) {
+			unsigned lo = (unsigned)((unsigned long long)k * nlocal / d);
+			unsigned hi = (unsigned)((unsigned long long)(k + 1) * nlocal / d);
+			unsigned m = hi - lo, slots = np_pool_free_in(pool, scope, dom[k]);
+
+			for (unsigned r = lo; r < hi; r++) {
+				unsigned share = slots / m + ((r - lo) < slots % m ? 1 : 0);
+
+				if (np_pool_take(pool, scope, dom[k], share ? share : 1, ranks[r].cpus) == 0)
+					np_pool_take(pool, NP_SCOPE_ALL, -1, 1, ranks[r].cpus);
+			}
+		}
+	}
+	free(dom);
+	return 0;
+}

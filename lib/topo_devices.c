@@ -1,0 +1,217 @@
+/*
+ * topo_devices.c - the network devices (and GPUs) of a node and where
+ * they attach.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_internal.h"
+
+const char *np_dev_kind_name(np_dev_kind_t k)
+{
+	switch (k) {
+	case NP_DEV_IB: return "InfiniBand";
+	case NP_DEV_ROCE: return "RoCE";
+	case NP_DEV_OPA: return "Omni-Path";
+	case NP_DEV_EFA: return "EFA";
+	case NP_DEV_USNIC: return "usNIC";
+	case NP_DEV_SLINGSHOT: return "Slingshot";
+	case NP_DEV_OTHER_OFA: return "OpenFabrics";
+	case NP_DEV_GPU: return "GPU";
+	}
+	return "?";
+}
+
+static hwloc_obj_t pci_parent(hwloc_obj_t o)
+{
+	for (o = o->parent; o; o = o->parent)
+		if (o->type == HWLOC_OBJ_PCI_DEVICE)
+			return o;
+	return NULL;
+}
+
+static long port_lid(hwloc_obj_t o, unsigned port)
+{
+	char key[32];
+	const char *v;
+
+	snprintf(key, sizeof(key), "Port%uLID", port);
+	v = hwloc_obj_get_info_by_name(o, key);
+	return v ? strtol(v, NULL, 0) : -1;
+}
+
+/*
+ * OpenFabrics does not mean InfiniBand.  The PCI class of the function is
+ * the reliable hint (0207/0c06 IB, 0208 Omni-Path, 0200 Ethernet); a LID of
+ * 0 marks an Ethernet (RoCE) port on a VPI card.
+ */
+static np_dev_kind_t ofa_kind(hwloc_obj_t o)
+{
+	hwloc_obj_t pci = pci_parent(o);
+	unsigned cls = pci ? pci->attr->pcidev.class_id : 0;
+	unsigned vendor = pci ? pci->attr->pcidev.vendor_id : 0;
+
+	if (!strncmp(o->name, "hfi1", 4) || cls == 0x0208)
+		return NP_DEV_OPA;
+	if (!strncmp(o->name, "usnic", 5))
+		return NP_DEV_USNIC;
+	if (!strncmp(o->name, "rdmap", 5) || !strncmp(o->name, "efa", 3) || vendor == 0x1d0f)
+		return NP_DEV_EFA;
+	if (cls == 0x0207 || cls == 0x0c06)
+		return NP_DEV_IB;
+	if (cls == 0x0200)
+		return port_lid(o, 1) > 0 ? NP_DEV_IB : NP_DEV_ROCE;
+	return port_lid(o, 1) > 0 ? NP_DEV_IB : NP_DEV_OTHER_OFA;
+}
+
+static int is_slingshot(hwloc_obj_t o)
+{
+	hwloc_obj_t pci = pci_parent(o);
+	const char *sub = o->subtype;
+
+	if (sub && !strcmp(sub, "Slingshot"))
+		return 1;
+	if (pci && pci->attr->pcidev.vendor_id == 0x17db)
+		return 1;
+	return (!strncmp(o->name, "hsi", 3) || !strncmp(o->name, "cxi", 3)) &&
+	       o->name[3] >= '0' && o->name[3] <= '9';
+}
+
+static int read_ports(np_device_t *d, hwloc_obj_t o)
+{
+	unsigned maxport = 0;
+
+	for (unsigned i = 0; i < o->infos_count; i++) {
+		unsigned p;
+		char rest[32];
+
+		if (sscanf(o->infos[i].name, "Port%u%31s", &p, rest) == 2 && p > maxport && p < 64)
+			maxport = p;
+	}
+	if (maxport == 0)
+		return 0;
+	d->ports = calloc(maxport, sizeof(*d->ports));
+	if (!d->ports)
+		return -ENOMEM;
+	for (unsigned p = 1; p <= maxport; p++) {
+		char key[32];
+		const char *v;
+		np_port_t *port = &d->ports[d->nports++];
+
+		port->num = p;
+		snprintf(key, sizeof(key), "Port%uState", p);
+		v = hwloc_obj_get_info_by_name(o, key);
+		port->state = v ? atoi(v) : -1;
+		port->lid = port_lid(o, p);
+	}
+	return 0;
+}
+
+static int add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,
+                      const char *name)
+{
+	np_device_t *nd, *grown;
+	hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(h, o);
+	hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE ? o : pci_parent(o);
+	char busid[32];
+
+	grown = realloc(t->devices, (t->ndevices + 1) * sizeof(*t->devices));
+	if (!grown)
+		return -ENOMEM;
+	t->devices = grown;
+	nd = &t->devices[t->ndevices];
+	memset(nd, 0, sizeof(*nd));
+	t->ndevices++;
+	nd->kind = kind;
+	nd->name = strdup(name);
+	nd->cpus = np_cpuset_new();
+	nd->numas = np_cpuset_new();
+	if (!nd->name || !nd->cpus || !nd->numas)
+		return -ENOMEM;
+	if (pci) {
+		snprintf(busid, sizeof(busid), "%04x:%02x:%02x.%01x", pci->attr->pcidev.domain,
+		         pci->attr->pcidev.bus, pci->attr->pcidev.dev, pci->attr->pcidev.func);
+		nd->pci_busid = strdup(busid);
+	}
+	/* A device hanging off the machine root has no locality: it is
+	 * equally near (or far) from every CPU. */
+	nd->at_root = !anc || anc->type == HWLOC_OBJ_MACHINE || anc == hwloc_get_root_obj(h);
+	if (np_cpuset_from_hwloc(nd->cpus, anc ? anc->cpuset : hwloc_get_root_obj(h)->cpuset) < 0 ||
+	    np_cpuset_from_hwloc(nd->numas, anc ? anc->nodeset : hwloc_get_root_obj(h)->nodeset) < 0)
+		return -ENOMEM;
+	return o->type == HWLOC_OBJ_OS_DEVICE ? read_ports(nd, o) : 0;
+}
+
+static int read_network(np_topo_t *t, hwloc_topology_t h)
+{
+	hwloc_obj_t o = NULL;
+	int have_ofa = 0, rc;
+
+	while ((o = hwloc_get_next_osdev(h, o)))
+		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->name) {
+			if ((rc = add_device(t, h, o, ofa_kind(o), o->name)) < 0)
+				return rc;
+			have_ofa = 1;
+		}
+	if (have_ofa)
+		return 0;
+	/* Slingshot NICs have no OpenFabrics osdev, only Network ones. */
+	while ((o = hwloc_get_next_osdev(h, o)))
+		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name && is_slingshot(o))
+			if ((rc = add_device(t, h, o, NP_DEV_SLINGSHOT, o->name)) < 0)
+				return rc;
+	return 0;
+}
+
+/* GPUs: NVIDIA/AMD display (03xx) or processing-accelerator (12xx)
+ * functions; BMC VGA chips are other vendors and are left out. */
+static int read_gpus(np_topo_t *t, hwloc_topology_t h)
+{
+	hwloc_obj_t o = NULL;
+	int rc;
+
+	while ((o = hwloc_get_next_pcidev(h, o))) {
+		unsigned cls = o->attr->pcidev.class_id >> 8, v = o->attr->pcidev.vendor_id;
+		char name[64];
+		hwloc_obj_t c;
+
+		if ((cls != 0x03 && cls != 0x12) || (v != 0x10de && v != 0x1002))
+			continue;
+		snprintf(name, sizeof(name), "pci:%04x:%02x:%02x.%01x", o->attr->pcidev.domain,
+		         o->attr->pcidev.bus, o->attr->pcidev.dev, o->attr->pcidev.func);
+		for (c = o->io_first_child; c; c = c->next_sibling)
+			if (c->type == HWLOC_OBJ_OS_DEVICE && c->name &&
+			    (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
+			     c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC)) {
+				snprintf(name, sizeof(name), "%s", c->name);
+				break;
+			}
+		if ((rc = add_device(t, h, o, NP_DEV_GPU, name)) < 0)
+			return rc;
+		t->ngpus++;
+	}
+	return 0;
+}
+
+int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
+{
+	if (read_network(t, h) < 0 || read_gpus(t, h) < 0)
+		return np_error_set(err, -ENOMEM, "out of memory while reading devices");
+	return 0;
+}
+
+void np_topo_free_devices(np_topo_t *t)
+{
+	for (unsigned i = 0; i < t->ndevices; i++) {
+		free(t->devices[i].name);
+		free(t->devices[i].pci_busid);
+		free(t->devices[i].ports);
+		np_cpuset_free(t->devices[i].cpus);
+		np_cpuset_free(t->devices[i].numas);
+	}
+	free(t->devices);
+	t->devices = NULL;
+	t->ndevices = t->ngpus = 0;
+}

@@ -1,0 +1,233 @@
+/*
+ * topo_views.c - packages, NUMA nodes, L3 domains and cores, restricted to
+ * the allowed CPUs, plus the NUMA distance matrix.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_internal.h"
+
+void np_topo_free_views(np_topo_t *t)
+{
+	for (unsigned i = 0; i < t->npackages; i++)
+		np_cpuset_free(t->packages[i].cpus);
+	for (unsigned i = 0; i < t->nnuma; i++)
+		np_cpuset_free(t->numa[i].cpus);
+	for (unsigned i = 0; i < t->nl3; i++)
+		np_cpuset_free(t->l3[i].cpus);
+	for (unsigned i = 0; i < t->ncores; i++)
+		free(t->cores[i].pus);
+	free(t->packages);
+	free(t->numa);
+	free(t->l3);
+	free(t->cores);
+	t->packages = NULL;
+	t->numa = NULL;
+	t->l3 = NULL;
+	t->cores = NULL;
+	t->npackages = t->nnuma = t->nl3 = t->ncores = t->npus = 0;
+}
+
+/* Allowed part of an object's cpuset, as np_cpuset. */
+static np_cpuset_t *allowed_cpus(const np_topo_t *t, hwloc_obj_t o)
+{
+	np_cpuset_t *s = np_cpuset_new();
+
+	if (!s)
+		return NULL;
+	if (o->cpuset && np_cpuset_from_hwloc(s, o->cpuset) < 0) {
+		np_cpuset_free(s);
+		return NULL;
+	}
+	np_cpuset_and(s, t->allowed);
+	return s;
+}
+
+static int index_of_ancestor(hwloc_topology_t h, hwloc_obj_type_t type, hwloc_obj_t o)
+{
+	hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(h, type, o);
+
+	return a ? (int)a->logical_index : -1;
+}
+
+/* A PU's home NUMA node: the first (logical order) whose cpuset holds it.
+ * On KNL the DDR node comes before its MCDRAM twin, so memory binding
+ * defaults to DDR; CPU-less nodes never match. */
+static int home_numa(const np_topo_t *t, unsigned pu)
+{
+	for (unsigned i = 0; i < t->nnuma; i++)
+		if (np_cpuset_isset(t->numa[i].cpus, pu))
+			return (int)i;
+	return -1;
+}
+
+static int build_numa(np_topo_t *t, hwloc_topology_t h)
+{
+	int n = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
+
+	t->numa = calloc(n > 0 ? (size_t)n : 1, sizeof(*t->numa));
+	if (!t->numa)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		np_numa_t *nd = &t->numa[i];
+
+		nd->os_index = o->os_index;
+		nd->memory = o->attr ? o->attr->numanode.local_memory : 0;
+		nd->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
+		nd->cpus = allowed_cpus(t, o);
+		t->nnuma++;
+		if (!nd->cpus)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int build_packages(np_topo_t *t, hwloc_topology_t h)
+{
+	int n = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PACKAGE);
+
+	t->packages = calloc(n > 0 ? (size_t)n : 1, sizeof(*t->packages));
+	if (!t->packages)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_PACKAGE, (unsigned)i);
+
+		t->packages[i].os_index = o->os_index;
+		t->packages[i].cpus = allowed_cpus(t, o);
+		t->npackages++;
+		if (!t->packages[i].cpus)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int build_l3(np_topo_t *t, hwloc_topology_t h)
+{
+	int n = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_L3CACHE);
+
+	t->l3 = calloc(n > 0 ? (size_t)n : 1, sizeof(*t->l3));
+	if (!t->l3)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_L3CACHE, (unsigned)i);
+		np_l3_t *l = &t->l3[i];
+
+		l->size = o->attr ? o->attr->cache.size : 0;
+		l->cpus = allowed_cpus(t, o);
+		l->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
+		t->nl3++;
+		if (!l->cpus)
+			return -ENOMEM;
+		l->numa = np_cpuset_iszero(l->cpus) ? -1 : home_numa(t, (unsigned)np_cpuset_first(l->cpus));
+	}
+	return 0;
+}
+
+static int l3_of_pu(const np_topo_t *t, unsigned pu)
+{
+	for (unsigned i = 0; i < t->nl3; i++)
+		if (np_cpuset_isset(t->l3[i].cpus, pu))
+			return (int)i;
+	return -1;
+}
+
+static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
+{
+	np_core_t *c = &t->cores[t->ncores];
+	hwloc_obj_t pu = NULL;
+	unsigned n = 0;
+
+	c->pus = calloc((size_t)hwloc_get_nbobjs_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU) + 1,
+	                sizeof(unsigned));
+	if (!c->pus)
+		return -ENOMEM;
+	while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU, pu)))
+		if (np_cpuset_isset(t->allowed, pu->os_index))
+			c->pus[n++] = pu->os_index;
+	if (n == 0) {
+		free(c->pus);
+		c->pus = NULL;
+		return 0;
+	}
+	c->npus = n;
+	c->os_index = o->os_index;
+	c->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
+	c->numa = home_numa(t, c->pus[0]);
+	c->l3 = l3_of_pu(t, c->pus[0]);
+	t->ncores++;
+	t->npus += n;
+	if (c->numa >= 0)
+		t->numa[c->numa].ncores++;
+	if (c->l3 >= 0)
+		t->l3[c->l3].ncores++;
+	return 0;
+}
+
+static int build_cores(np_topo_t *t, hwloc_topology_t h)
+{
+	/* Files without Core objects are treated as one PU per core. */
+	hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE) > 0 ?
+	                        HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+	int n = hwloc_get_nbobjs_by_type(h, type);
+
+	t->cores = calloc(n > 0 ? (size_t)n : 1, sizeof(*t->cores));
+	if (!t->cores)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (add_core(t, h, hwloc_get_obj_by_type(h, type, (unsigned)i)) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Prefer a latency matrix (what the SLIT gives); else whatever exists. */
+static int read_distances(np_topo_t *t, hwloc_topology_t h)
+{
+	struct hwloc_distances_s *d[8];
+	unsigned nr = 8, pick = 0;
+
+	free(t->distances);
+	free(t->distances_name);
+	t->distances = NULL;
+	t->distances_name = NULL;
+	if (hwloc_distances_get_by_type(h, HWLOC_OBJ_NUMANODE, &nr, d, 0, 0) < 0 || nr == 0)
+		return 0;
+	if (nr > 8)
+		nr = 8;
+	for (unsigned i = 0; i < nr; i++)
+		if (d[i]->kind & HWLOC_DISTANCES_KIND_MEANS_LATENCY) {
+			pick = i;
+			break;
+		}
+	int want = d[pick]->nbobjs == t->nnuma;
+
+	if (want) {
+		t->distances = calloc((size_t)t->nnuma * t->nnuma, sizeof(uint64_t));
+		if (t->distances) {
+			for (unsigned i = 0; i < t->nnuma; i++)
+				for (unsigned j = 0; j < t->nnuma; j++) {
+					unsigned a = d[pick]->objs[i]->logical_index;
+					unsigned b = d[pick]->objs[j]->logical_index;
+
+					t->distances[a * t->nnuma + b] = d[pick]->values[i * t->nnuma + j];
+				}
+			const char *name = hwloc_distances_get_name(h, d[pick]);
+
+			t->distances_name = strdup(name ? name : (d[pick]->kind & HWLOC_DISTANCES_KIND_MEANS_LATENCY) ? "NUMALatency" : "NUMA distances");
+		}
+	}
+	for (unsigned i = 0; i < nr; i++)
+		hwloc_distances_release(h, d[i]);
+	return t->distances || !want ? 0 : -ENOMEM;
+}
+
+int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
+{
+	if (build_packages(t, h) < 0 || build_numa(t, h) < 0 || build_l3(t, h) < 0 ||
+	    build_cores(t, h) < 0 || read_distances(t, h) < 0)
+		return np_error_set(err, -ENOMEM, "out of memory while reading the topology");
+	if (t->ncores == 0)
+		return np_error_set(err, -EINVAL, "no usable core in the allowed CPU set");
+	return 0;
+}

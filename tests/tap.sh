@@ -1,0 +1,23 @@
+# tap.sh - sourced by the shell test scripts (*.t); each check prints one
+# TAP line ("ok N - what" / "not ok N - what") that tests/run-all counts.
+# Scripts run from the build tree: $NP_BUILDDIR (binaries) and $NP_SRCDIR.
+
+: "${NP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${NP_BUILDDIR:=$NP_SRCDIR}"
+export NP_SRCDIR NP_BUILDDIR
+PATH="$NP_BUILDDIR/launcher:$NP_BUILDDIR/kernels:$PATH"
+export PATH
+TOPO="$NP_SRCDIR/tests/topologies"
+_tap_n=0
+_tap_failed=0
+
+ok()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+notok() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
+# check "what" cmd args...: ok when the command exits 0
+check() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; fi; }
+# diag: a comment line, ignored by the counter
+diag() { echo "# $*"; }
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - # SKIP $*"; }
+# Run a command, capture stdout/stderr/status into $OUT $ERR $RC.
+run() { local o e; o=$(mktemp); e=$(mktemp); "$@" >"$o" 2>"$e"; RC=$?; OUT=$(cat "$o"); ERR=$(cat "$e"); rm -f "$o" "$e"; }
+done_testing() { echo "1..$_tap_n"; [ "$_tap_failed" -eq 0 ]; }
