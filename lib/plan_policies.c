@@ -88,11 +88,19 @@ int np_place_domains(const np_topo_t *t, np_pool_t *pool, np_scope_t scope, np_r
 				             ranks[r].cpus);
 		}
 	} else {
-		for (unsigned k = 0; k < d; k++) {
-			unsigned lo = (unsigned)((unsigned long long)k * nlocal / d);
-			unsigned hi = (unsigned)((unsigned long long)(k + 1) * nlocal / d);
-			unsigned m = hi - lo, slots = np_pool_free_in(pool, scope, dom[k]);
+		/* ranks in proportion to each domain's slots, so uneven domains
+		 * (a core offline, a cgroup cut) never get more ranks than cores */
+		unsigned long long total = 0, cum = 0;
 
+		for (unsigned k = 0; k < d; k++)
+			total += np_pool_free_in(pool, scope, dom[k]);
+		for (unsigned k = 0; k < d; k++) {
+			unsigned slots = np_pool_free_in(pool, scope, dom[k]);
+			unsigned lo = (unsigned)(cum * nlocal / total);
+			unsigned hi = (unsigned)((cum + slots) * nlocal / total);
+			unsigned m = hi - lo;
+
+			cum += slots;
 			for (unsigned r = lo; r < hi; r++) {
 				unsigned share = slots / m + ((r - lo) < slots % m ? 1 : 0);
 

@@ -80,6 +80,16 @@ static int build_numa(np_topo_t *t, hwloc_topology_t h)
 		t->nnuma++;
 		if (!nd->cpus)
 			return -ENOMEM;
+		/* v1 files put NUMA nodes above packages; hwloc 2 then hangs them
+		 * off the machine, so look the package up by CPUs instead. */
+		if (nd->package < 0 && o->cpuset && !hwloc_bitmap_iszero(o->cpuset)) {
+			hwloc_obj_t pk = hwloc_get_next_obj_covering_cpuset_by_type(h, o->cpuset,
+			                                                            HWLOC_OBJ_PACKAGE, NULL);
+
+			if (!pk)
+				pk = hwloc_get_obj_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PACKAGE, 0);
+			nd->package = pk ? (int)pk->logical_index : -1;
+		}
 	}
 	return 0;
 }

@@ -1,0 +1,31 @@
+/* plan_helpers.h - shared fixtures of the planner unit tests */
+#ifndef NP_TEST_PLAN_HELPERS_H
+#define NP_TEST_PLAN_HELPERS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "numaplan.h"
+
+#define EPYC7551 "amd-epyc7551-2s-nps4-8numa-mlx5.xml"
+#define SPR8480 "intel-spr8480-2s-snc4-8numa-4h100-4mlx5.xml"
+
+/* Path of a test topology in tests/topologies (static buffer). */
+const char *topo_path(const char *file);
+/* Load a test topology (optionally restricted), failing the test on error. */
+np_topo_t *load_topo(const char *file, const char *cpuset);
+/* Plan; returns the rc and sets *out (NULL on error). */
+int make_plan(const np_topo_t *t, np_policy_t pol, unsigned n, unsigned cpt, np_plan_t **out,
+              np_error_t *err);
+/* Set from a cpulist literal (test-owned; free with np_cpuset_free). */
+np_cpuset_t *set_of(const char *list);
+/* Is every CPU of the rank inside the cpulist? */
+int rank_within(const np_rank_t *r, const char *list);
+/* NULL-terminated list of every *.xml in the topology directory. */
+char **all_topologies(void);
+void free_list(char **v);
+
+#endif
