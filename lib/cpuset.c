@@ -43,7 +43,8 @@ int np_cpuset_copy(np_cpuset_t *dst, const np_cpuset_t *src)
 {
 	if (grow(dst, src->nwords) < 0)
 		return -ENOMEM;
-	memset(dst->words, 0, dst->nwords * sizeof(uint64_t));
+	if (dst->nwords)
+		memset(dst->words, 0, dst->nwords * sizeof(uint64_t));
 	if (src->nwords)
 		memcpy(dst->words, src->words, src->nwords * sizeof(uint64_t));
 	return 0;
