@@ -27,6 +27,10 @@ typedef struct np_pool {
 	np_slot_t *slots;
 	unsigned nslots;
 	unsigned cap;               /* uses allowed per slot; > 1 only when overcommitted */
+	/* per-domain slot counts and uses, so free counts cost O(1):
+	 * [0] NUMA, [1] L3, [2] package, indexed like the topology arrays */
+	unsigned *count[3], *used[3];
+	unsigned used_all;
 } np_pool_t;
 
 int np_pool_init(np_pool_t *p, const np_topo_t *t, bool threads);

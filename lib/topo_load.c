@@ -24,42 +24,82 @@ int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
 }
 
 /*
- * hwloc consults HWLOC_XMLFILE, HWLOC_FSROOT, HWLOC_COMPONENTS... at load
- * time.  A root process acting for a user (slurmstepd) must not follow
- * them, so hide every HWLOC_* variable for the duration of the load.
+ * hwloc reads its environment (HWLOC_XMLFILE, HWLOC_FSROOT,
+ * HWLOC_COMPONENTS, ...) at load time.  A root process acting for a user
+ * (slurmstepd) must not follow a path a user put there, so with
+ * NP_LOAD_IGNORE_ENV every HWLOC_* variable is hidden during the load.
+ * Either way some plugins are kept out for the load only, because loading
+ * them costs most of a load's time and numaplan needs none of them: GL and
+ * OpenCL (display and coprocessor devices) and libxml2 (hwloc's own XML
+ * reader parses these files several times faster).
+ * Everything is restored afterwards.  Not thread-safe, like setenv.
  */
-static char **hide_hwloc_env(void)
+struct env_save {
+	char **saved;                 /* "NAME=value" of every HWLOC_* before */
+};
+
+static int is_hwloc_var(const char *e)
+{
+	return strncmp(e, "HWLOC_", 6) == 0;
+}
+
+static void unset_entry(char *entry)
+{
+	char *eq = strchr(entry, '=');
+
+	if (!eq)
+		return;
+	*eq = '\0';
+	unsetenv(entry);
+	*eq = '=';
+}
+
+static int env_enter(struct env_save *es, const np_load_opts_t *o)
 {
 	extern char **environ;
 	size_t n = 0, k = 0;
-	char **saved;
 
 	for (char **e = environ; e && *e; e++)
-		if (strncmp(*e, "HWLOC_", 6) == 0)
-			n++;
-	saved = calloc(n + 1, sizeof(char *));
-	if (!saved)
-		return NULL;
+		n += is_hwloc_var(*e);
+	es->saved = calloc(n + 1, sizeof(char *));
+	if (!es->saved)
+		return -ENOMEM;
 	for (char **e = environ; e && *e && k < n; e++)
-		if (strncmp(*e, "HWLOC_", 6) == 0)
-			saved[k++] = strdup(*e);
-	for (size_t i = 0; i < k; i++) {
-		char *eq = saved[i] ? strchr(saved[i], '=') : NULL;
-
-		if (!eq)
-			continue;
-		*eq = '\0';
-		unsetenv(saved[i]);
-		*eq = '=';
-	}
-	return saved;
+		if (is_hwloc_var(*e) && !(es->saved[k++] = strdup(*e)))
+			return -ENOMEM;
+	if (o->flags & NP_LOAD_IGNORE_ENV)
+		for (size_t i = 0; i < k; i++)
+			unset_entry(es->saved[i]);
+	if (!getenv("HWLOC_PLUGINS_BLACKLIST"))
+		setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_xml_libxml", 1);
+	if (o->xml_path)
+		setenv("HWLOC_LIBXML_IMPORT", "0", 1);
+	return 0;
 }
 
-static void restore_env(char **saved)
+static void env_leave(struct env_save *es)
 {
-	if (!saved)
-		return;
-	for (char **s = saved; *s; s++) {
+	extern char **environ;
+	char **e;
+
+	/* drop whatever HWLOC_* is set now, then put the originals back */
+	for (int again = 1; again;) {
+		again = 0;
+		for (e = environ; e && *e; e++)
+			if (is_hwloc_var(*e)) {
+				char name[256];
+				size_t len = strcspn(*e, "=");
+
+				if (len >= sizeof(name))
+					continue;
+				memcpy(name, *e, len);
+				name[len] = '\0';
+				unsetenv(name);
+				again = 1;
+				break;
+			}
+	}
+	for (char **s = es->saved; s && *s; s++) {
 		char *eq = strchr(*s, '=');
 
 		if (eq) {
@@ -68,7 +108,8 @@ static void restore_env(char **saved)
 		}
 		free(*s);
 	}
-	free(saved);
+	free(es->saved);
+	es->saved = NULL;
 }
 
 static int check_xml_file(const char *path, np_error_t *err)
@@ -198,7 +239,7 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 	const np_load_opts_t *o = opts ? opts : &defaults;
 	hwloc_topology_t h = NULL;
 	np_topo_t *t;
-	char **saved_env = NULL;
+	struct env_save es = { 0 };
 	int rc;
 
 	*out = NULL;
@@ -214,24 +255,35 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
+	/* plugins are chosen in hwloc_topology_init, the XML reader in load */
+	if ((rc = env_enter(&es, o)) < 0) {
+		env_leave(&es);
+		np_error_set(err, rc, "out of memory");
+		goto fail;
+	}
 	if (hwloc_topology_init(&h) < 0) {
-		rc = np_error_set(err, -errno, "hwloc_topology_init failed: %s", strerror(errno));
+		int e = errno;
+
+		env_leave(&es);
+		h = NULL;
+		rc = np_error_set(err, -e, "hwloc_topology_init failed: %s", strerror(e));
 		goto fail;
 	}
 	/* With hwloc's default filter every PCI and OS device is dropped, and
 	 * HCA locality is the whole point. */
 	hwloc_topology_set_io_types_filter(h, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	if (o->xml_path && hwloc_topology_set_xml(h, o->xml_path) < 0) {
-		rc = np_error_set(err, -errno, "cannot load topology file '%s': hwloc rejected it: %s "
-		                  "(invalid or unsupported hwloc XML)", o->xml_path, strerror(errno));
+		int e = errno;
+
+		env_leave(&es);
+		rc = np_error_set(err, -e, "cannot load topology file '%s': hwloc rejected it: %s "
+		                  "(invalid or unsupported hwloc XML)", o->xml_path, strerror(e));
 		goto fail;
 	}
-	if (o->flags & NP_LOAD_IGNORE_ENV)
-		saved_env = hide_hwloc_env();
 	rc = hwloc_topology_load(h);
 	if (rc < 0)
-		rc = -errno ? -errno : -EINVAL;
-	restore_env(saved_env);
+		rc = errno ? -errno : -EINVAL;
+	env_leave(&es);
 	if (rc < 0) {
 		if (o->xml_path)
 			np_error_set(err, rc, "cannot load topology file '%s': hwloc: %s (invalid or unsupported hwloc XML)",
