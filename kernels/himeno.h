@@ -1,0 +1,67 @@
+/*
+ * himeno.h - the pieces of numaplan-himeno: the Himeno Poisson/Jacobi
+ * benchmark (single precision, 19-point stencil, omega 0.8) on a 3-D MPI
+ * process grid chosen at run time.
+ *
+ * Index conventions follow the MPI original: a global grid of mx x my x mz
+ * points (0-based), the outer layer is the fixed boundary, and each rank
+ * holds its slab plus one halo plane on every side that has a neighbour.
+ */
+#ifndef NP_HIMENO_H
+#define NP_HIMENO_H
+
+#include <stddef.h>
+#include <mpi.h>
+#include "kcommon.h"
+
+#define NP_HIMENO_OMEGA     0.8f
+#define NP_HIMENO_FLOP_PT   34.0      /* FLOPs per interior point, as counted
+                                         by the original */
+#define NP_HIMENO_REHEARSAL 3
+
+/* Global grid points of a named size (the MPI version's mx, my, mz). */
+struct np_himeno_size {
+	const char *name;
+	int mx, my, mz;
+};
+
+/* Look a size up by name (XS S M L XL, any case); -EINVAL if unknown. */
+int np_himeno_size_lookup(const char *name, struct np_himeno_size *out);
+
+/* Split n points among nd ranks as the original does (the first n % nd
+ * ranks get one more): the first global index owned by part r. */
+int np_himeno_part_start(int n, int nd, int r);
+
+/* Check a decomposition of a size: every rank needs >= 2 planes. */
+int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],
+                         struct np_k_err *err);
+
+/* One rank's share of the problem. */
+struct np_himeno_domain {
+	MPI_Comm cart;
+	int dims[3], coords[3];
+	int lo[3], hi[3];          /* neighbours below/above per dimension */
+	int n[3];                  /* local extents imax, jmax, kmax */
+	int off[3];                /* global index of local index 0 */
+	MPI_Datatype face[3];      /* one halo plane per dimension */
+	float *p, *a[4], *b[3], *c[3], *bnd, *wrk1, *wrk2;
+};
+
+/* Collective: Cartesian communicator, extents, arrays (first touched with
+ * the Jacobi loop's OpenMP schedule) and the initial pressure. */
+int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
+                          const struct np_himeno_size *sz, const int dims[3],
+                          struct np_k_err *err);
+void np_himeno_domain_free(struct np_himeno_domain *d);
+
+/* Exchange the halo planes of p with the neighbours. */
+void np_himeno_halo(struct np_himeno_domain *d);
+
+/* Run nn Jacobi iterations; returns the global gosa of the last one
+ * (summed across ranks every iteration). */
+float np_himeno_jacobi(struct np_himeno_domain *d, int nn);
+
+/* FLOPs of one iteration over the whole grid. */
+double np_himeno_flop(const struct np_himeno_size *sz);
+
+#endif /* NP_HIMENO_H */

@@ -1,0 +1,210 @@
+/*
+ * himeno_domain.c - one rank's slab of the grid: extents, arrays, initial
+ * values and the halo exchange.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "himeno.h"
+#include "kcommon_mpi.h"
+
+#define IDX(d, i, j, k) \
+	(((size_t)(i) * (size_t)(d)->n[1] + (size_t)(j)) * (size_t)(d)->n[2] + \
+	 (size_t)(k))
+
+static float **arrays(struct np_himeno_domain *d, int *count)
+{
+	static const int n = 14;
+	float **v = malloc((size_t)n * sizeof(*v));
+	int i = 0, m;
+
+	if (v == NULL)
+		return NULL;
+	v[i++] = d->p;
+	for (m = 0; m < 4; m++)
+		v[i++] = d->a[m];
+	for (m = 0; m < 3; m++)
+		v[i++] = d->b[m];
+	for (m = 0; m < 3; m++)
+		v[i++] = d->c[m];
+	v[i++] = d->bnd;
+	v[i++] = d->wrk1;
+	v[i++] = d->wrk2;
+	*count = n;
+	return v;
+}
+
+static int alloc_all(struct np_himeno_domain *d, size_t npts)
+{
+	float **slot[14];
+	int i = 0, m;
+
+	slot[i++] = &d->p;
+	for (m = 0; m < 4; m++)
+		slot[i++] = &d->a[m];
+	for (m = 0; m < 3; m++)
+		slot[i++] = &d->b[m];
+	for (m = 0; m < 3; m++)
+		slot[i++] = &d->c[m];
+	slot[i++] = &d->bnd;
+	slot[i++] = &d->wrk1;
+	slot[i++] = &d->wrk2;
+	for (m = 0; m < i; m++) {
+		void *mem = NULL;
+
+		/* Page alignment; no touching here so that first touch is
+		 * done by the threads that compute on the pages. */
+		if (posix_memalign(&mem, 4096, npts * sizeof(float)) != 0)
+			return -ENOMEM;
+		*slot[m] = mem;
+	}
+	return 0;
+}
+
+/* Values as in the original: unit coefficients, a[3] = 1/6, no cross
+ * terms, bnd = 1, and a pressure rising quadratically along i. */
+static void init_values(struct np_himeno_domain *d, int mx)
+{
+	const int ni = d->n[0], nj = d->n[1], nk = d->n[2];
+	const float den = (float)((mx - 1) * (mx - 1));
+	int i;
+
+	/* Collapsed over (i, j) with a static schedule like the Jacobi loops,
+	 * so each thread first-touches (about) the pencils it will compute. */
+#pragma omp parallel for collapse(2) schedule(static)
+	for (i = 0; i < ni; i++) {
+		for (int j = 0; j < nj; j++) {
+			const int gi = i + d->off[0];
+			const float pv = (float)(gi * gi) / den;
+
+			for (int k = 0; k < nk; k++) {
+				size_t x = IDX(d, i, j, k);
+
+				d->a[0][x] = 1.0f;
+				d->a[1][x] = 1.0f;
+				d->a[2][x] = 1.0f;
+				d->a[3][x] = 1.0f / 6.0f;
+				d->b[0][x] = 0.0f;
+				d->b[1][x] = 0.0f;
+				d->b[2][x] = 0.0f;
+				d->c[0][x] = 1.0f;
+				d->c[1][x] = 1.0f;
+				d->c[2][x] = 1.0f;
+				d->p[x] = pv;
+				d->wrk1[x] = 0.0f;
+				d->wrk2[x] = 0.0f;
+				d->bnd[x] = 1.0f;
+			}
+		}
+	}
+}
+
+static void make_faces(struct np_himeno_domain *d)
+{
+	const int ni = d->n[0], nj = d->n[1], nk = d->n[2];
+
+	/* A plane of constant i is contiguous; constant j is ni runs of nk;
+	 * constant k is every nk-th element. */
+	MPI_Type_contiguous(nj * nk, MPI_FLOAT, &d->face[0]);
+	MPI_Type_vector(ni, nk, nj * nk, MPI_FLOAT, &d->face[1]);
+	MPI_Type_vector(ni * nj, 1, nk, MPI_FLOAT, &d->face[2]);
+	MPI_Type_commit(&d->face[0]);
+	MPI_Type_commit(&d->face[1]);
+	MPI_Type_commit(&d->face[2]);
+}
+
+int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
+                          const struct np_himeno_size *sz, const int dims[3],
+                          struct np_k_err *err)
+{
+	const int gn[3] = { sz->mx, sz->my, sz->mz };
+	const int periods[3] = { 0, 0, 0 };
+	int rank, dd, ok;
+	size_t npts;
+
+	memset(d, 0, sizeof(*d));
+	for (dd = 0; dd < 3; dd++)
+		d->face[dd] = MPI_DATATYPE_NULL;
+	d->cart = MPI_COMM_NULL;
+	memcpy(d->dims, dims, sizeof(d->dims));
+	/* No reordering: rank r stays world rank r, so the placement lines
+	 * describe the ranks that own the slabs. */
+	MPI_Cart_create(comm, 3, d->dims, periods, 0, &d->cart);
+	MPI_Comm_rank(d->cart, &rank);
+	MPI_Cart_coords(d->cart, rank, 3, d->coords);
+	for (dd = 0; dd < 3; dd++) {
+		int c = d->coords[dd], nd = dims[dd];
+		int s = np_himeno_part_start(gn[dd], nd, c);
+		int e = np_himeno_part_start(gn[dd], nd, c + 1);
+
+		MPI_Cart_shift(d->cart, dd, 1, &d->lo[dd], &d->hi[dd]);
+		d->n[dd] = e - s + (c > 0) + (c < nd - 1);
+		d->off[dd] = s - (c > 0);
+	}
+	npts = (size_t)d->n[0] * (size_t)d->n[1] * (size_t)d->n[2];
+	ok = alloc_all(d, npts) == 0;
+	if (!np_k_mpi_all(d->cart, ok)) {
+		np_himeno_domain_free(d);
+		return np_k_err_set(err, -ENOMEM, "cannot allocate the %d x %d "
+		                    "x %d grid on some rank", gn[0], gn[1],
+		                    gn[2]);
+	}
+	init_values(d, sz->mx);
+	make_faces(d);
+	return 0;
+}
+
+void np_himeno_domain_free(struct np_himeno_domain *d)
+{
+	float **v;
+	int n = 0, i;
+
+	v = arrays(d, &n);
+	if (v != NULL) {
+		for (i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+	}
+	for (i = 0; i < 3; i++)
+		if (d->face[i] != MPI_DATATYPE_NULL)
+			MPI_Type_free(&d->face[i]);
+	if (d->cart != MPI_COMM_NULL)
+		MPI_Comm_free(&d->cart);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Planes 1 and n-2 go to the neighbours, planes 0 and n-1 come back.
+ * Dimensions are exchanged one after another, k, j, then i, each sending
+ * whole planes including the halos just received, so the edge and corner
+ * values the 19-point stencil reads arrive too. */
+void np_himeno_halo(struct np_himeno_domain *d)
+{
+	static const int order[3] = { 2, 1, 0 };
+	int o;
+
+	for (o = 0; o < 3; o++) {
+		const int dd = order[o];
+		int lo0[3] = { 0, 0, 0 }, lo1[3] = { 0, 0, 0 },
+		    hi1[3] = { 0, 0, 0 }, hi0[3] = { 0, 0, 0 };
+		MPI_Request req[4];
+		MPI_Status st[4];
+
+		if (d->dims[dd] == 1)
+			continue;
+		lo1[dd] = 1;
+		hi1[dd] = d->n[dd] - 2;
+		hi0[dd] = d->n[dd] - 1;
+		MPI_Irecv(d->p + IDX(d, hi0[0], hi0[1], hi0[2]), 1, d->face[dd],
+		          d->hi[dd], 1, d->cart, &req[0]);
+		MPI_Irecv(d->p + IDX(d, lo0[0], lo0[1], lo0[2]), 1, d->face[dd],
+		          d->lo[dd], 2, d->cart, &req[1]);
+		MPI_Isend(d->p + IDX(d, lo1[0], lo1[1], lo1[2]), 1, d->face[dd],
+		          d->lo[dd], 1, d->cart, &req[2]);
+		MPI_Isend(d->p + IDX(d, hi1[0], hi1[1], hi1[2]), 1, d->face[dd],
+		          d->hi[dd], 2, d->cart, &req[3]);
+		MPI_Waitall(4, req, st);
+	}
+}

@@ -1,0 +1,63 @@
+/*
+ * himeno_size.c - the standard grid sizes and how a dimension is split.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <strings.h>
+
+#include "himeno.h"
+
+int np_himeno_size_lookup(const char *name, struct np_himeno_size *out)
+{
+	/* The MPI version's global points: its MX0-1, MY0-1, MZ0-1. */
+	static const struct np_himeno_size sizes[] = {
+		{ "XS", 32, 32, 64 },
+		{ "S", 64, 64, 128 },
+		{ "M", 128, 128, 256 },
+		{ "L", 256, 256, 512 },
+		{ "XL", 512, 512, 1024 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (name != NULL && strcasecmp(name, sizes[i].name) == 0) {
+			*out = sizes[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int np_himeno_part_start(int n, int nd, int r)
+{
+	int base = n / nd, extra = n % nd;
+
+	return r * base + (r < extra ? r : extra);
+}
+
+double np_himeno_flop(const struct np_himeno_size *sz)
+{
+	return (double)(sz->mx - 2) * (double)(sz->my - 2) *
+	       (double)(sz->mz - 2) * NP_HIMENO_FLOP_PT;
+}
+
+int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],
+                         struct np_k_err *err)
+{
+	const int n[3] = { sz->mx, sz->my, sz->mz };
+	static const char axis[3] = { 'i', 'j', 'k' };
+	int d;
+
+	for (d = 0; d < 3; d++) {
+		/* A rank's slab must hold two planes: the one it sends down
+		 * and the one it sends up may not be its halo. */
+		if (dims[d] < 1 || n[d] / dims[d] < 2)
+			return np_k_err_set(err, -EINVAL,
+			                    "--grid: %d ranks along %c leave fewer "
+			                    "than 2 of its %d planes per rank for "
+			                    "size %s", dims[d], axis[d], n[d],
+			                    sz->name);
+	}
+	return 0;
+}

@@ -1,0 +1,135 @@
+/*
+ * osu_pt2pt.c - latency (ping-pong), bw and bibw between ranks 0 and 1,
+ * with OSU's loop structure: skip warm-up iterations, then time.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "osu.h"
+
+#define TAG_DATA 1
+#define TAG_ACK  101
+
+/* --corrupt: spoil the first byte of the first message rank 1 receives. */
+static void maybe_corrupt(const struct np_osu_opts *o, unsigned char *buf,
+                          uint64_t size, int iter)
+{
+	if (o->corrupt && iter == 0 && size > 0)
+		buf[0] ^= 0xff;
+}
+
+static uint64_t total_bad(MPI_Comm comm, uint64_t bad)
+{
+	unsigned long long in = bad, out = 0;
+
+	MPI_Reduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+	return out;
+}
+
+void np_osu_latency(MPI_Comm comm, const struct np_osu_opts *o,
+                    struct np_osu_bufs *b, uint64_t size,
+                    struct np_osu_point *pt)
+{
+	unsigned char *s = np_osu_sbuf(b, 0), *r = np_osu_rbuf(b, 0);
+	const int n = (int)size;
+	int rank, iters, skip, i;
+	uint64_t bad = 0;
+	double t0 = 0.0, t;
+	MPI_Status st;
+
+	MPI_Comm_rank(comm, &rank);
+	np_osu_counts(o, size, &iters, &skip);
+	MPI_Barrier(comm);
+	for (i = 0; i < skip + iters; i++) {
+		if (i == skip)
+			t0 = MPI_Wtime();
+		if (rank == 0) {
+			if (o->check)
+				np_osu_fill(s, size, 0, i, 0);
+			MPI_Send(s, n, MPI_CHAR, 1, TAG_DATA, comm);
+			MPI_Recv(r, n, MPI_CHAR, 1, TAG_DATA, comm, &st);
+			if (o->check)
+				bad += np_osu_verify(r, size, 1, i, 0);
+		} else if (rank == 1) {
+			MPI_Recv(r, n, MPI_CHAR, 0, TAG_DATA, comm, &st);
+			if (o->check) {
+				maybe_corrupt(o, r, size, i);
+				bad += np_osu_verify(r, size, 0, i, 0);
+				np_osu_fill(s, size, 1, i, 0);
+			}
+			MPI_Send(s, n, MPI_CHAR, 0, TAG_DATA, comm);
+		}
+	}
+	t = MPI_Wtime() - t0;
+	pt->size = size;
+	/* Half the round trip, in microseconds. */
+	pt->value = t * 1e6 / (2.0 * iters);
+	pt->rate = 0.0;
+	pt->bad = total_bad(comm, bad);
+}
+
+void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
+               struct np_osu_bufs *b, uint64_t size, int bidir,
+               struct np_osu_point *pt)
+{
+	const int n = (int)size, win = o->window;
+	MPI_Request *req = malloc(2 * (size_t)win * sizeof(*req));
+	MPI_Status *st = malloc(2 * (size_t)win * sizeof(*st));
+	int rank, peer, iters, skip, i, w, ack = 0;
+	uint64_t bad = 0;
+	double t0 = 0.0, t;
+
+	MPI_Comm_rank(comm, &rank);
+	peer = rank == 0 ? 1 : 0;
+	np_osu_counts(o, size, &iters, &skip);
+	if (req == NULL || st == NULL)
+		MPI_Abort(comm, NP_K_EXIT_FAIL);
+	MPI_Barrier(comm);
+	for (i = 0; i < skip + iters && rank < 2; i++) {
+		int nr = 0;
+
+		if (i == skip)
+			t0 = MPI_Wtime();
+		/* bibw: both sides receive and send a window; bw: rank 1
+		 * receives, rank 0 sends and waits for an ack. */
+		if (bidir || rank == 1)
+			for (w = 0; w < win; w++)
+				MPI_Irecv(np_osu_rbuf(b, w), n, MPI_CHAR, peer,
+				          TAG_DATA, comm, &req[nr++]);
+		if (bidir || rank == 0)
+			for (w = 0; w < win; w++) {
+				unsigned char *s = np_osu_sbuf(b, w);
+
+				if (o->check)
+					np_osu_fill(s, size, rank, i, w);
+				MPI_Isend(s, n, MPI_CHAR, peer, TAG_DATA, comm,
+				          &req[nr++]);
+			}
+		MPI_Waitall(nr, req, st);
+		if (o->check && (bidir || rank == 1))
+			for (w = 0; w < win; w++) {
+				unsigned char *r = np_osu_rbuf(b, w);
+
+				if (rank == 1 && w == 0)
+					maybe_corrupt(o, r, size, i);
+				bad += np_osu_verify(r, size, peer, i, w);
+			}
+		if (!bidir) {
+			if (rank == 1)
+				MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, comm);
+			else
+				MPI_Recv(&ack, 1, MPI_INT, 1, TAG_ACK, comm,
+				         &st[0]);
+		}
+	}
+	t = MPI_Wtime() - t0;
+	free(req);
+	free(st);
+	pt->size = size;
+	/* MB = 10^6 bytes; bibw counts both directions. */
+	pt->value = t > 0.0 ? (double)size / 1e6 * iters * win *
+	                      (bidir ? 2.0 : 1.0) / t : 0.0;
+	pt->rate = 0.0;
+	pt->bad = total_bad(comm, bad);
+}

@@ -1,0 +1,57 @@
+/*
+ * probe.h - numaplan-probe: what one task of a job was given (host, ranks,
+ * CPU affinity, memory policy, the placement environment), so tests and
+ * users can check what the SPANK plugin or a launcher did.
+ *
+ * Gathering and formatting return 0 or a negative errno with an np_error;
+ * only main() prints.
+ */
+#ifndef NP_PROBE_H
+#define NP_PROBE_H
+
+#include <stdbool.h>
+#include "np_error.h"
+
+#define NP_PROBE_HOST_MAX 256
+
+/* The environment variables reported, in output order. */
+extern const char *const np_probe_env_names[];
+
+struct np_probe_info {
+	char host[NP_PROBE_HOST_MAX];
+	long rank;                      /* global rank, 0 when unknown */
+	long local_rank;                /* rank on this node, 0 when unknown */
+	bool have_pmix;                 /* launched under PMIx and PMIx_Init worked */
+	long pmix_rank;
+	long pmix_local_rank;
+	char *cpus;                     /* sched_getaffinity, cpulist */
+	const char *mempolicy;          /* default bind interleave preferred local ... */
+	char *mems;                     /* the policy's nodes, cpulist ("" for none) */
+	char *mems_allowed;             /* nodes this task may use at all */
+};
+
+/* probe_info.c */
+int np_probe_host(struct np_probe_info *pi, np_error_t *err);
+void np_probe_env_ranks(struct np_probe_info *pi);
+int np_probe_affinity(struct np_probe_info *pi, np_error_t *err);
+int np_probe_mempolicy(struct np_probe_info *pi, np_error_t *err);
+void np_probe_info_free(struct np_probe_info *pi);
+
+/* probe_pmix.c: fills pmix_* when PMIx is compiled in and this process
+ * was started under a PMIx server; quietly does nothing otherwise. */
+void np_probe_pmix(struct np_probe_info *pi);
+
+/* probe_format.c: one line without the newline, malloc'ed. */
+int np_probe_format_text(const struct np_probe_info *pi, char **line, np_error_t *err);
+int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t *err);
+
+/* probe_mpi.c (numaplan-probe-mpi) or probe_mpi_stub.c (numaplan-probe) */
+bool np_probe_mpi_built(void);
+/* true when the environment shows a PMI launcher (srun --mpi=pmi2, mpiexec) */
+bool np_probe_mpi_launched(void);
+int np_probe_mpi_init(int *argc, char ***argv, struct np_probe_info *pi, np_error_t *err);
+/* Rank 0 prints every rank's line in rank order; out is where it goes. */
+int np_probe_mpi_print(const char *line, np_error_t *err);
+void np_probe_mpi_finalize(void);
+
+#endif /* NP_PROBE_H */

@@ -1,0 +1,126 @@
+/*
+ * probe_format.c - one task's report as one line: key=value text for
+ * people and shell tests, or a JSON object for jq.
+ */
+#include "config.h"
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "probe.h"
+
+/* A growing string; on ENOMEM it is freed and stays NULL. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!b->s)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			free(b->s);
+			b->s = NULL;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		char *ns = realloc(b->s, b->cap * 2 + (size_t)n);
+
+		if (!ns) {
+			free(b->s);
+			b->s = NULL;
+			return;
+		}
+		b->s = ns;
+		b->cap = b->cap * 2 + (size_t)n;
+	}
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+int np_probe_format_text(const struct np_probe_info *pi, char **line, np_error_t *err)
+{
+	struct sbuf b = { malloc(256), 0, 256 };
+
+	if (b.s)
+		b.s[0] = '\0';
+	sb_add(&b, "host=%s rank=%ld local_rank=%ld", pi->host, pi->rank, pi->local_rank);
+	if (pi->have_pmix)
+		sb_add(&b, " pmix_rank=%ld pmix_local_rank=%ld", pi->pmix_rank, pi->pmix_local_rank);
+	sb_add(&b, " cpus=%s mempolicy=%s mems=%s mems_allowed=%s", or_dash(pi->cpus),
+	       pi->mempolicy ? pi->mempolicy : "unknown", or_dash(pi->mems),
+	       or_dash(pi->mems_allowed));
+	for (const char *const *n = np_probe_env_names; *n; n++) {
+		const char *v = getenv(*n);
+
+		if (v)
+			sb_add(&b, " %s=%s", *n, v);
+	}
+	if (!b.s)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	*line = b.s;
+	return 0;
+}
+
+static int set_str(json_t *o, const char *key, const char *val)
+{
+	json_t *v = val ? json_string(val) : json_null();
+
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t *err)
+{
+	json_t *o = json_object(), *env = json_object();
+	int bad = !o || !env;
+
+	/* Environment values need not be UTF-8: those jansson refuses
+	 * become null rather than losing the whole line. */
+	for (const char *const *n = np_probe_env_names; env && *n; n++) {
+		const char *v = getenv(*n);
+		json_t *s = v ? json_string(v) : NULL;
+
+		bad |= json_object_set_new(env, *n, s ? s : json_null()) < 0;
+	}
+	if (!bad) {
+		bad |= set_str(o, "host", pi->host) < 0;
+		bad |= json_object_set_new(o, "rank", json_integer(pi->rank)) < 0;
+		bad |= json_object_set_new(o, "local_rank", json_integer(pi->local_rank)) < 0;
+		if (pi->have_pmix) {
+			bad |= json_object_set_new(o, "pmix_rank", json_integer(pi->pmix_rank)) < 0;
+			bad |= json_object_set_new(o, "pmix_local_rank",
+						   json_integer(pi->pmix_local_rank)) < 0;
+		}
+		bad |= set_str(o, "cpus", pi->cpus ? pi->cpus : "") < 0;
+		bad |= set_str(o, "mempolicy", pi->mempolicy ? pi->mempolicy : "unknown") < 0;
+		bad |= set_str(o, "mems", pi->mems ? pi->mems : "") < 0;
+		bad |= set_str(o, "mems_allowed", pi->mems_allowed ? pi->mems_allowed : "") < 0;
+		bad |= json_object_set(o, "env", env) < 0;
+	}
+	*line = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(env);
+	json_decref(o);
+	if (!*line)
+		return np_error_set(err, -ENOMEM, "cannot build the JSON line");
+	return 0;
+}

@@ -1,0 +1,341 @@
+/*
+ * stream_main.c - numaplan-stream: command line, placement, STREAM-style
+ * report and JSON.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "stream.h"
+
+#define PROG "numaplan-stream"
+#define HLINE "-------------------------------------------------------------\n"
+
+struct opts {
+	uint64_t size;          /* 0: STREAM's default rule */
+	int threads;            /* 0: OpenMP's default */
+	int json;
+	int corrupt;
+	int nt;                 /* non-temporal stores */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " [--size ELEMENTS] [--threads T] [--stores nt|normal] [--json]\n"
+"STREAM memory bandwidth (Copy, Scale, Add, Triad) with OpenMP threads.\n"
+"\n"
+"  -s, --size ELEMENTS  elements per array (default: each array 4x the\n"
+"                       last-level cache in use)\n"
+"  -t, --threads T      OpenMP threads (default: OMP_NUM_THREADS or all\n"
+"                       CPUs); 1 runs single-threaded\n"
+"      --stores KIND    nt: non-temporal stores (default where the CPU\n"
+"                       has them), normal: ordinary stores as stream.c\n"
+"  -j, --json           print one JSON object on stdout (placement lines\n"
+"                       go to stderr)\n"
+"      --corrupt        spoil one element before validation (tests that\n"
+"                       a failed validation exits 1)\n"
+"  -h, --help           this help\n"
+"\n"
+"Exit status: 0 validated, 1 validation failed or error, 2 bad usage.\n");
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "corrupt", no_argument, NULL, 'C' },
+		{ "stores", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct np_k_err err = { 0, "" };
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->nt = np_stream_nt_available();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:t:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			/* Three arrays of SIZE doubles must be addressable. */
+			if (np_k_parse_u64("--size", optarg, 1,
+			                   SIZE_MAX / (3 * sizeof(double)),
+			                   &o->size, &err) < 0)
+				return np_k_usage_error(PROG, err.msg);
+			break;
+		case 't':
+			if (np_k_parse_int("--threads", optarg, 1, 65536,
+			                   &o->threads, &err) < 0)
+				return np_k_usage_error(PROG, err.msg);
+#ifndef _OPENMP
+			if (o->threads > 1)
+				return np_k_usage_error(PROG, "--threads: built "
+				                        "without OpenMP, only 1 "
+				                        "thread is possible");
+#endif
+			break;
+		case 'j': o->json = 1; break;
+		case 'C': o->corrupt = 1; break;
+		case 'S':
+			if (strcmp(optarg, "normal") == 0) {
+				o->nt = 0;
+			} else if (strcmp(optarg, "nt") == 0) {
+				if (!np_stream_nt_available())
+					return np_k_usage_error(PROG, "--stores: "
+					        "'nt' is not available on this "
+					        "CPU");
+				o->nt = 1;
+			} else {
+				snprintf(err.msg, sizeof(err.msg), "--stores: "
+				         "'%s' is not nt or normal", optarg);
+				return np_k_usage_error(PROG, err.msg);
+			}
+			break;
+		case 'h': usage(stdout); exit(NP_K_EXIT_OK);
+		case ':':
+			snprintf(err.msg, sizeof(err.msg),
+			         "option '%s' needs an argument", argv[optind - 1]);
+			return np_k_usage_error(PROG, err.msg);
+		default:
+			snprintf(err.msg, sizeof(err.msg), "unknown option '%s'",
+			         argv[optind - 1]);
+			return np_k_usage_error(PROG, err.msg);
+		}
+	}
+	if (optind < argc) {
+		snprintf(err.msg, sizeof(err.msg), "unexpected argument '%s'",
+		         argv[optind]);
+		return np_k_usage_error(PROG, err.msg);
+	}
+	return 0;
+}
+
+/* One placement record per OpenMP thread, taken by the thread itself. */
+static int place_threads(struct np_k_place **out, int *n,
+                         struct np_k_err *err)
+{
+	int max = 1, count = 1, failed = 0;
+	struct np_k_place *p;
+
+#ifdef _OPENMP
+	max = omp_get_max_threads();
+#endif
+	np_k_place_prepare();
+	p = calloc((size_t)max, sizeof(*p));
+	if (p == NULL)
+		return np_k_err_set(err, -ENOMEM, "out of memory");
+#pragma omp parallel reduction(+:failed)
+	{
+		int tid = 0;
+#ifdef _OPENMP
+		tid = omp_get_thread_num();
+#pragma omp master
+		count = omp_get_num_threads();
+#endif
+		if (tid < max && np_k_place_self(0, tid, &p[tid], NULL) < 0)
+			failed++;
+	}
+	if (failed) {
+		free(p);
+		return np_k_err_set(err, -EIO, "cannot read a thread's CPU "
+		                    "affinity");
+	}
+	*out = p;
+	*n = count < max ? count : max;
+	return 0;
+}
+
+static void print_header(const struct np_stream_arrays *s, int threads,
+                         uint64_t llc, int domains, int defaulted, int nt)
+{
+	double mib = (double)sizeof(double) * (double)s->n / 1048576.0;
+
+	printf(HLINE);
+	printf("numaplan-stream: STREAM (version 5.10 kernels and counting)\n");
+	printf(HLINE);
+	printf("This system uses %zu bytes per array element.\n",
+	       sizeof(double));
+	printf(HLINE);
+	printf("Array size = %zu (elements), Offset = 0 (elements)\n", s->n);
+	printf("Memory per array = %.1f MiB (= %.1f GiB).\n", mib,
+	       mib / 1024.0);
+	printf("Total memory required = %.1f MiB (= %.1f GiB).\n", 3.0 * mib,
+	       3.0 * mib / 1024.0);
+	if (defaulted && llc > 0)
+		printf("Array size chosen as 4x the last-level cache in use "
+		       "(%d domain(s), %.1f MiB).\n", domains,
+		       (double)llc / 1048576.0);
+	else if (defaulted)
+		printf("Last-level cache size unknown: STREAM's default array "
+		       "size.\n");
+	printf("Each kernel will be executed %d times.\n", NP_STREAM_NTIMES);
+	printf(" The *best* time for each kernel (excluding the first "
+	       "iteration)\n will be used to compute the reported "
+	       "bandwidth.\n");
+	printf(HLINE);
+	printf("Stores: %s\n", nt ? "non-temporal (streaming)" : "normal");
+	printf(HLINE);
+	printf("Number of Threads requested = %d\n", threads);
+	printf("Number of Threads counted = %d\n", threads);
+	printf(HLINE);
+}
+
+static void print_results(const struct np_stream_times *tm)
+{
+	int k;
+
+	printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
+	for (k = 0; k < NP_STREAM_NKERNEL; k++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "%s:", np_stream_label(k));
+		printf("%-11s%12.1f  %11.6f  %11.6f  %11.6f\n", label,
+		       tm->mbps[k], tm->avg[k], tm->min[k], tm->max[k]);
+	}
+	printf(HLINE);
+}
+
+static void print_check(const struct np_stream_check *ck)
+{
+	static const char name[3] = { 'a', 'b', 'c' };
+	int k;
+
+	if (ck->validated) {
+		printf("Solution Validates: avg error less than %e on all three "
+		       "arrays\n", ck->epsilon);
+		printf(HLINE);
+		return;
+	}
+	for (k = 0; k < 3; k++) {
+		if (ck->nbad[k] == 0)
+			continue;
+		printf("Failed Validation on array %c[], AvgRelAbsErr > "
+		       "epsilon (%e)\n", name[k], ck->epsilon);
+		printf("     Expected Value: %e, AvgAbsErr: %e, AvgRelAbsErr: "
+		       "%e\n", ck->expect[k], ck->avg_abs_err[k],
+		       ck->avg_rel_err[k]);
+		printf("     For array %c[], %zu errors were found; the first "
+		       "at index %zu.\n", name[k], ck->nbad[k],
+		       ck->first_bad[k]);
+	}
+	printf("Solution FAILED validation\n");
+	printf(HLINE);
+}
+
+static json_t *to_json(const struct np_stream_arrays *s,
+                       const struct np_stream_times *tm,
+                       const struct np_stream_check *ck, int nt, int threads,
+                       const struct np_k_place *pl, int npl)
+{
+	json_t *root = json_pack("{s:f, s:f, s:f, s:f, s:b, s:i, s:I, s:i, "
+	                         "s:i, s:f, s:s}",
+	                         "copy_mbps", tm->mbps[0],
+	                         "scale_mbps", tm->mbps[1],
+	                         "add_mbps", tm->mbps[2],
+	                         "triad_mbps", tm->mbps[3],
+	                         "validated", ck->validated,
+	                         "threads", threads,
+	                         "size", (json_int_t)s->n,
+	                         "bytes_per_element", (int)sizeof(double),
+	                         "ntimes", NP_STREAM_NTIMES,
+	                         "epsilon", ck->epsilon,
+	                         "stores", nt ? "nt" : "normal");
+	json_t *times = json_object();
+	json_t *place = np_k_place_json(pl, (size_t)npl);
+	int k;
+
+	if (root == NULL || times == NULL || place == NULL)
+		goto fail;
+	for (k = 0; k < NP_STREAM_NKERNEL; k++) {
+		char key[16];
+		size_t i;
+
+		snprintf(key, sizeof(key), "%s", np_stream_label(k));
+		for (i = 0; key[i]; i++)
+			key[i] = (char)(key[i] | 0x20);   /* ASCII lower case */
+		if (json_object_set_new(times, key, json_pack(
+		        "{s:f, s:f, s:f}", "avg_s", tm->avg[k],
+		        "min_s", tm->min[k], "max_s", tm->max[k])) != 0)
+			goto fail;
+	}
+	if (json_object_set_new(root, "times", times) != 0) {
+		times = NULL;
+		goto fail;
+	}
+	if (json_object_set_new(root, "placement", place) != 0) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+fail:
+	json_decref(root);
+	json_decref(times);
+	json_decref(place);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct np_k_err err = { 0, "" };
+	struct np_stream_arrays s;
+	struct np_stream_times tm;
+	struct np_stream_check ck;
+	struct np_k_place *pl = NULL;
+	struct opts o;
+	uint64_t llc = 0;
+	int domains = 0, npl = 0, rc;
+	size_t n;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc;
+#ifdef _OPENMP
+	if (o.threads > 0)
+		omp_set_num_threads(o.threads);
+#endif
+	if (place_threads(&pl, &npl, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return NP_K_EXIT_FAIL;
+	}
+	np_k_place_print(o.json ? stderr : stdout, pl, (size_t)npl);
+	n = o.size ? (size_t)o.size : np_stream_default_size(&llc, &domains);
+	if (np_stream_alloc(&s, n, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		free(pl);
+		return NP_K_EXIT_FAIL;
+	}
+	if (!o.json)
+		print_header(&s, npl, llc, domains, o.size == 0, o.nt);
+	np_stream_run(&s, &tm, o.nt);
+	if (o.corrupt)
+		s.b[s.n / 2] *= 2.0;
+	np_stream_check(&s, &ck);
+	if (o.json) {
+		rc = np_k_json_emit(stdout, to_json(&s, &tm, &ck, o.nt, npl, pl, npl),
+		                    &err);
+		if (rc < 0)
+			fprintf(stderr, PROG ": %s\n", err.msg);
+	} else {
+		print_results(&tm);
+		print_check(&ck);
+	}
+	np_stream_free(&s);
+	free(pl);
+	if (rc < 0)
+		return NP_K_EXIT_FAIL;
+	if (!ck.validated) {
+		fprintf(stderr, PROG ": validation FAILED\n");
+		return NP_K_EXIT_FAIL;
+	}
+	return NP_K_EXIT_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * accept.h - `numaplan accept --spec FILE`: thresholds over results.
+ *
+ * Spec lines (numaplan-accept(1)):
+ *   run SUITE [run options]          what to run when no --results is given
+ *   peak NAME VALUE [UNIT]           a reference figure (rpeak is built in)
+ *   check EXP-GLOB METRIC[:STAT] [each-node] OP VALUE [UNIT | x PEAK]
+ */
+#ifndef NP_ACCEPT_H
+#define NP_ACCEPT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "np_error.h"
+
+typedef enum { NP_OP_GE, NP_OP_GT, NP_OP_LE, NP_OP_LT } np_op_t;
+
+typedef struct np_check {
+	unsigned line;
+	char *text;                 /* the line as written, for the table */
+	char *pattern;              /* fnmatch glob over experiment names */
+	char *metric;
+	char *stat;                 /* min median mean max */
+	bool each_node;
+	np_op_t op;
+	double value;               /* number as written */
+	char *unit;                 /* or NULL: the metric's own unit */
+	char *peak;                 /* "x PEAK": value is a fraction of it */
+} np_check_t;
+
+typedef struct np_peak {
+	char *name;
+	double value;
+	char *unit;
+} np_peak_t;
+
+typedef struct np_spec {
+	unsigned nruns, nchecks, npeaks;
+	char ***runs;               /* argv of each run line, argv[0] = "run", NULL-terminated */
+	unsigned *run_argc;
+	np_check_t *checks;
+	np_peak_t *peaks;
+} np_spec_t;
+
+int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *err);
+int np_spec_load(const char *path, np_spec_t *s, np_error_t *err);
+void np_spec_free(np_spec_t *s);
+
+/* Convert v in unit `from` to unit `to` (same dimension); false when
+ * either unit is unknown or the dimensions differ. */
+bool np_unit_convert(double v, const char *from, const char *to, double *out);
+
+/* Evaluate every check over the experiments of the results objects;
+ * prints the PASS/FAIL table to f; returns the number of failures. */
+unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, FILE *f,
+                            json_t *report);
+
+#endif /* NP_ACCEPT_H */

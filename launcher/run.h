@@ -1,0 +1,165 @@
+/*
+ * run.h - `numaplan run`: suites turn the topology into a list of
+ * experiments; one job script runs them (under sbatch, inside an
+ * allocation, or on this machine); the raw outputs become results.json.
+ */
+#ifndef NP_RUN_H
+#define NP_RUN_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "numaplan.h"
+#include "rpeak.h"
+
+typedef enum np_run_mode {
+	NP_MODE_SLURM,      /* sbatch the job script and follow it */
+	NP_MODE_INLINE,     /* run the script's srun steps in this allocation */
+	NP_MODE_LOCAL,      /* no Slurm: mpiexec.mpich / numactl on this machine */
+} np_run_mode_t;
+
+typedef struct np_run_opts {
+	const char *suite;
+	np_run_mode_t mode;
+	bool dry_run;
+	bool quiet;
+	unsigned nodes;             /* 0: the suite's default */
+	unsigned ntasks;            /* 0: every core of every node */
+	unsigned repeat;
+	const char *partition;
+	const char *time_limit;
+	const char *output;         /* NULL: numaplan-SUITE-DATE */
+	const char *policy;         /* NULL: the suite's default */
+	const char *policies;       /* compare */
+	const char *threads;        /* compare: "1,2" */
+	const char *topology;       /* compute node topology XML, NULL: live */
+	const char *cpuset;         /* restrict the planner to these CPUs */
+	const char *size;           /* the suite's size (run SUITE --size) */
+	const char *stream_size;    /* STREAM elements */
+	const char *hpl_n;          /* HPL N */
+	const char *himeno_size;    /* XS S M L XL */
+	const char *osu_max;        /* largest message */
+	unsigned iterations;
+	unsigned nb;
+	double mem_fraction;
+	const char *mem;            /* memory per node for HPL sizing */
+	const char *xhpl;
+	const char *wrf_dir;
+	const char *wrf_exe;
+	unsigned nproc_x, nproc_y, tiles, wrf_domain;
+	bool parse_only;
+	unsigned pairs;             /* osu mbw_mr pairs per node */
+	const char *srun_mpi;       /* srun --mpi= value */
+	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
+	bool exclusive;
+	double outlier_pct;
+	const char **sbatch_args;
+	unsigned nsbatch_args;
+	np_rpeak_opts_t rpeak;
+	char **cmd;                 /* compare: the command after -- */
+	unsigned ncmd;
+	char *cmdline;              /* how run was invoked, for the record */
+} np_run_opts_t;
+
+/* One experiment: a kernel under one placement, repeated opts->repeat
+ * times.  Cross-node layout: every node runs the same local layout. */
+typedef struct np_exp {
+	char *name;                 /* unique; [A-Za-z0-9._-] */
+	char *suite;
+	char *kernel;               /* stream hpl xhpl himeno osu wrf cmd */
+	char *group;                /* how report groups it */
+	char *desc;                 /* placement for humans */
+	char *policy;               /* planner policy, or NULL */
+	unsigned nodes;
+	unsigned ntasks;            /* total ranks */
+	unsigned threads;           /* per rank */
+	bool mpi;
+	bool per_node;              /* serial, runs on each node: one result per node */
+	unsigned nrank_cpus;        /* ranks per node with a binding */
+	char **rank_cpus;           /* cpulist per local rank; NULL: unbound */
+	char *mems;                 /* memory binding (cpulist of NUMA nodes), or NULL */
+	char *cmd;                  /* shell text of the command */
+	char *workdir;              /* absolute, or NULL for the output dir */
+	json_t *params;             /* suite facts: numa_cpu, numa_mem, size... */
+} np_exp_t;
+
+typedef struct np_exp_list {
+	unsigned n, cap;
+	np_exp_t **v;
+} np_exp_list_t;
+
+/* Everything a suite needs to build its experiments. */
+typedef struct np_run_ctx {
+	const np_run_opts_t *opts;
+	np_topo_t *topo;
+	char *outdir;               /* absolute */
+	np_exp_list_t exps;
+	np_rpeak_t rpeak;           /* per node */
+	json_t *summary;            /* suite facts recorded at generation */
+} np_run_ctx_t;
+
+/* Experiments */
+np_exp_t *np_exp_new(np_run_ctx_t *c, const char *suite, const char *kernel,
+                     const char *name, const char *group);
+void np_exp_free(np_exp_t *e);
+void np_exp_list_free(np_exp_list_t *l);
+int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus);
+/* Fill rank_cpus from a plan computed with the given policy for one node
+ * of ntasks_per_node ranks of `threads` cores; writes plans/NAME.json. */
+int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
+                unsigned ntasks_per_node, unsigned threads, np_error_t *err);
+json_t *np_exp_to_json(const np_exp_t *e);
+np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name);
+
+/* Suites: append experiments to c->exps. */
+int np_suite_stream(np_run_ctx_t *c, np_error_t *err);
+int np_suite_hpl(np_run_ctx_t *c, np_error_t *err);
+int np_suite_himeno(np_run_ctx_t *c, np_error_t *err);
+int np_suite_osu(np_run_ctx_t *c, np_error_t *err);
+int np_suite_wrf(np_run_ctx_t *c, np_error_t *err);
+int np_suite_compare(np_run_ctx_t *c, np_error_t *err);
+int np_suite_all(np_run_ctx_t *c, np_error_t *err);
+/* Suite helpers */
+unsigned np_run_nodes(const np_run_ctx_t *c, unsigned dflt);
+/* "0-3,8" of the first PU of every allowed core in a cpuset */
+char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores);
+
+/* HPL sizing */
+void np_hpl_grid(unsigned n, unsigned *p, unsigned *q);
+unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb);
+
+/* Options */
+int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err);
+void np_run_opts_free(np_run_opts_t *o);
+void np_run_usage(FILE *f);
+/* Build a context (topology, output directory) and the suite's experiments. */
+int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err);
+void np_run_ctx_free(np_run_ctx_t *c);
+/* Generate, execute and collect: the whole of `numaplan run` after parsing.
+ * Returns an exit status (0, 1, 2) and prints what it does. */
+int np_run_execute(const np_run_opts_t *o, char **outdir_ret);
+
+/* Job script */
+int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err);
+
+/* Execution; return 0, or -errno with err set (job failure is not an
+ * error here: results record it). */
+int np_run_local(np_run_ctx_t *c, const char *script, np_error_t *err);
+int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps,
+                 json_t *jobs, np_error_t *err);
+
+/* Results */
+int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);
+/* Print the short human summary of a results object. */
+void np_results_print_summary(FILE *f, json_t *res);
+/* Unit of a metric from its name (MB/s, us, s, GFLOPS...); "" for ratios. */
+const char *np_metric_unit(const char *metric);
+/* Load DIR/results.json (or a results.json path). */
+json_t *np_results_load(const char *dir_or_file, np_error_t *err);
+
+/* Kernel output parsing: fill values (object of numbers) and series. */
+int np_parse_kernel_output(const char *kernel, const char *text,
+                           json_t *values, json_t **series, json_t **placement,
+                           bool *validated, char *why, size_t whylen);
+
+#endif /* NP_RUN_H */

@@ -1,0 +1,71 @@
+/*
+ * run_util.h - small helpers shared by run, report and accept: a growable
+ * string, files, shell quoting, statistics over doubles.
+ */
+#ifndef NP_RUN_UTIL_H
+#define NP_RUN_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "np_error.h"
+
+/* A growable string; every append keeps it NUL-terminated.  Allocation
+ * failure is sticky (oom) so callers check once at the end. */
+typedef struct np_sb {
+	char *s;
+	size_t len, cap;
+	bool oom;
+} np_sb_t;
+
+void np_sb_init(np_sb_t *b);
+void np_sb_free(np_sb_t *b);
+void np_sb_add(np_sb_t *b, const char *s);
+void np_sb_addn(np_sb_t *b, const char *s, size_t n);
+void np_sb_printf(np_sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s quoted for a POSIX shell (bare when it is safe as is). */
+void np_sb_shq(np_sb_t *b, const char *s);
+/* Hand the buffer over (caller frees); NULL after an allocation failure. */
+char *np_sb_take(np_sb_t *b);
+
+char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* mkdir -p; 0 or -errno with a message. */
+int np_mkdirs(const char *path, np_error_t *err);
+/* Write a whole file (mode 0644, or 0755 when exec). */
+int np_write_file(const char *path, const char *text, bool exec, np_error_t *err);
+/* Read a whole file; NULL with err set when it cannot be read. */
+char *np_read_file(const char *path, size_t *len, np_error_t *err);
+bool np_file_exists(const char *path);
+/* Absolute form of a path that may not exist yet (no symlink resolution). */
+char *np_abspath(const char *path);
+/* Find an executable in PATH (or a path with a slash); malloc'ed or NULL. */
+char *np_which(const char *name);
+/* First line of a command's output (stdout+stderr), or NULL. */
+char *np_cmd_firstline(const char *shell_cmd);
+
+/* UTC time as 2026-12-02T09:32:20Z, and a compact form for directory names. */
+void np_time_iso(char *buf, size_t n);
+void np_time_compact(char *buf, size_t n);
+
+/* Statistics of n values (n >= 1); values is sorted in place. */
+typedef struct np_stats {
+	unsigned n;
+	double min, median, mean, max;
+} np_stats_t;
+void np_stats_compute(double *values, unsigned n, np_stats_t *out);
+
+/* Parse helpers: a whole string as a number; false when it is not one. */
+bool np_parse_uint(const char *s, unsigned *out);
+bool np_parse_double(const char *s, double *out);
+/* Sizes with an optional K/M/G/T suffix (powers of 1024). */
+bool np_parse_size(const char *s, unsigned long long *out);
+
+/* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
+char *np_cpulist_plus(const char *cpulist);
+/* Number of CPUs in a cpulist, or -1 when malformed. */
+int np_cpulist_count(const char *cpulist);
+
+#endif /* NP_RUN_UTIL_H */

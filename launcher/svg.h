@@ -1,0 +1,34 @@
+/*
+ * svg.h - the few plots the HTML report needs, as inline SVG text.
+ */
+#ifndef NP_SVG_H
+#define NP_SVG_H
+
+#include <stdbool.h>
+
+#include "run_util.h"
+
+typedef struct np_svg_series {
+	const char *name;
+	unsigned n;
+	const double *x;
+	const double *y;
+} np_svg_series_t;
+
+/* Append s with &, <, >, " escaped. */
+void np_xml_escape(np_sb_t *b, const char *s);
+
+/* Line plot; logx uses a base-2 axis (message sizes), points with x <= 0
+ * are left out on a log axis. */
+void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
+                  bool logx, bool logy, const np_svg_series_t *s, unsigned ns);
+/* Vertical bars with value labels; ref > 0 draws a dashed reference line
+ * (e.g. ideal efficiency 1.0). */
+void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
+                 const double *values, unsigned n, double ref, const char *reflabel);
+/* Matrix of ny rows x nx columns (row-major); NaN cells are grey. */
+void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
+                    const char *const *xl, unsigned nx, const char *const *yl, unsigned ny,
+                    const double *v);
+
+#endif /* NP_SVG_H */

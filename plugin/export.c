@@ -1,0 +1,71 @@
+/*
+ * export.c - set NUMAPLAN_* and the planner's variables in a task's env.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+char *nps_rank_hca(const np_rank_t *r)
+{
+	char *s = NULL;
+	int n;
+
+	if (!r->hca)
+		return strdup("");
+	n = r->port ? asprintf(&s, "%s:%u", r->hca, r->port) : asprintf(&s, "%s", r->hca);
+	return n < 0 ? NULL : s;
+}
+
+static int set_one(const nps_env_ops_t *ops, const char *name, const char *value,
+                   np_error_t *err)
+{
+	int rc = ops->set(ops->ctx, name, value ? value : "");
+
+	return rc < 0 ? np_error_set(err, rc, "cannot set %s in the task's environment", name) : 0;
+}
+
+int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
+               unsigned *kept, np_error_t *err)
+{
+	char *cpus = np_cpuset_format(r->cpus);
+	char *mems = r->mem != NP_MEM_NONE && r->mems ? np_cpuset_format(r->mems) : strdup("");
+	char *hca = nps_rank_hca(r);
+	int rc = 0;
+
+	if (kept)
+		*kept = 0;
+	if (!cpus || !mems || !hca) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = set_one(ops, "NUMAPLAN_POLICY", np_policy_name(p->policy), err)) < 0 ||
+	    (rc = set_one(ops, "NUMAPLAN_CPUS", cpus, err)) < 0 ||
+	    (rc = set_one(ops, "NUMAPLAN_MEMS", mems, err)) < 0 ||
+	    (rc = set_one(ops, "NUMAPLAN_HCA", hca, err)) < 0)
+		goto out;
+	for (unsigned i = 0; i < r->nenv; i++) {
+		int have = ops->isset(ops->ctx, r->env[i].name);
+
+		if (have < 0) {
+			rc = np_error_set(err, have, "cannot read %s from the task's environment",
+					  r->env[i].name);
+			goto out;
+		}
+		if (have) {
+			if (kept)
+				(*kept)++;
+			continue;
+		}
+		if ((rc = set_one(ops, r->env[i].name, r->env[i].value, err)) < 0)
+			goto out;
+	}
+out:
+	free(cpus);
+	free(mems);
+	free(hca);
+	return rc;
+}

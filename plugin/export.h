@@ -1,0 +1,30 @@
+/*
+ * export.h - the environment a bound task gets.
+ *
+ * NUMAPLAN_POLICY/CPUS/MEMS/HCA describe what numaplan did and are always
+ * set (empty when there is nothing to say), so a value inherited from an
+ * enclosing step never lies.  The planner's variables (UCX_NET_DEVICES,
+ * OMPI_MCA_btl_openib_if_include, OMP_*) are only set when the user has
+ * not set them: the user's choice wins.
+ */
+#ifndef NPS_EXPORT_H
+#define NPS_EXPORT_H
+
+#include "numaplan.h"
+
+typedef struct nps_env_ops {
+	/* 1 when name is in the task's environment, 0 when not, <0 error */
+	int (*isset)(void *ctx, const char *name);
+	/* set name=value, replacing any value; 0 or <0 */
+	int (*set)(void *ctx, const char *name, const char *value);
+	void *ctx;
+} nps_env_ops_t;
+
+/* "mlx5_0:1", "hsi0", or "" when the rank has no HCA; malloc'ed */
+char *nps_rank_hca(const np_rank_t *r);
+
+/* *kept (may be NULL) counts the planner's variables left to the user. */
+int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
+               unsigned *kept, np_error_t *err);
+
+#endif /* NPS_EXPORT_H */

@@ -1,0 +1,226 @@
+/*
+ * request.c - parse --numa-plan values and apply the site's precedence.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+
+void nps_request_init(nps_request_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->policy = NP_POLICY_NONE;
+	r->mem = NP_MEM_LOCAL;
+}
+
+void nps_request_free(nps_request_t *r)
+{
+	if (!r)
+		return;
+	free(r->hca);
+	nps_request_init(r);
+}
+
+static int bad_value(np_error_t *err, const char *text, const char *what, const char *word)
+{
+	return np_error_set(err, -EINVAL,
+		"invalid --numa-plan value '%s': %s '%s'; valid: POLICY[,MODIFIER...] "
+		"with POLICY one of %s and MODIFIER one of %s",
+		text, what, word, np_policy_list(), NPS_MODIFIERS);
+}
+
+/* Device names as the kernel spells them (mlx5_0, hfi1_0, hsi2...);
+ * '+' separates several, since ',' separates modifiers. */
+static int parse_hca(nps_request_t *r, const char *text, const char *v, np_error_t *err)
+{
+	char *list;
+	size_t n = strlen(v);
+
+	if (n == 0 || v[0] == '+' || v[n - 1] == '+' || strstr(v, "++"))
+		return bad_value(err, text, "bad HCA name list", v);
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.:-+", *p))
+			return bad_value(err, text, "bad character in HCA name", v);
+	if (!(list = strdup(v)))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	for (char *p = list; *p; p++)
+		if (*p == '+')
+			*p = ',';
+	free(r->hca);
+	r->hca = list;
+	return 0;
+}
+
+static int parse_word(nps_request_t *r, const char *text, const char *w, np_error_t *err)
+{
+	np_policy_t p;
+
+	if (!*w)
+		return bad_value(err, text, "empty word", w);
+	if (np_policy_parse(w, &p) == 0) {
+		if (r->has_policy)
+			return bad_value(err, text, "a second policy", w);
+		r->has_policy = true;
+		r->policy = p;
+	} else if (!strcmp(w, "verbose")) {
+		r->verbose = true;
+	} else if (!strcmp(w, "help")) {
+		r->help = true;
+	} else if (!strcmp(w, "threads")) {
+		r->threads = true;
+	} else if (!strncmp(w, "mem=", 4)) {
+		if (np_mem_parse(w + 4, &r->mem) < 0)
+			return bad_value(err, text, "unknown memory mode", w);
+		r->has_mem = true;
+	} else if (!strncmp(w, "hca=", 4)) {
+		return parse_hca(r, text, w + 4, err);
+	} else {
+		return bad_value(err, text, "unknown policy or modifier", w);
+	}
+	return 0;
+}
+
+int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err)
+{
+	const char *p, *end;
+	char word[128];
+	int rc;
+
+	nps_request_init(r);
+	if (!text || !*text)
+		return np_error_set(err, -EINVAL,
+			"--numa-plan needs a value: POLICY[,MODIFIER...] with POLICY one of %s "
+			"and MODIFIER one of %s", np_policy_list(), NPS_MODIFIERS);
+	for (p = text;; p = end + 1) {
+		size_t n;
+
+		end = strchr(p, ',');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n >= sizeof(word)) {
+			nps_request_free(r);
+			return np_error_set(err, -EINVAL,
+				"invalid --numa-plan value: a word is longer than %zu characters",
+				sizeof(word) - 1);
+		}
+		memcpy(word, p, n);
+		word[n] = '\0';
+		if ((rc = parse_word(r, text, word, err)) < 0) {
+			nps_request_free(r);
+			return rc;
+		}
+		if (!end)
+			break;
+	}
+	return 0;
+}
+
+int nps_request_check(const nps_request_t *r, const char *text,
+                      const nps_site_t *s, np_error_t *err)
+{
+	if (s->enforce) {
+		const char *pol = np_policy_name(s->default_policy);
+
+		if (r->has_policy && r->policy != s->default_policy)
+			return np_error_set(err, -EPERM,
+				"--numa-plan=%s refused: this cluster enforces the policy '%s' "
+				"for every step; valid: %s[,verbose]", text, pol, pol);
+		if (r->threads || r->has_mem || r->hca)
+			return np_error_set(err, -EPERM,
+				"--numa-plan=%s refused: this cluster enforces the policy '%s'; "
+				"only the modifier 'verbose' may be added (valid: %s[,verbose])",
+				text, pol, pol);
+		return 0;
+	}
+	if (r->has_policy && !nps_site_allows(s, r->policy)) {
+		char *allowed = nps_site_allowed_list(s);
+
+		np_error_set(err, -EPERM,
+			"--numa-plan=%s refused: the policy '%s' is not allowed on this "
+			"cluster; valid: %s", text, np_policy_name(r->policy),
+			allowed ? allowed : "?");
+		free(allowed);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
+               nps_decision_t *d, np_error_t *err)
+{
+	memset(d, 0, sizeof(*d));
+	d->policy = NP_POLICY_NONE;
+	d->mem = NP_MEM_LOCAL;
+	d->verbose = s->verbose || (r && r->verbose);
+
+	if (s->enforce) {
+		/* The option was checked in srun/sbatch; a value that still
+		 * differs came around them (environment, another client) and
+		 * must not weaken the site's policy. */
+		d->policy = s->default_policy;
+		if (r && (r->has_policy ? r->policy != s->default_policy : false))
+			snprintf(d->note, sizeof(d->note),
+				"this cluster enforces the policy '%s'; --numa-plan=%s ignored",
+				np_policy_name(s->default_policy), text ? text : "");
+		else if (r && (r->threads || r->has_mem || r->hca))
+			snprintf(d->note, sizeof(d->note),
+				"this cluster enforces the policy '%s'; modifiers of --numa-plan=%s ignored",
+				np_policy_name(s->default_policy), text ? text : "");
+		return 0;
+	}
+	if (r && r->has_policy) {
+		if (!nps_site_allows(s, r->policy))
+			return nps_request_check(r, text ? text : "", s, err);
+		d->policy = r->policy;
+		d->from_user = true;
+	} else if (s->has_default) {
+		d->policy = s->default_policy;
+	}
+	if (r) {
+		d->threads = r->threads;
+		if (r->has_mem)
+			d->mem = r->mem;
+		d->hca = r->hca;
+	}
+	return 0;
+}
+
+char *nps_help_text(const nps_site_t *s)
+{
+	char *buf = NULL, *site = nps_site_describe(s);
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		free(site);
+		return NULL;
+	}
+	fprintf(f,
+		"Usage: --numa-plan=POLICY[,MODIFIER...]   (see numaplan-spank(8))\n"
+		"Policies:\n"
+		"  none      leave the tasks as Slurm placed them\n"
+		"  compact   fill cores in order, NUMA node by NUMA node\n"
+		"  spread    round-robin the tasks over the NUMA nodes\n"
+		"  numa      one block of tasks per NUMA node\n"
+		"  socket    one block of tasks per package\n"
+		"  l3        one block of tasks per L3 cache domain\n"
+		"  hca-near  the cores closest to the InfiniBand/OpenFabrics HCA\n"
+		"Modifiers:\n"
+		"  verbose                     print each task's binding on its stderr\n"
+		"  mem=local|interleave|none   memory policy (default local)\n"
+		"  hca=NAME[+NAME...]          only these HCAs (hca-near)\n"
+		"  threads                     place on hardware threads, not cores\n"
+		"  help                        this text\n"
+		"Also settable as #SBATCH --numa-plan=... and through the environment\n"
+		"variable SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan.\n"
+		"This cluster:\n%s", site ? site : "  (unavailable)\n");
+	free(site);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -1,0 +1,57 @@
+/*
+ * request.h - a user's --numa-plan=POLICY[,MOD...] value, and what the
+ * plugin makes of it once the site's policy is applied.
+ */
+#ifndef NPS_REQUEST_H
+#define NPS_REQUEST_H
+
+#include <stdbool.h>
+
+#include "numaplan.h"
+#include "site_config.h"
+
+/* What the option accepts, for messages and the man page */
+#define NPS_MODIFIERS "verbose, mem=local|interleave|none, hca=NAME[+NAME...], threads, help"
+
+typedef struct nps_request {
+	bool has_policy;
+	np_policy_t policy;
+	bool verbose;
+	bool help;
+	bool threads;
+	bool has_mem;
+	np_mem_t mem;
+	char *hca;              /* comma-separated, malloc'ed, or NULL */
+} nps_request_t;
+
+void nps_request_init(nps_request_t *r);
+void nps_request_free(nps_request_t *r);
+
+/* Syntax only.  The message names the whole value, the word at fault and
+ * the valid choices.  r is left in its init state on error. */
+int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err);
+
+/* Is the request acceptable under the site's policy (allow=, enforce)? */
+int nps_request_check(const nps_request_t *r, const char *text,
+                      const nps_site_t *s, np_error_t *err);
+
+/* The outcome of precedence (enforce > user option > default). */
+typedef struct nps_decision {
+	np_policy_t policy;     /* NP_POLICY_NONE: leave the step alone */
+	bool verbose;
+	bool threads;
+	np_mem_t mem;
+	const char *hca;        /* points into the request, or NULL */
+	bool from_user;         /* the policy is the user's, not the site's */
+	char note[256];         /* for the user (e.g. an ignored request), or "" */
+} nps_decision_t;
+
+/* r may be NULL (no --numa-plan).  Errors only for a request the site
+ * refuses, which srun/sbatch would have caught unless bypassed. */
+int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
+               nps_decision_t *d, np_error_t *err);
+
+/* The text printed by --numa-plan=help; malloc'ed */
+char *nps_help_text(const nps_site_t *s);
+
+#endif /* NPS_REQUEST_H */

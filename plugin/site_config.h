@@ -1,0 +1,50 @@
+/*
+ * site_config.h - the site's policy for numaplan.so, from the plugstack.conf
+ * arguments (default=, allow=, enforce, topology=, on_error=, verbose,
+ * respect_cpu_bind=).  These come from root-owned configuration only.
+ */
+#ifndef NPS_SITE_CONFIG_H
+#define NPS_SITE_CONFIG_H
+
+#include <stdbool.h>
+
+#include "numaplan.h"
+
+typedef enum nps_on_error {
+	NPS_ON_ERROR_WARN,      /* the task runs unbound, the user is warned */
+	NPS_ON_ERROR_FAIL,      /* the step fails with the reason */
+} nps_on_error_t;
+
+typedef struct nps_site {
+	bool has_default;
+	np_policy_t default_policy;
+	bool allow_set;                 /* false: every policy may be asked for */
+	bool allowed[NP_POLICY_COUNT];
+	bool enforce;
+	char *topology;                 /* absolute path template (%n, %%) or NULL */
+	nps_on_error_t on_error;
+	bool verbose;
+	bool respect_cpu_bind;
+} nps_site_t;
+
+void nps_site_init(nps_site_t *s);
+void nps_site_free(nps_site_t *s);
+
+/* Parse the plugstack.conf arguments.  On error the message names the
+ * argument and what would have been valid; s is left in its init state. */
+int nps_site_parse(nps_site_t *s, int argc, char *const argv[], np_error_t *err);
+
+bool nps_site_allows(const nps_site_t *s, np_policy_t p);
+
+/* "compact, numa" (the policies a user may request); malloc'ed */
+char *nps_site_allowed_list(const nps_site_t *s);
+
+/* The topology path for a node: %n becomes the node name, %% a '%'.
+ * *out is NULL when the site uses live discovery. */
+int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
+                           np_error_t *err);
+
+/* Multi-line, human-readable settings (for --numa-plan=help); malloc'ed */
+char *nps_site_describe(const nps_site_t *s);
+
+#endif /* NPS_SITE_CONFIG_H */

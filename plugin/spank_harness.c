@@ -1,0 +1,280 @@
+/*
+ * spank_harness.c - run the plugin's Slurm-independent parts in a plain
+ * process, for tests and valgrind (numaplan.so itself only runs inside
+ * srun and slurmstepd).
+ *
+ *   numaplan-spank-harness site ARG...
+ *   numaplan-spank-harness request VALUE [ARG...]
+ *   numaplan-spank-harness help [ARG...]
+ *   numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]
+ *   numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]
+ *
+ * ARG are plugstack.conf arguments.  `bind` does what the plugin does for
+ * one task, to this process: decide, load, plan for NTASKS local tasks in
+ * this process's CPUs, bind as local task TASK, read back, export to its
+ * own environment, print the verbose line and NUMAPLAN_*, then restore.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "export.h"
+#include "node_plan.h"
+#include "report.h"
+#include "request.h"
+#include "site_config.h"
+#include "step_cpus.h"
+
+static int fail(const np_error_t *err)
+{
+	fprintf(stderr, "numaplan: %s\n", err->msg);
+	return 1;
+}
+
+static int cmd_site(int argc, char **argv)
+{
+	nps_site_t s;
+	np_error_t err = { 0 };
+	char *text;
+
+	if (nps_site_parse(&s, argc, argv, &err) < 0)
+		return fail(&err);
+	text = nps_site_describe(&s);
+	fputs(text ? text : "?\n", stdout);
+	free(text);
+	nps_site_free(&s);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	nps_site_t s;
+	np_error_t err = { 0 };
+	char *text;
+
+	if (nps_site_parse(&s, argc, argv, &err) < 0)
+		return fail(&err);
+	text = nps_help_text(&s);
+	fputs(text ? text : "?\n", stdout);
+	free(text);
+	nps_site_free(&s);
+	return 0;
+}
+
+/* site + request + check + decide, as srun and slurmstepd do */
+static int decide(const char *value, int argc, char **argv, nps_site_t *s,
+                  nps_request_t *r, nps_decision_t *d, np_error_t *err)
+{
+	int rc;
+
+	nps_request_init(r);
+	if ((rc = nps_site_parse(s, argc, argv, err)) < 0)
+		return rc;
+	if ((rc = nps_request_parse(r, value, err)) < 0 ||
+	    (rc = nps_request_check(r, value, s, err)) < 0 ||
+	    (rc = nps_decide(s, r, value, d, err)) < 0) {
+		nps_request_free(r);
+		nps_site_free(s);
+	}
+	return rc;
+}
+
+static int cmd_request(const char *value, int argc, char **argv)
+{
+	nps_site_t s;
+	nps_request_t r;
+	nps_decision_t d;
+	np_error_t err = { 0 };
+
+	if (decide(value, argc, argv, &s, &r, &d, &err) < 0)
+		return fail(&err);
+	printf("policy=%s verbose=%d threads=%d mem=%s hca=%s help=%d from_user=%d\n",
+	       np_policy_name(d.policy), d.verbose, d.threads, np_mem_name(d.mem),
+	       d.hca ? d.hca : "", r.help, d.from_user);
+	if (d.note[0])
+		printf("note: %s\n", d.note);
+	nps_request_free(&r);
+	nps_site_free(&s);
+	return 0;
+}
+
+static int cmd_stepcpus(int argc, char **argv)
+{
+	nps_step_cpus_src_t src = NPS_STEP_CPUS_SRC_DEFAULT;
+	np_cpuset_t *cpus = np_cpuset_new();
+	np_error_t err = { 0 };
+	const char *from = "?";
+	char *list;
+	int rc;
+
+	if (!cpus)
+		return 1;
+	if (argc >= 2) {
+		src.proc_cgroup = argv[0];
+		src.cgroup_root = argv[1];
+	}
+	if (nps_step_cpus(&src, cpus, &from, &err) < 0) {
+		np_cpuset_free(cpus);
+		return fail(&err);
+	}
+	list = np_cpuset_format(cpus);
+	printf("%s %s\n", list ? list : "?", from);
+	rc = list ? 0 : 1;
+	free(list);
+	np_cpuset_free(cpus);
+	return rc;
+}
+
+static int env_isset(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name) != NULL;
+}
+
+static int env_set(void *ctx, const char *name, const char *value)
+{
+	(void)ctx;
+	return setenv(name, value, 1) == 0 ? 0 : -errno;
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 100000)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int bind_one(np_plan_t *p, unsigned task, const nps_decision_t *d, np_error_t *err)
+{
+	const np_rank_t *r = &p->ranks[task];
+	nps_env_ops_t ops = { env_isset, env_set, NULL };
+	nps_saved_t saved = { 0 };
+	np_error_t ignored = { 0 };
+	unsigned kept = 0;
+	char *line;
+	int rc;
+
+	if (!r->bound) {
+		printf("task %u: not bound (policy %s)\n", task, np_policy_name(p->policy));
+		return 0;
+	}
+	if ((rc = nps_bind_save(&saved, err)) < 0)
+		goto out;
+	if ((rc = nps_bind_apply(r, err)) < 0 || (rc = nps_bind_verify(r, err)) < 0) {
+		(void)nps_bind_restore(&saved, &ignored);
+		goto out;
+	}
+	if ((rc = nps_export(&ops, p, r, &kept, err)) < 0)
+		goto out;
+	line = nps_task_line("harness", task, r->rank, r);
+	printf("%s\n", line ? line : "?");
+	free(line);
+	if (d->verbose && p->note)
+		printf("note: %s\n", p->note);
+	printf("NUMAPLAN_POLICY=%s\nNUMAPLAN_CPUS=%s\nNUMAPLAN_MEMS=%s\nNUMAPLAN_HCA=%s\n",
+	       getenv("NUMAPLAN_POLICY"), getenv("NUMAPLAN_CPUS"),
+	       getenv("NUMAPLAN_MEMS"), getenv("NUMAPLAN_HCA"));
+	for (unsigned i = 0; i < r->nenv; i++)
+		printf("%s=%s\n", r->env[i].name, getenv(r->env[i].name));
+	printf("kept=%u\n", kept);
+	rc = nps_bind_restore(&saved, err);
+out:
+	nps_saved_free(&saved);
+	return rc;
+}
+
+static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
+                    int argc, char **argv)
+{
+	nps_site_t s;
+	nps_request_t r;
+	nps_decision_t d;
+	np_error_t err = { 0 };
+	np_topo_t *t = NULL;
+	np_plan_t *p = NULL;
+	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
+	nps_step_cpus_src_t src = NPS_STEP_CPUS_SRC_DEFAULT;
+	nps_node_in_t in = { .decision = &d };
+	const char *from = "?";
+	unsigned ntasks, task;
+	int rc = 1;
+
+	if (!cpus || !mems)
+		goto nomem;
+	if (parse_uint(ntasks_s, &ntasks) < 0 || parse_uint(task_s, &task) < 0 ||
+	    ntasks == 0 || task >= ntasks) {
+		fprintf(stderr, "numaplan-spank-harness: bad NTASKS '%s' or TASK '%s'\n",
+			ntasks_s, task_s);
+		goto nomem;
+	}
+	if (decide(value, argc, argv, &s, &r, &d, &err) < 0) {
+		rc = fail(&err);
+		goto nomem;
+	}
+	if (d.note[0])
+		printf("note: %s\n", d.note);
+	if (d.policy == NP_POLICY_NONE) {
+		printf("policy none: nothing to do\n");
+		rc = 0;
+		goto out;
+	}
+	if (nps_topology_load(&s, "harness", &t, &err) < 0 ||
+	    nps_step_cpus(&src, cpus, &from, &err) < 0) {
+		rc = fail(&err);
+		goto out;
+	}
+	in.ntasks = ntasks;
+	in.cpus_per_task = 1;
+	in.step_cpus = cpus;
+	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
+	if (nps_node_plan(t, &in, &p, &err) < 0 || bind_one(p, task, &d, &err) < 0) {
+		rc = fail(&err);
+		goto out;
+	}
+	rc = 0;
+out:
+	np_plan_free(p);
+	np_topo_free(t);
+	nps_request_free(&r);
+	nps_site_free(&s);
+nomem:
+	np_cpuset_free(cpus);
+	np_cpuset_free(mems);
+	return rc;
+}
+
+static int usage(void)
+{
+	fputs("usage: numaplan-spank-harness site ARG...\n"
+	      "       numaplan-spank-harness request VALUE [ARG...]\n"
+	      "       numaplan-spank-harness help [ARG...]\n"
+	      "       numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]\n"
+	      "       numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]\n", stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "site"))
+		return cmd_site(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "request") && argc >= 3)
+		return cmd_request(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "stepcpus"))
+		return cmd_stepcpus(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "bind") && argc >= 5)
+		return cmd_bind(argv[2], argv[3], argv[4], argc - 5, argv + 5);
+	return usage();
+}

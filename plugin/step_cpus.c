@@ -1,0 +1,138 @@
+/*
+ * step_cpus.c - find the step's CPUs from the cpuset cgroup and affinity.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "step_cpus.h"
+
+int nps_affinity_get(np_cpuset_t *out, np_error_t *err)
+{
+	/* The kernel rejects a mask shorter than its nr_cpu_ids: grow. */
+	for (size_t ncpus = 1024; ncpus <= (1u << 20); ncpus *= 2) {
+		cpu_set_t *set = CPU_ALLOC(ncpus);
+		size_t size = CPU_ALLOC_SIZE(ncpus);
+
+		if (!set)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		CPU_ZERO_S(size, set);
+		if (sched_getaffinity(0, size, set) == 0) {
+			int rc = 0;
+
+			np_cpuset_zero(out);
+			for (size_t c = 0; c < ncpus && rc == 0; c++)
+				if (CPU_ISSET_S(c, size, set))
+					rc = np_cpuset_set(out, (unsigned)c);
+			CPU_FREE(set);
+			return rc < 0 ? np_error_set(err, rc, "out of memory") : 0;
+		}
+		CPU_FREE(set);
+		if (errno != EINVAL)
+			return np_error_set(err, -errno, "sched_getaffinity: %s", strerror(errno));
+	}
+	return np_error_set(err, -EINVAL, "sched_getaffinity: no mask size accepted");
+}
+
+/* Read a one-line cpulist file into out; -ENOENT when absent. */
+static int read_cpulist(const char *path, np_cpuset_t *out)
+{
+	char line[8192];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[n] = '\0';
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' '))
+		line[--n] = '\0';
+	return np_cpuset_parse(out, line);
+}
+
+static bool has_controller(const char *list, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = list; p < list + len;) {
+		const char *c = memchr(p, ',', (size_t)(list + len - p));
+		size_t wl = c ? (size_t)(c - p) : (size_t)(list + len - p);
+
+		if (wl == nl && !strncmp(p, name, nl))
+			return true;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return false;
+}
+
+/* The cpuset cgroup's cpus; 1 when found, 0 when there is none, <0 error.
+ * *is_step tells whether the cgroup is a Slurm step's (".../step_N"). */
+static int cgroup_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out, bool *is_step)
+{
+	char line[4096], path[8192];
+	FILE *f = fopen(src->proc_cgroup, "re");
+	int found = 0;
+
+	*is_step = false;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2, *cg;
+		bool v2;
+
+		if (!c1 || !(c2 = strchr(c1 + 1, ':')))
+			continue;
+		cg = c2 + 1;
+		cg[strcspn(cg, "\n")] = '\0';
+		v2 = (c2 == c1 + 1) && !strncmp(line, "0:", 2);
+		if (!v2 && !has_controller(c1 + 1, (size_t)(c2 - c1 - 1), "cpuset"))
+			continue;
+		if (cg[0] != '/' || strstr(cg, "/../") || strstr(cg, "/.."))
+			continue;
+		*is_step = strstr(cg, "/step_") != NULL;
+		const char *const *files = v2 ?
+			(const char *const[]){ "cpuset.cpus.effective", NULL } :
+			(const char *const[]){ "cpuset.effective_cpus", "cpuset.cpus", NULL };
+		for (unsigned i = 0; files[i] && !found; i++) {
+			int n = snprintf(path, sizeof(path), "%s%s%s/%s", src->cgroup_root,
+					 v2 ? "" : "/cpuset", strcmp(cg, "/") ? cg : "", files[i]);
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				continue;
+			if (read_cpulist(path, out) == 0 && !np_cpuset_iszero(out))
+				found = 1;
+		}
+	}
+	fclose(f);
+	if (!found)
+		*is_step = false;
+	return found;
+}
+
+int nps_step_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out,
+                  const char **from, np_error_t *err)
+{
+	np_cpuset_t *cg = np_cpuset_new();
+	bool is_step = false;
+	int rc;
+
+	if (!cg)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if ((rc = nps_affinity_get(out, err)) < 0)
+		goto out;
+	if (cgroup_cpus(src, cg, &is_step) == 1)
+		np_cpuset_and(out, cg);
+	*from = is_step ? "cgroup" : "affinity";
+	if (np_cpuset_iszero(out))
+		rc = np_error_set(err, -ENODEV,
+			"the step has no CPU on this node (cpuset cgroup and affinity do not meet)");
+out:
+	np_cpuset_free(cg);
+	return rc;
+}

@@ -1,0 +1,125 @@
+#!/bin/bash
+# numaplan-probe without Slurm: what it reports must be what taskset,
+# numactl and the environment set, read back independently from
+# /proc/self/status where the kernel has its own view.
+source "$(dirname "$0")/../tap.sh"
+
+P=numaplan-probe
+if ! command -v $P >/dev/null; then
+	notok "numaplan-probe is built (PATH: $PATH)"
+	done_testing; exit
+fi
+# the probe's environment must not leak in from the caller
+unset NUMAPLAN_POLICY NUMAPLAN_CPUS NUMAPLAN_MEMS NUMAPLAN_HCA UCX_NET_DEVICES \
+	SLURM_PROCID SLURM_LOCALID PMI_RANK PMI_FD PMI_PORT PMI_SIZE PMIX_RANK PMIX_NAMESPACE \
+	MPI_LOCALRANKID OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK
+
+field() { # key, text line -> value
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+run $P
+check "numaplan-probe exits 0" [ "$RC" -eq 0 ]
+check "one line" [ "$(echo "$OUT" | wc -l)" -eq 1 ]
+check "host is hostname(1)'s" [ "$(field host "$OUT")" = "$(hostname)" ]
+check "rank and local rank 0 outside a launcher" \
+	[ "$(field rank "$OUT") $(field local_rank "$OUT")" = "0 0" ]
+# the kernel's own view of what a child of this shell may use
+own_cpus=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)
+own_mems=$(awk '/^Mems_allowed_list/ {print $2}' /proc/self/status)
+check "cpus match Cpus_allowed_list ($own_cpus)" [ "$(field cpus "$OUT")" = "$own_cpus" ]
+check "mems_allowed matches Mems_allowed_list ($own_mems)" [ "$(field mems_allowed "$OUT")" = "$own_mems" ]
+check "no policy set: mempolicy default, no nodes" \
+	[ "$(field mempolicy "$OUT") $(field mems "$OUT")" = "default -" ]
+
+run taskset -c 0 $P
+check "taskset -c 0: cpus=0" [ "$(field cpus "$OUT")" = "0" ]
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+	run taskset -c 1 $P
+	check "taskset -c 1: cpus=1" [ "$(field cpus "$OUT")" = "1" ]
+	run taskset -c 1,0 $P
+	check "taskset -c 1,0: cpus=0-1 (a range, in order)" [ "$(field cpus "$OUT")" = "0-1" ]
+else
+	skip "one CPU: no second affinity to test"
+fi
+
+if command -v numactl >/dev/null; then
+	run numactl --membind=0 $P
+	check "numactl --membind=0: bind on node 0" \
+		[ "$(field mempolicy "$OUT") $(field mems "$OUT")" = "bind 0" ]
+	run numactl --interleave=0 $P
+	check "numactl --interleave=0: interleave on node 0" \
+		[ "$(field mempolicy "$OUT") $(field mems "$OUT")" = "interleave 0" ]
+	run numactl --preferred=0 $P
+	check "numactl --preferred=0: preferred node 0" \
+		[ "$(field mempolicy "$OUT") $(field mems "$OUT")" = "preferred 0" ]
+	run numactl --localalloc $P
+	check "numactl --localalloc: local" [ "$(field mempolicy "$OUT")" = "local" ]
+	run numactl --membind=0 taskset -c 0 $P --json
+	check "membind and taskset together, in JSON" \
+		[ "$(echo "$OUT" | jq -r '"\(.cpus) \(.mempolicy) \(.mems)"')" = "0 bind 0" ]
+else
+	skip "numactl not installed"
+fi
+
+# JSON: one valid object with the documented fields and the environment
+run env NUMAPLAN_POLICY=compact NUMAPLAN_CPUS=0 UCX_NET_DEVICES=mlx5_0:1 $P --json
+check "--json exits 0" [ "$RC" -eq 0 ]
+check "--json is one valid JSON object" eval '[ "$(echo "$OUT" | jq -s "length") " = "1 " ] && echo "$OUT" | jq -e "type == \"object\"" >/dev/null'
+check "--json has host rank local_rank cpus mempolicy mems env" \
+	eval 'echo "$OUT" | jq -e "has(\"host\") and has(\"rank\") and has(\"local_rank\") and has(\"cpus\") and has(\"mempolicy\") and has(\"mems\") and (.env | type == \"object\")" >/dev/null'
+check "--json: ranks are numbers, cpus is Cpus_allowed_list" \
+	[ "$(echo "$OUT" | jq -r '"\(.rank|type) \(.local_rank|type) \(.cpus)"')" = "number number $own_cpus" ]
+check "--json env: the set variables" \
+	[ "$(echo "$OUT" | jq -r '"\(.env.NUMAPLAN_POLICY) \(.env.NUMAPLAN_CPUS) \(.env.UCX_NET_DEVICES)"')" = "compact 0 mlx5_0:1" ]
+check "--json env: unset variables are null" \
+	[ "$(echo "$OUT" | jq -r '.env.NUMAPLAN_HCA, .env.NUMAPLAN_MEMS')" = "$(printf 'null\nnull')" ]
+check "--json: no pmix fields outside PMIx" eval '! echo "$OUT" | jq -e "has(\"pmix_rank\")" >/dev/null'
+weird='a"b\c d'
+run env NUMAPLAN_HCA="$weird" $P --json
+check "--json escapes quotes, backslashes and spaces" [ "$(echo "$OUT" | jq -r .env.NUMAPLAN_HCA)" = "$weird" ]
+run env NUMAPLAN_HCA=$'\xff' $P --json
+check "--json stays valid with a non-UTF-8 value (null)" [ "$(echo "$OUT" | jq -c .env.NUMAPLAN_HCA)" = "null" ]
+
+run env NUMAPLAN_POLICY=scatter UCX_NET_DEVICES=mlx5_1:1 $P
+check "text output names the set variables" \
+	[ "$(field NUMAPLAN_POLICY "$OUT") $(field UCX_NET_DEVICES "$OUT")" = "scatter mlx5_1:1" ]
+check "text output leaves unset variables out" eval '! echo "$OUT" | grep -q NUMAPLAN_HCA='
+
+# ranks from the launchers' variables
+run env SLURM_PROCID=5 SLURM_LOCALID=2 $P
+check "SLURM_PROCID/SLURM_LOCALID give rank 5 local 2" \
+	[ "$(field rank "$OUT") $(field local_rank "$OUT")" = "5 2" ]
+run env PMI_RANK=3 MPI_LOCALRANKID=1 $P --no-mpi
+check "PMI_RANK/MPI_LOCALRANKID give rank 3 local 1" \
+	[ "$(field rank "$OUT") $(field local_rank "$OUT")" = "3 1" ]
+run env SLURM_PROCID=x $P
+check "a malformed SLURM_PROCID counts as unknown (0)" [ "$(field rank "$OUT")" = "0" ]
+
+# bad command lines
+run $P --bogus
+check "an unknown option exits 2 with a message" eval '[ "$RC" -eq 2 ] && echo "$ERR" | grep -q -- --bogus'
+run $P --mpi
+check "--mpi without MPI exits 2 naming numaplan-probe-mpi" eval '[ "$RC" -eq 2 ] && echo "$ERR" | grep -q numaplan-probe-mpi'
+run $P --help
+check "--help exits 0" eval '[ "$RC" -eq 0 ] && echo "$OUT" | grep -q -- --json'
+
+# the MPI build
+if command -v numaplan-probe-mpi >/dev/null; then
+	run numaplan-probe-mpi
+	check "numaplan-probe-mpi outside a launcher: rank 0, no MPI needed" \
+		eval '[ "$RC" -eq 0 ] && [ "$(field rank "$OUT")" = 0 ]'
+	if command -v mpiexec.mpich >/dev/null; then
+		run timeout 60 mpiexec.mpich -n 3 numaplan-probe-mpi --json
+		check "mpiexec -n 3: three lines in rank order with local ranks 0 1 2" \
+			[ "$(echo "$OUT" | jq -r '"\(.rank) \(.local_rank)"' | tr '\n' ' ')" = "0 0 1 1 2 2 " ]
+		run timeout 60 mpiexec.mpich -n 2 taskset -c 0 numaplan-probe-mpi
+		check "under mpiexec, taskset -c 0 shows as cpus=0 in every rank" \
+			[ "$(echo "$OUT" | sed -n 's/.* cpus=\([^ ]*\) .*/\1/p' | tr '\n' ' ')" = "0 0 " ]
+	else
+		skip "mpiexec.mpich not installed"
+	fi
+else
+	skip "numaplan-probe-mpi not built"
+fi
+done_testing

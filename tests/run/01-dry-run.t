@@ -1,0 +1,70 @@
+#!/bin/bash
+# --dry-run writes the job script, plans and experiment list, and submits
+# nothing; the experiment lists follow from the topology (EPYC 7551: 2
+# sockets x 4 NUMA nodes of 8 cores, mlx5_0 local to NUMA 5).
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/run-lib.sh"
+
+# an sbatch that records being called: a dry run must never call it
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\ntouch %s/sbatch-called\necho 1\n' "$tmp" >"$tmp/bin/sbatch"
+chmod +x "$tmp/bin/sbatch"
+export PATH="$tmp/bin:$PATH"
+
+run numaplan run stream --dry-run --topology "$EPYC" --repeat 2 -o "$tmp/s"
+check "stream --dry-run exits 0" [ "$RC" -eq 0 ]
+check "job script written and valid bash" bash -n "$tmp/s/job.sh"
+check "job script asks sbatch for one node" grep -q '^#SBATCH --nodes=1$' "$tmp/s/job.sh"
+# 1 core + 1 L3 + 8 NUMA + 2 sockets + node + 8 x 8 matrix = 77
+check "77 STREAM experiments on 8 NUMA nodes" [ "$(jq length "$tmp/s/experiments.json")" -eq 77 ]
+check "the matrix binds CPUs of node 2 and memory of node 5" \
+	grep -q 'stream.matrix.c2.m5 .*numactl --membind=5 ' "$tmp/s/job.sh"
+# NUMA 0 holds 8 cores: an 8-thread run bound to them
+check "stream.numa0 runs 8 threads" \
+	[ "$(jq '.[] | select(.name == "stream.numa0") | .threads' "$tmp/s/experiments.json")" -eq 8 ]
+check "2 repetitions of 77: 154 steps" [ "$(grep -c '^np_step ' "$tmp/s/job.sh")" -eq 154 ]
+check "no results.json on a dry run" [ ! -e "$tmp/s/results.json" ]
+
+run numaplan run hpl --dry-run --topology "$EPYC" --clock 2.2 -o "$tmp/h"
+check "hpl --dry-run exits 0" [ "$RC" -eq 0 ]
+# Rpeak, the seed study's way: 64 cores x 2.2 GHz x 8 FLOP/cycle (Zen 1)
+check "Rpeak 1126.4 GFLOPS with its sources" \
+	grep -q '64 cores .* x 2.200 GHz \[--clock\] x 8 FLOP/cycle .*EPYC.* = 1126.4 GFLOPS' <<<"$OUT"
+# 64 ranks: P x Q near-square with P <= Q is 8 x 8
+check "64 ranks on an 8 x 8 grid" grep -q 'numaplan-hpl -N [0-9]* --nb 192 -P 8 -Q 8 --json' "$tmp/h/job.sh"
+check "a plan file per experiment" [ -s "$tmp/h/plans/hpl.1n.json" ]
+check "the plan has 64 ranks" [ "$(jq '.ranks | length' "$tmp/h/plans/hpl.1n.json")" -eq 64 ]
+
+run numaplan run osu --nodes 2 --dry-run --topology "$EPYC" -o "$tmp/o"
+check "osu --dry-run exits 0" [ "$RC" -eq 0 ]
+check "HCA-local latency from NUMA 5" \
+	[ "$(jq '.[] | select(.name == "osu.latency.numa5") | .params.hca_local' "$tmp/o/experiments.json")" = true ]
+check "NUMA 0 is not HCA-local" \
+	[ "$(jq '.[] | select(.name == "osu.latency.numa0") | .params.hca_local' "$tmp/o/experiments.json")" = false ]
+# mbw_mr on the HCA's node: its 8 cores make 8 pairs, 16 ranks over 2 nodes
+check "mbw_mr on NUMA 5: 8 pairs" \
+	[ "$(jq '.[] | select(.name == "osu.mbw_mr.numa5") | .ntasks' "$tmp/o/experiments.json")" -eq 16 ]
+check "mbw_mr on socket 1: 32 pairs" \
+	[ "$(jq '.[] | select(.name == "osu.mbw_mr.socket1") | .params.pairs' "$tmp/o/experiments.json")" -eq 32 ]
+# intra-node pairs i <= j over 8 nodes: 36
+check "36 intra-node NUMA pairs" \
+	[ "$(jq '[.[] | select(.group == "intra")] | length' "$tmp/o/experiments.json")" -eq 36 ]
+
+run numaplan run himeno --nodes 4 --dry-run --topology "$EPYC" -o "$tmp/m"
+check "himeno on 4 nodes runs 1, 2 and 4 nodes" \
+	[ "$(jq -c '[.[].nodes]' "$tmp/m/experiments.json")" = "[1,2,4]" ]
+check "job script asks for 4 nodes" grep -q '^#SBATCH --nodes=4$' "$tmp/m/job.sh"
+
+run numaplan run compare --dry-run --policies none,spread --threads 1,4 --topology "$EPYC" -o "$tmp/c" -- sleep 1
+check "compare: 2 policies x 2 thread counts" [ "$(jq length "$tmp/c/experiments.json")" -eq 4 ]
+check "unbound run has --cpu-bind=none" grep -q 'compare.none.t4 .*--cpu-bind=none' "$tmp/c/job.sh"
+
+run numaplan run stream --dry-run --local --topology "$EPYC" -o "$tmp/l"
+check "--local --dry-run writes numactl lines, no srun" \
+	sh -c "grep -q 'numactl --physcpubind=' '$tmp/l/job.sh' && ! grep -q '^np_step.* srun ' '$tmp/l/job.sh'"
+run numaplan run hpl --dry-run --local --topology "$EPYC" -o "$tmp/lh"
+check "--local MPI uses mpiexec.mpich with a bind list" \
+	grep -q 'mpiexec.mpich -n 64 -bind-to user:' "$tmp/lh/job.sh"
+
+check "sbatch was never called" [ ! -e "$tmp/sbatch-called" ]
+done_testing

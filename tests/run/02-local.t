@@ -1,0 +1,79 @@
+#!/bin/bash
+# --local: the suites on this machine with mpiexec.mpich and numactl, no
+# Slurm; results.json with the documented fields; a failed run is marked
+# and never averaged in.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/run-lib.sh"
+
+# no Slurm at all: a PATH without sbatch/srun must still work
+export SLURM_CONF=/nonexistent/slurm.conf
+
+run numaplan run stream --local --repeat 2 --size 100000 -o "$tmp/s"
+check "run stream --local exits 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$ERR"
+check "stream results.json has the documented fields" schema_ok "$tmp/s/results.json"
+check "mode is local" [ "$(jq -r .mode "$tmp/s/results.json")" = local ]
+check "every stream experiment passed twice" \
+	[ "$(jq '[.experiments[] | select(.runs_ok == 2)] | length' "$tmp/s/results.json")" = \
+	  "$(jq '.experiments | length' "$tmp/s/results.json")" ]
+check "Triad statistics of stream.node" \
+	jqt '.experiments[] | select(.name == "stream.node") | .stats.triad_mbps.median > 0' "$tmp/s/results.json"
+check "the median of two runs is their mean" \
+	jqt '.experiments[0].stats.triad_mbps | (.median - .mean | fabs) < 1e-6 * .mean' "$tmp/s/results.json"
+check "%sys recorded next to each run" \
+	jqt 'all(.experiments[].runs[]; (.sys_pct|type) == "number" and .sys_pct >= 0 and .sys_pct <= 100)' "$tmp/s/results.json"
+check "each run records where the kernel ran" \
+	jqt 'all(.experiments[].runs[]; (.placement|length) >= 1)' "$tmp/s/results.json"
+check "raw outputs and scripts are kept" sh -c "ls '$tmp/s/raw/'*.out >/dev/null && [ -x '$tmp/s/job.sh' ]"
+check "matrix summary for 1 NUMA node" \
+	jqt '.summary.stream_matrix.triad_mbps | length == 1' "$tmp/s/results.json"
+
+# HPL: 2 ranks (the cores here), P x Q = 1 x 2; efficiency = Gflops / Rpeak
+# with Rpeak = 2 cores x 2.0 GHz x 16 = 64 GFLOPS from the overrides.
+run numaplan run hpl --local --repeat 2 --size 200 --nb 32 --clock 2.0 --flops-per-cycle 16 -o "$tmp/h"
+check "run hpl --local exits 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$ERR"
+check "hpl results.json has the documented fields" schema_ok "$tmp/h/results.json"
+check "Rpeak 64 GFLOPS from --clock and --flops-per-cycle" \
+	jqt '.rpeak.gflops_per_node == 64 and .rpeak.source.ghz == "--clock"' "$tmp/h/results.json"
+check "HPL passed both runs" jqt '.experiments[0].runs_ok == 2' "$tmp/h/results.json"
+check "efficiency = Gflops / 64 in every run" \
+	jqt 'all(.experiments[0].runs[]; (.values.efficiency - .values.gflops / 64 | fabs) < 1e-9)' "$tmp/h/results.json"
+check "P x Q = 1 x 2" jqt '.experiments[0].params | .p == 1 and .q == 2' "$tmp/h/results.json"
+
+# compare: the same command bound and unbound
+run numaplan run compare --local --repeat 2 --policies none,compact --threads 1 -o "$tmp/c" -- sleep 0.2
+check "run compare --local exits 0" [ "$RC" -eq 0 ]
+check "compare results.json has the documented fields" schema_ok "$tmp/c/results.json"
+check "wall time of sleep 0.2 is at least 0.2 s" \
+	jqt 'all(.experiments[].runs[]; .values.wall_s >= 0.2)' "$tmp/c/results.json"
+check "speed-up of 'none' against itself is 1" \
+	jqt '.experiments[] | select(.name == "compare.none.t1") | .derived.speedup == 1' "$tmp/c/results.json"
+check "compact run bound to one CPU" \
+	jqt '.experiments[] | select(.name == "compare.compact.t1") | .placement.rank_cpus | length == 1' "$tmp/c/results.json"
+
+# a command that fails: marked failed, never averaged, exit 1
+run numaplan run compare --local --repeat 2 --policies none --threads 1 -o "$tmp/f" -- sh -c 'exit 3'
+check "a failing command makes run exit 1" [ "$RC" -eq 1 ]
+check "its runs are failed with the exit status" \
+	jqt 'all(.experiments[0].runs[]; .status == "failed" and (.error|test("exit 3")))' "$tmp/f/results.json"
+check "failed runs give no statistics" jqt '.experiments[0].stats == {} and .failed_experiments == 1' "$tmp/f/results.json"
+check "the summary names the failure" grep -q 'failed: rep 1' <<<"$OUT"
+
+# himeno and wrf locally (a stand-in wrf.exe that writes a real sample)
+run numaplan run himeno --local --repeat 2 --size XS --iterations 5 -o "$tmp/m"
+check "run himeno --local exits 0" [ "$RC" -eq 0 ]
+check "himeno 1-node efficiency is 1" \
+	jqt '.experiments[0].derived.efficiency == 1 and .summary.himeno_scaling[0].nodes == 1' "$tmp/m/results.json"
+mkdir -p "$tmp/wrf"
+cp "$DATA/wrf-fixed/namelist.input" "$tmp/wrf/"
+printf '#!/bin/sh\ncp %s rsl.error.0000\n' "$DATA/wrf-fixed/rsl.error.0000" >"$tmp/wrf/wrf.exe"
+chmod +x "$tmp/wrf/wrf.exe"
+run numaplan run wrf --local --repeat 2 --wrf-dir "$tmp/wrf" --ntasks 2 --nproc-x 2 --nproc-y 1 -o "$tmp/w"
+check "run wrf --local exits 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$ERR $OUT"
+check "namelist gets nproc_x = 2" grep -q 'nproc_x *= 2,' "$tmp/wrf/namelist.input"
+check "the original namelist is kept" sh -c "! grep -q nproc_x '$tmp/wrf/namelist.input.orig'"
+check "WRF mean step (hand-derived 1.2778 s)" \
+	jqt '.experiments[0].stats.mean_step_s.median | (. - 11.5/9 | fabs) < 1e-6' "$tmp/w/results.json"
+done_testing

@@ -1,0 +1,137 @@
+#!/bin/bash
+# The plugin's Slurm-independent parts (site arguments, --numa-plan values,
+# precedence, step CPUs, planning + binding of a process) through
+# numaplan-spank-harness, and the same under valgrind.  No vcluster needed.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/slurm-lib.sh"
+
+[ -x "$HARNESS" ] || skip_all "numaplan-spank-harness not built"
+H=$HARNESS
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# ---- plugstack.conf arguments
+run $H site default=compact allow=compact,spread on_error=fail verbose respect_cpu_bind=no
+check "site arguments parse" [ "$RC" -eq 0 ]
+check "site: default shown" grep -q 'default policy *: compact' <<<"$OUT"
+check "site: allowed list shown" grep -q 'ask for: compact, spread' <<<"$OUT"
+for bad in bogus=1 default=fastest allow=compact,nope on_error=maybe respect_cpu_bind=perhaps \
+	   topology=relative/path.xml enforce "default=spread allow=compact"; do
+	# shellcheck disable=SC2086
+	run $H site $bad
+	check "site '$bad' refused with a message naming it" \
+		eval '[ "$RC" -ne 0 ] && grep -q "plugstack.conf:" <<<"$ERR"'
+done
+run $H site enforce
+check "enforce without default= explains why" grep -q "needs default=" <<<"$ERR"
+
+# ---- --numa-plan values
+run $H request compact,verbose,mem=interleave,hca=mlx5_0+mlx5_1,threads
+check "full value parses" [ "$RC" -eq 0 ]
+check "modifiers understood" \
+	grep -qx 'policy=compact verbose=1 threads=1 mem=interleave hca=mlx5_0,mlx5_1 help=0 from_user=1' <<<"$OUT"
+for bad in bogus compact,spread compact,mem=fast 'compact,hca=a;b' compact,,verbose '' \
+	   compact,hca= "$(printf 'x%.0s' {1..300})"; do
+	run $H request "$bad"
+	check "value '${bad:0:20}' refused" [ "$RC" -ne 0 ]
+done
+run $H request bogus
+check "bad value: message names the value" grep -q "invalid --numa-plan value 'bogus'" <<<"$ERR"
+check "bad value: message lists the policies" grep -q "none, compact, spread, numa, socket, l3, hca-near" <<<"$ERR"
+check "bad value: message lists the modifiers" grep -q "mem=local|interleave|none" <<<"$ERR"
+
+# ---- site policy and precedence (enforce > user > default)
+run $H request spread default=compact allow=compact,none
+check "disallowed policy refused" eval '[ "$RC" -ne 0 ] && grep -q "valid: none, compact" <<<"$ERR"'
+run $H request verbose default=compact
+check "modifiers only: the default policy" grep -q '^policy=compact verbose=1' <<<"$OUT"
+run $H request spread default=compact
+check "user option beats default" grep -q '^policy=spread .* from_user=1' <<<"$OUT"
+run $H request none default=compact
+check "user may opt out with none when allowed" grep -q '^policy=none' <<<"$OUT"
+run $H request none default=compact allow=compact
+check "none refused when not in allow=" [ "$RC" -ne 0 ]
+run $H request spread default=hca-near enforce
+check "enforce refuses another policy" eval '[ "$RC" -ne 0 ] && grep -q "enforces the policy .hca-near." <<<"$ERR"'
+run $H request none default=hca-near enforce
+check "enforce refuses none" [ "$RC" -ne 0 ]
+run $H request hca-near,mem=none default=hca-near enforce
+check "enforce refuses modifiers that change the plan" [ "$RC" -ne 0 ]
+run $H request hca-near,verbose default=hca-near enforce
+check "enforce accepts its own policy with verbose" grep -q '^policy=hca-near verbose=1' <<<"$OUT"
+
+run $H help default=compact enforce
+check "help lists policies and the site's settings" \
+	eval 'grep -q "hca-near" <<<"$OUT" && grep -q "enforced *: yes" <<<"$OUT" && grep -q "default policy *: compact" <<<"$OUT"'
+
+# ---- step CPUs from a fake cgroup tree (v1 and v2)
+mkdir -p "$tmp/cg/cpuset/slurm/uid_0/job_1/step_0" "$tmp/cg2/slurm/job_1/step_0"
+allcpus=$(hwloc-calc --physical-output --intersect pu all)
+first=$(machine_pus | awk '{print $1}')
+echo "$first" >"$tmp/cg/cpuset/slurm/uid_0/job_1/step_0/cpuset.effective_cpus"
+printf '12:freezer:/x\n11:cpuset:/slurm/uid_0/job_1/step_0\n' >"$tmp/proc1"
+run $H stepcpus "$tmp/proc1" "$tmp/cg"
+check "v1 step cpuset found and intersected with affinity" [ "$OUT" = "$first cgroup" ]
+echo "$first" >"$tmp/cg2/slurm/job_1/step_0/cpuset.cpus.effective"
+printf '0::/slurm/job_1/step_0\n' >"$tmp/proc2"
+run $H stepcpus "$tmp/proc2" "$tmp/cg2"
+check "v2 step cpuset found" [ "$OUT" = "$first cgroup" ]
+printf '11:cpuset:/\n' >"$tmp/proc3"
+run $H stepcpus "$tmp/proc3" "$tmp/none"
+aff=$(hwloc-calc --physical-output --intersect pu "$(hwloc-bind --get)")
+check "no cgroup file: the affinity" eval '[ "$(cpus_of "${OUT% *}")" = "${aff//,/ }" ] && [ "${OUT#* }" = affinity ]'
+
+# ---- plan and bind this process (live topology)
+npus=$(machine_pus | wc -w)
+run $H bind compact,verbose "$npus" $((npus - 1))
+last=$(machine_pus | awk '{print $NF}')
+check "bind: last local task gets the last PU under compact" grep -q "^NUMAPLAN_CPUS=$last\$" <<<"$OUT"
+check "bind: memory bound to the PU's NUMA node" grep -q "^NUMAPLAN_MEMS=$(numa_of_pu "$last")\$" <<<"$OUT"
+check "bind: verbose line" grep -q "^numaplan: harness task $((npus - 1)) (rank $((npus - 1))): cpus $last mems" <<<"$OUT"
+
+# ---- emulated topology: two NUMA nodes, an HCA local to the second
+if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null; then
+	read -r -a pus <<<"$(machine_pus)"
+	second=${pus[$((npus / 2))]}
+	run $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml"
+	check "emulated: hca-near binds to the HCA's first PU" grep -q "^NUMAPLAN_CPUS=$second\$" <<<"$OUT"
+	check "emulated: UCX_NET_DEVICES=mlx5_0:1" grep -q "^UCX_NET_DEVICES=mlx5_0:1\$" <<<"$OUT"
+	run env UCX_NET_DEVICES=mine $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml"
+	check "emulated: a user's UCX_NET_DEVICES is kept" \
+		eval 'grep -q "^UCX_NET_DEVICES=mine$" <<<"$OUT" && grep -q "^NUMAPLAN_HCA=mlx5_0:1$" <<<"$OUT"'
+	run $H bind hca-near 1 0 "topology=$tmp/emu.xml"
+	check "emulated: memory on a NUMA node this machine lacks is refused" \
+		eval '[ "$RC" -ne 0 ] && grep -q "outside this step.s NUMA nodes" <<<"$ERR"'
+	run env HWLOC_XMLFILE="$tmp/emu.xml" HWLOC_THISSYSTEM=1 $H bind hca-near,mem=none 1 0
+	check "HWLOC_XMLFILE in the environment is ignored (no HCA live)" grep -q "^NUMAPLAN_HCA=\$" <<<"$OUT"
+else
+	skip "emulated topology could not be generated"
+fi
+run $H bind compact 1 0 topology=/nonexistent/file.xml
+check "unreadable topology file: an error naming it" grep -q "/nonexistent/file.xml" <<<"$ERR"
+
+# ---- valgrind: every mode, no error and no definite/indirect leak
+if command -v valgrind >/dev/null 2>&1; then
+	vg() {
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--keep-debuginfo=yes --suppressions="$NP_SRCDIR/tests/slurm/valgrind.supp" \
+			--show-leak-kinds=definite,indirect --error-exitcode=99 "$@" \
+			>"$tmp/vg.out" 2>"$tmp/vg.err"
+		[ $? -ne 99 ] || { sed 's/^/# /' "$tmp/vg.err" | head -30; return 1; }
+	}
+	check "valgrind: site" vg $H site default=compact allow=compact,spread topology=/x/%n.xml
+	check "valgrind: bad site" vg $H site allow=compact,nope
+	check "valgrind: request" vg $H request compact,verbose,mem=interleave,hca=a+b default=compact
+	check "valgrind: refused request" vg $H request spread default=compact enforce
+	check "valgrind: bad request" vg $H request compact,bogus
+	check "valgrind: help" vg $H help default=compact
+	check "valgrind: stepcpus" vg $H stepcpus "$tmp/proc1" "$tmp/cg"
+	check "valgrind: plan and bind (live)" vg $H bind compact,verbose "$npus" 0
+	check "valgrind: plan and bind (spread, interleave)" vg $H bind spread,mem=interleave "$npus" 0
+	[ -f "$tmp/emu.xml" ] && check "valgrind: plan and bind (emulated HCA)" \
+		vg $H bind hca-near,mem=none,verbose 1 0 "topology=$tmp/emu.xml"
+	check "valgrind: topology load failure" vg $H bind compact 1 0 topology=/nonexistent.xml
+else
+	skip "valgrind not installed"
+fi
+
+done_testing
