@@ -14,6 +14,11 @@
 #include <mpi.h>
 #include "kcommon.h"
 
+/* Built without OpenMP, the "omp" pragmas are meant to be ignored. */
+#ifndef _OPENMP
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#endif
+
 #define NP_HIMENO_OMEGA     0.8f
 #define NP_HIMENO_FLOP_PT   34.0      /* FLOPs per interior point, as counted
                                          by the original */

@@ -89,60 +89,61 @@ static void copy_row(double *dst, long incd, const double *src, long incs,
 		dst[i * incd] = src[i * incs];
 }
 
-/* Pivot search and row interchange for panel column j; returns the pivot. */
-static double pivot(struct pfact *f, int j)
+/* One process row: the pivot search and the swap are local. */
+static double pivot_local(struct pfact *f, int j)
 {
-	long off = f->diag ? j : 0, lda = f->lda, best = -1, gp;
-	double *col = f->a + j * lda, piv = 0.0;
+	long lda = f->lda, best;
+	double *col = f->a + j * lda;
 	int jb = f->jb;
 
+	best = j + (long)cblas_idamax((int)(f->mrows - j), col + j, 1);
+	if (best != j)
+		cblas_dswap(jb, f->a + j, (int)lda, f->a + best, (int)lda);
+	copy_row(f->top + j, jb, f->a + j, lda, jb);
+	f->ipiv[j] = f->k + best;
+	return col[j];
+}
+
+/* Several process rows: one MPI_Allreduce picks the pivot and brings its
+ * row to everybody; the row it replaces goes where the pivot row was. */
+static double pivot_dist(struct pfact *f, int j)
+{
+	int jb = f->jb, elen = f->m->nb + PIV_HDR;
+	long off = f->diag ? j : 0, lda = f->lda, best = -1, gp;
+	double *col = f->a + j * lda, piv;
+	double *mine = f->w->rowbuf, *res = mine + elen;
+	int owner;
+
+	memset(mine, 0, (size_t)elen * sizeof(double));
 	if (f->mrows - off > 0) {
 		best = off + (long)cblas_idamax((int)(f->mrows - off),
 		                                col + off, 1);
-		piv = col[best];
+		mine[0] = col[best];
+		copy_row(mine + PIV_HDR, 1, f->a + best, lda, jb);
 	}
-	if (f->g->nprow == 1) {
-		gp = f->k + best;
-		if (best != j)
-			cblas_dswap(jb, f->a + j, (int)lda, f->a + best, (int)lda);
-		copy_row(f->top + j, jb, f->a + j, lda, jb);
-		f->ipiv[j] = gp;
-		return piv;
-	}
-
-	int elen = f->m->nb + PIV_HDR;
-	double *mine = f->w->rowbuf, *res = mine + elen;
-
-	memset(mine, 0, (size_t)elen * sizeof(double));
-	mine[0] = piv;
 	/* No candidate here: a row index that loses every tie. */
 	mine[1] = best >= 0 ? (double)global_row(f, best) : 1e300;
 	mine[2] = elen;
-	if (best >= 0)
-		copy_row(mine + PIV_HDR, 1, f->a + best, lda, jb);
 	MPI_Allreduce(mine, res, 1, f->w->pivtype, f->w->pivop, f->g->col);
 	piv = res[0];
 	gp = (long)res[1];
 	copy_row(f->top + j, jb, res + PIV_HDR, 1, jb);
 	f->ipiv[j] = gp;
-	if (gp != f->k + j) {
-		int owner = np_hpl_owner(gp, f->m->nb, f->g->nprow);
-
-		if (f->diag) {
-			/* Row k+j moves to where the pivot row was. */
-			copy_row(mine, 1, f->a + j, lda, jb);
-			copy_row(f->a + j, lda, res + PIV_HDR, 1, jb);
-			if (owner == f->g->myrow)
-				copy_row(f->a + local_off(f, gp), lda, mine, 1, jb);
-			else
-				MPI_Send(mine, jb, MPI_DOUBLE, owner, TAG_SWAP,
-				         f->g->col);
-		} else if (owner == f->g->myrow) {
-			MPI_Recv(mine, jb, MPI_DOUBLE,
-			         np_hpl_owner(f->k, f->m->nb, f->g->nprow),
-			         TAG_SWAP, f->g->col, MPI_STATUS_IGNORE);
+	if (gp == f->k + j)
+		return piv;
+	owner = np_hpl_owner(gp, f->m->nb, f->g->nprow);
+	if (f->diag) {
+		copy_row(mine, 1, f->a + j, lda, jb);
+		copy_row(f->a + j, lda, res + PIV_HDR, 1, jb);
+		if (owner == f->g->myrow)
 			copy_row(f->a + local_off(f, gp), lda, mine, 1, jb);
-		}
+		else
+			MPI_Send(mine, jb, MPI_DOUBLE, owner, TAG_SWAP, f->g->col);
+	} else if (owner == f->g->myrow) {
+		MPI_Recv(mine, jb, MPI_DOUBLE,
+		         np_hpl_owner(f->k, f->m->nb, f->g->nprow), TAG_SWAP,
+		         f->g->col, MPI_STATUS_IGNORE);
+		copy_row(f->a + local_off(f, gp), lda, mine, 1, jb);
 	}
 	return piv;
 }
@@ -154,7 +155,8 @@ static void leaf(struct pfact *f, int c0, int w)
 	long lda = f->lda;
 
 	for (j = c0; j < c0 + w; j++) {
-		double piv = pivot(f, j);
+		double piv = f->g->nprow == 1 ? pivot_local(f, j) :
+		                                pivot_dist(f, j);
 		long start = f->diag ? j + 1 : 0;
 		long rows = f->mrows - start;
 		double *col = f->a + j * lda;

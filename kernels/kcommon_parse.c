@@ -125,6 +125,8 @@ int np_k_parse_bytes(const char *opt, const char *s, uint64_t min,
 	uint64_t v, mult = 1;
 	int rc = digits_u64(opt, s, &end, &v, err);
 
+	if (rc == -EINVAL)
+		return bad(err, opt, s ? s : "", "a byte count (e.g. 4096, 64K, 4M)");
 	if (rc < 0)
 		return rc;
 	if (*end != '\0') {

@@ -9,6 +9,11 @@
 #include <stdint.h>
 #include "kcommon.h"
 
+/* Built without OpenMP, the "omp" pragmas are meant to be ignored. */
+#ifndef _OPENMP
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#endif
+
 #define NP_STREAM_NTIMES  10      /* repetitions; the first is not counted */
 #define NP_STREAM_SCALAR  3.0
 #define NP_STREAM_NKERNEL 4       /* copy, scale, add, triad */

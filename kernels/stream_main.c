@@ -36,8 +36,8 @@ static void usage(FILE *f)
 "                       last-level cache in use)\n"
 "  -t, --threads T      OpenMP threads (default: OMP_NUM_THREADS or all\n"
 "                       CPUs); 1 runs single-threaded\n"
-"      --stores KIND    nt: non-temporal stores (default where the CPU\n"
-"                       has them), normal: ordinary stores as stream.c\n"
+"      --stores KIND    normal: ordinary stores, as stream.c (default);\n"
+"                       nt: non-temporal (streaming) stores, x86-64\n"
 "  -j, --json           print one JSON object on stdout (placement lines\n"
 "                       go to stderr)\n"
 "      --corrupt        spoil one element before validation (tests that\n"
@@ -62,7 +62,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->nt = np_stream_nt_available();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:t:jh", longopts, NULL)) != -1) {
 		switch (c) {

@@ -185,12 +185,13 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 			elapsed = field(info, "RunTime");
 			exitc = field(info, "ExitCode");
 			gone = 0;
-		} else if (++gone >= 3) {
-			/* purged from the controller: it ended a while ago */
+		} else if (++gone >= 15) {
+			/* Purged from the controller (or the controller lost it):
+			 * judge by the steps the script recorded. */
 			free(info);
 			if (!state || !terminal_state(state)) {
 				free(state);
-				state = strdup("UNKNOWN");
+				state = strdup(steps_done(c->outdir, last, sizeof(last)) == nsteps ? "COMPLETED" : "UNKNOWN");
 			}
 			break;
 		}

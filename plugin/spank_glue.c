@@ -155,11 +155,11 @@ int slurm_spank_init(spank_t sp, int ac, char *av[])
 
 /* ---- slurmstepd ---------------------------------------------------------- */
 
-static void set_error(bool fail, const char *fmt, const char *msg)
+static void set_error(bool fail, const char *msg)
 {
 	g.state = ST_ERROR;
 	g.fail = fail;
-	snprintf(g.err.msg, sizeof(g.err.msg), fmt, msg);
+	snprintf(g.err.msg, sizeof(g.err.msg), "%s", msg);
 }
 
 static void node_name(void)
@@ -212,7 +212,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char *av[])
 		return 0;
 	node_name();
 	if (!g.site_ok) {
-		set_error(false, "%s", g.site_err.msg);
+		set_error(false, g.site_err.msg);
 		return 0;
 	}
 	g.fail = g.site.on_error == NPS_ON_ERROR_FAIL;
@@ -221,12 +221,12 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char *av[])
 			g.have_req = true;
 		} else if (!g.site.enforce) {
 			/* srun/sbatch refuse such a value; it came around them */
-			set_error(true, "%s", err.msg);
+			set_error(true, err.msg);
 			return 0;
 		}
 	}
 	if (nps_decide(&g.site, g.have_req ? &g.req : NULL, text, &g.decision, &err) < 0) {
-		set_error(true, "%s", err.msg);
+		set_error(true, err.msg);
 		return 0;
 	}
 	if (g.decision.policy == NP_POLICY_NONE)
@@ -238,11 +238,34 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char *av[])
 	/* As root, before privileges drop: an admin's XML need not be
 	 * readable by users. */
 	if (nps_topology_load(&g.site, g.node, &g.topo, &err) < 0) {
-		set_error(g.fail, "%s", err.msg);
+		set_error(g.fail, err.msg);
 		return 0;
 	}
 	g.state = ST_LOADED;
 	return 0;
+}
+
+/* No step cgroup: narrow slurmstepd's affinity (the whole node, usually)
+ * to the cores Slurm allocated to the step here. */
+static int alloc_cores(spank_t sp, np_cpuset_t *cpus, const char **from, np_error_t *err)
+{
+	char *cores = NULL;
+	np_cpuset_t *alloc;
+	int rc;
+
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
+		return 0;
+	if (!(alloc = np_cpuset_new()))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if ((rc = nps_cores_to_cpus(g.topo, cores, alloc, err)) == 0) {
+		np_cpuset_and(cpus, alloc);
+		*from = "allocated cores";
+		if (np_cpuset_iszero(cpus))
+			rc = np_error_set(err, -ENODEV, "the step's cores %s are outside "
+					  "slurmstepd's affinity", cores);
+	}
+	np_cpuset_free(alloc);
+	return rc;
 }
 
 static int plan_node(spank_t sp, np_error_t *err)
@@ -268,6 +291,8 @@ static int plan_node(spank_t sp, np_error_t *err)
 		first = 0;
 	if ((rc = nps_step_cpus(&src, cpus, &from, err)) < 0)
 		goto out;
+	if (strcmp(from, "cgroup") != 0 && (rc = alloc_cores(sp, cpus, &from, err)) < 0)
+		goto out;
 	slurm_debug("numaplan: %s: %u local task(s), %u cpu(s) each, step cpus from %s",
 		    g.node, ntasks, cpt, from);
 	in.ntasks = ntasks;
@@ -292,7 +317,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char *av[])
 		return 0;
 	if (g.state == ST_LOADED) {
 		if (plan_node(sp, &err) < 0)
-			set_error(g.fail, "%s", err.msg);
+			set_error(g.fail, err.msg);
 		else
 			g.state = ST_PLANNED;
 	}

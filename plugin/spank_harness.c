@@ -8,6 +8,7 @@
  *   numaplan-spank-harness help [ARG...]
  *   numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]
  *   numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]
+ *   numaplan-spank-harness cores CORELIST [ARG...]
  *
  * ARG are plugstack.conf arguments.  `bind` does what the plugin does for
  * one task, to this process: decide, load, plan for NTASKS local tasks in
@@ -252,13 +253,44 @@ nomem:
 	return rc;
 }
 
+/* Slurm's abstract core list -> PUs, with the site's topology */
+static int cmd_cores(const char *list, int argc, char **argv)
+{
+	nps_site_t s;
+	np_error_t err = { 0 };
+	np_topo_t *t = NULL;
+	np_cpuset_t *cpus = np_cpuset_new();
+	char *text = NULL;
+	int rc = 1;
+
+	if (!cpus)
+		return 1;
+	if (nps_site_parse(&s, argc, argv, &err) < 0) {
+		np_cpuset_free(cpus);
+		return fail(&err);
+	}
+	if (nps_topology_load(&s, "harness", &t, &err) < 0 ||
+	    nps_cores_to_cpus(t, list, cpus, &err) < 0) {
+		rc = fail(&err);
+	} else if ((text = np_cpuset_format(cpus))) {
+		printf("%s\n", text);
+		rc = 0;
+	}
+	free(text);
+	np_topo_free(t);
+	nps_site_free(&s);
+	np_cpuset_free(cpus);
+	return rc;
+}
+
 static int usage(void)
 {
 	fputs("usage: numaplan-spank-harness site ARG...\n"
 	      "       numaplan-spank-harness request VALUE [ARG...]\n"
 	      "       numaplan-spank-harness help [ARG...]\n"
 	      "       numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]\n"
-	      "       numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]\n", stderr);
+	      "       numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]\n"
+	      "       numaplan-spank-harness cores CORELIST [ARG...]\n", stderr);
 	return 2;
 }
 
@@ -274,6 +306,8 @@ int main(int argc, char **argv)
 		return cmd_request(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "stepcpus"))
 		return cmd_stepcpus(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "cores") && argc >= 3)
+		return cmd_cores(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "bind") && argc >= 5)
 		return cmd_bind(argv[2], argv[3], argv[4], argc - 5, argv + 5);
 	return usage();

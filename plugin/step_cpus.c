@@ -136,3 +136,33 @@ out:
 	np_cpuset_free(cg);
 	return rc;
 }
+
+int nps_cores_to_cpus(const np_topo_t *t, const char *corelist, np_cpuset_t *out,
+                      np_error_t *err)
+{
+	np_cpuset_t *cores = np_cpuset_new();
+	int rc = 0;
+
+	if (!cores)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if (!corelist || np_cpuset_parse(cores, corelist) < 0 || np_cpuset_iszero(cores)) {
+		rc = np_error_set(err, -EINVAL, "Slurm's core list '%s' is not a core list",
+				  corelist ? corelist : "");
+		goto out;
+	}
+	np_cpuset_zero(out);
+	for (int c = np_cpuset_first(cores); c >= 0 && rc == 0; c = np_cpuset_next(cores, c)) {
+		if ((unsigned)c >= t->ncores) {
+			rc = np_error_set(err, -ERANGE,
+				"Slurm allocated core %d, the topology has %u usable cores", c,
+				t->ncores);
+			break;
+		}
+		for (unsigned i = 0; i < t->cores[c].npus && rc == 0; i++)
+			if (np_cpuset_set(out, t->cores[c].pus[i]) < 0)
+				rc = np_error_set(err, -ENOMEM, "out of memory");
+	}
+out:
+	np_cpuset_free(cores);
+	return rc;
+}

@@ -23,6 +23,13 @@ typedef struct nps_step_cpus_src {
 int nps_step_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out,
                   const char **from, np_error_t *err);
 
+/* Without a step cgroup (no task/cgroup), Slurm's list of the step's
+ * cores on this node (S_STEP_ALLOC_CORES, Slurm's abstract core numbers,
+ * which follow the topology's logical core order) gives the PUs: out =
+ * every PU of those cores.  -ERANGE when a core is not in t. */
+int nps_cores_to_cpus(const np_topo_t *t, const char *corelist, np_cpuset_t *out,
+                      np_error_t *err);
+
 /* The current affinity of the calling process (or thread). */
 int nps_affinity_get(np_cpuset_t *out, np_error_t *err);
 

@@ -56,6 +56,17 @@ check "json: placement array with one entry of the documented types" jqe '
 	 and (.numa|type) == "string")' <<<"$OUT"
 check "json: placement lines went to stderr" grep -q '^# placement:' <<<"$ERR"
 
+# Non-temporal stores (x86-64): same results, so validation must pass.
+if [ "$(uname -m)" = x86_64 ]; then
+	run numaplan-stream --size 100001 --threads 2 --stores nt --json
+	check "--stores nt: exit 0, validated, stores nt" bash -c '[ "$1" -eq 0 ] &&
+		jq -e ".validated == true and .stores == \"nt\" and .triad_mbps > 0" <<<"$2" >/dev/null' _ "$RC" "$OUT"
+else
+	skip "--stores nt is x86-64 only"
+fi
+run numaplan-stream --size 1000 --json
+check "default stores are normal" jqe '.stores == "normal"' <<<"$OUT"
+
 # The failure path: a spoiled element must fail validation and exit 1.
 run numaplan-stream --size 1000 --corrupt
 check "corrupt: exit 1" test "$RC" -eq 1
@@ -79,5 +90,6 @@ bad "'two'" --threads two
 bad "'--frobnicate'" --frobnicate
 bad "'extra'" --size 10 extra
 bad "--size" --size
+bad "'fast'" --stores fast
 
 done_testing

@@ -103,9 +103,20 @@ if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null
 		eval '[ "$RC" -ne 0 ] && grep -q "outside this step.s NUMA nodes" <<<"$ERR"'
 	run env HWLOC_XMLFILE="$tmp/emu.xml" HWLOC_THISSYSTEM=1 $H bind hca-near,mem=none 1 0
 	check "HWLOC_XMLFILE in the environment is ignored (no HCA live)" grep -q "^NUMAPLAN_HCA=\$" <<<"$OUT"
+	run $H cores 1 "topology=$tmp/emu.xml"
+	check "allocated core 1 of the emulated topology is PU $second" [ "$OUT" = "$second" ]
 else
 	skip "emulated topology could not be generated"
 fi
+# Slurm's abstract cores follow the logical core order of the topology
+run $H cores 0
+check "allocated core 0 (live) is the first PU" [ "$OUT" = "$first" ]
+run $H cores "0-$((npus - 1))"
+check "every core (live) is every PU" [ "$(cpus_of "$OUT")" = "$(machine_pus)" ]
+run $H cores 4096
+check "a core beyond the topology is an error" eval '[ "$RC" -ne 0 ] && grep -q "allocated core 4096" <<<"$ERR"'
+run $H cores garbage
+check "a malformed core list is an error" [ "$RC" -ne 0 ]
 run $H bind compact 1 0 topology=/nonexistent/file.xml
 check "unreadable topology file: an error naming it" grep -q "/nonexistent/file.xml" <<<"$ERR"
 
@@ -130,6 +141,7 @@ if command -v valgrind >/dev/null 2>&1; then
 	[ -f "$tmp/emu.xml" ] && check "valgrind: plan and bind (emulated HCA)" \
 		vg $H bind hca-near,mem=none,verbose 1 0 "topology=$tmp/emu.xml"
 	check "valgrind: topology load failure" vg $H bind compact 1 0 topology=/nonexistent.xml
+	check "valgrind: allocated cores" vg $H cores 0
 else
 	skip "valgrind not installed"
 fi

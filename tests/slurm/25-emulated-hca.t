@@ -37,6 +37,17 @@ check "NUMAPLAN_HCA=mlx5_0:1, NUMAPLAN_POLICY=hca-near" \
 check "verbose line names the HCA as local" \
 	grep -qE "^numaplan: n[0-9]+ task 0 \(rank 0\): cpus $hca_first mems any hca mlx5_0:1 \(local\)\$" <<<"$ERR"
 
+# %n: one file per node name
+for nd in $(sinfo -h -N -o %N | sort -u); do cp "$dir/emu.xml" "$dir/$nd.xml"; chmod 0644 "$dir/$nd.xml"; done
+plugstack "topology=$dir/%n.xml"
+whole --numa-plan=hca-near,mem=none numaplan-probe --json
+check "topology=DIR/%n.xml: the node's own file is used" [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_0:1 ]
+rm -f "$dir/$(pfield 0 .host).xml"
+srun_ -w "$(pfield 0 .host)" -N1 -n1 --numa-plan=hca-near,mem=none numaplan-probe --json
+check "topology=DIR/%n.xml: without that node's file, a warning naming it" \
+	grep -q "warning: cannot load the topology ($dir/$(pfield 0 .host).xml)" <<<"$ERR"
+plugstack "topology=$dir/emu.xml"
+
 UCX_NET_DEVICES=mine whole --numa-plan=hca-near,mem=none numaplan-probe --json
 check "a user-set UCX_NET_DEVICES is not overwritten" \
 	eval '[ "$(pfield 0 .env.UCX_NET_DEVICES)" = mine ] && [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_0:1 ]'

@@ -27,6 +27,23 @@ check "user HWLOC_XMLFILE: ignored by the plugin (no HCA, no UCX_NET_DEVICES)" \
 check "user HWLOC_XMLFILE: the planner fell back from hca-near" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" != hca-near ] && grep -q "note: .*hca-near" <<<"$ERR"'
 
+# A job of an unprivileged user, with an admin XML only root may read: the
+# plugin loads it as root, binds as the user.
+probe=$(command -v numaplan-probe)
+if command -v runuser >/dev/null 2>&1 && runuser -u nobody -- test -x "$probe"; then
+	cp "$dir/emu.xml" "$dir/private.xml"; chmod 0600 "$dir/private.xml"
+	plugstack "topology=$dir/private.xml"
+	(cd /tmp && run timeout "$NP_SRUN_TIMEOUT" runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" \
+		salloc -N1 --exclusive srun -n1 --whole --numa-plan=hca-near,mem=none "$probe" --json
+	 declare -p OUT ERR RC >"$dir/nobody.out")
+	. "$dir/nobody.out"
+	check "user nobody: the step runs" [ "$RC" -eq 0 ]
+	check "user nobody: root-only topology= file used (HCA mlx5_0:1)" [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_0:1 ]
+	check "user nobody: bound" [ "$(pfield 0 .cpus)" = "$(pfield 0 .env.NUMAPLAN_CPUS)" ]
+else
+	skip "runuser or a probe nobody can run is missing"
+fi
+
 # Unusable topology files
 printf 'this is not XML\n' >"$dir/garbage.xml"; chmod 0644 "$dir/garbage.xml"
 : >"$dir/empty.xml"; chmod 0644 "$dir/empty.xml"

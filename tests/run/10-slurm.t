@@ -1,0 +1,59 @@
+#!/bin/bash
+# The suites through sbatch on the vcluster (2 nodes, tiny sizes): each
+# job completes and gives a results.json with the documented fields; a
+# failing job is reported as such.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/run-lib.sh"
+
+if ! vcluster_ready; then
+	skip "vcluster is not up (contrib/vcluster/vcluster up --nodes 2)"
+	done_testing; exit
+fi
+slurm_run() { # name, options...
+	local name=$1; shift
+	run timeout 600 numaplan run -o "$tmp/$name" "$@"
+	check "run $* through sbatch: exit 0" [ "$RC" -eq 0 ]
+	[ "$RC" -eq 0 ] || diag "$(tail -5 <<<"$OUT") $ERR"
+	check "$name: a job id was followed to COMPLETED" \
+		jqt '.mode == "slurm" and (.jobs | length == 1) and .jobs[0].state == "COMPLETED"' "$tmp/$name/results.json"
+	check "$name: results.json has the documented fields" schema_ok "$tmp/$name/results.json"
+	check "$name: every experiment passed" jqt '.failed_experiments == 0 and .failed_runs == 0' "$tmp/$name/results.json"
+}
+
+slurm_run stream stream --nodes 2 --repeat 2 --size 100000
+check "stream ran on both nodes: per-node medians for n1 and n2" \
+	jqt '.experiments[] | select(.name == "stream.node") | .per_node | has("n1") and has("n2")' "$tmp/stream/results.json"
+check "the job script bound with srun --cpu-bind masks" grep -q -- '--cpu-bind=mask_cpu:0x' "$tmp/stream/job.sh"
+check "%sys sampled on each node" \
+	jqt 'all(.experiments[].runs[]; (.sys_pct|type) == "number")' "$tmp/stream/results.json"
+
+slurm_run himeno himeno --nodes 2 --repeat 2 --size XS --iterations 5
+check "himeno: 1-node and 2-node runs" jqt '[.experiments[].nodes] == [1, 2]' "$tmp/himeno/results.json"
+# efficiency = MFLOPS(2) / (2 x MFLOPS(1)), recomputed here from the medians
+check "himeno: 2-node efficiency from the medians" \
+	jqt '(.experiments[1].stats.mflops.median / (2 * .experiments[0].stats.mflops.median)) as $e |
+	     (.experiments[1].derived.efficiency - $e | fabs) < 1e-9' "$tmp/himeno/results.json"
+
+slurm_run hpl hpl --repeat 2 --size 200 --nb 32
+check "hpl: residual check passed in each run" jqt 'all(.experiments[0].runs[]; .validated)' "$tmp/hpl/results.json"
+
+if command -v numaplan-osu >/dev/null; then
+	slurm_run osu osu --nodes 2 --repeat 2 --size 4096 --iterations 20
+	check "osu: latency series from 0 bytes" \
+		jqt '.experiments[] | select(.name == "osu.latency.numa0") | .series_stats[0].size == 0' "$tmp/osu/results.json"
+	check "osu: bandwidth figures" \
+		jqt '.experiments[] | select(.name == "osu.bw.numa0") | .stats.bw_max_mbps.median > 0' "$tmp/osu/results.json"
+else
+	skip "numaplan-osu not built"
+fi
+
+slurm_run compare compare --repeat 2 --threads 1 -- sleep 1
+check "compare: sleep 1 takes at least a second" \
+	jqt 'all(.experiments[].runs[]; .values.wall_s >= 1)' "$tmp/compare/results.json"
+check "compare: speed-up table" jqt '.summary.compare | length == 3' "$tmp/compare/results.json"
+
+run timeout 300 numaplan run compare --repeat 1 --threads 1 --policies none -o "$tmp/fail" -- false
+check "a failing job: exit 1" [ "$RC" -eq 1 ]
+check "... reported as FAILED with the job's output" grep -q 'ended FAILED.*slurm-[0-9]*.out' <<<"$ERR"
+check "... and its run marked failed" jqt '.jobs[0].state == "FAILED" and .failed_runs == 1' "$tmp/fail/results.json"
+done_testing
