@@ -17,8 +17,8 @@
  *   each task (user)    slurm_spank_task_init: after Slurm's own task
  *                       binding and just before exec: bind, read back,
  *                       export the environment, print the verbose line.
- * Nothing here exits slurmstepd itself; the only exit is of a task child
- * under on_error=fail, see task_fail().
+ * Nothing here exits slurmstepd itself or fails its callbacks; the only
+ * exit is of a task child under on_error=fail, see task_fail().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -321,12 +321,13 @@ int slurm_spank_user_init(spank_t sp, int ac, char *av[])
 		else
 			g.state = ST_PLANNED;
 	}
-	if (g.state == ST_ERROR && g.fail) {
-		/* With a `required` plugstack line this fails the step here,
-		 * before any task starts; the reason reaches srun's stderr. */
-		slurm_error("numaplan: %s: %s (on_error=fail)", g.node, g.err.msg);
-		return -1;
-	}
+	/* An error is acted on in each task (task_init), not by failing
+	 * here: a failed user_init of a `required` plugin makes Slurm 22.05
+	 * report "launch failed" yet srun exit 0, and an `optional` one is
+	 * ignored altogether. */
+	if (g.state == ST_ERROR)
+		slurm_info("numaplan: %s: %s (on_error=%s)", g.node, g.err.msg,
+			   g.fail ? "fail" : "warn");
 	return 0;
 }
 
@@ -350,8 +351,9 @@ static int env_set(void *ctx, const char *name, const char *value)
 /*
  * on_error=fail in a task: this process is the forked task, not
  * slurmstepd, about to exec the user's program.  Slurm ends it the same
- * way when a `required` plugin fails here; doing it ourselves keeps
- * on_error=fail true with an `optional` plugstack line too.
+ * way when a `required` plugin fails here; doing it ourselves makes the
+ * step fail, with a non-zero srun status, whether the plugstack line says
+ * `required` or `optional`.
  */
 static void task_fail(void)
 {

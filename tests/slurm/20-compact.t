@@ -40,6 +40,16 @@ srun_ -N1 -n2 --numa-plan=compact,mem=none numaplan-probe --json
 check "mem=none: memory policy left at default, NUMAPLAN_MEMS empty" \
 	eval '[ "$(pfield 0 .mempolicy)" = default ] && [ "$(pfield 0 .env.NUMAPLAN_MEMS)" = "" ]'
 
+# -c2: the task gets both PUs, and the OpenMP variables; a user's own
+# OMP_NUM_THREADS stays
+srun_ -N1 -n1 -c2 --numa-plan=compact numaplan-probe --json
+check "-c2: one task on both PUs" [ "$(cpus_of "$(pfield 0 .cpus)")" = "${pus[0]} ${pus[1]}" ]
+check "-c2: OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=close" \
+	eval '[ "$(pfield 0 .env.OMP_NUM_THREADS)" = 2 ] && [ "$(pfield 0 .env.OMP_PLACES)" = cores ] && [ "$(pfield 0 .env.OMP_PROC_BIND)" = close ]'
+OMP_NUM_THREADS=7 srun_ -N1 -n1 -c2 --numa-plan=compact,verbose numaplan-probe --json
+check "-c2: the user's OMP_NUM_THREADS=7 is kept, and the verbose output says so" \
+	eval '[ "$(pfield 0 .env.OMP_NUM_THREADS)" = 7 ] && grep -q "1 variable(s) of the plan left as you set them" <<<"$ERR"'
+
 srun_ -N1 -n2 numaplan-probe --json
 check "without --numa-plan (no default): no NUMAPLAN_* and no memory binding" \
 	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && [ "$(pfield 1 .mempolicy)" = default ]'
