@@ -50,6 +50,10 @@ typedef struct np_plan_opts {
 	unsigned nhosts;
 	unsigned nnodes;
 	unsigned first_rank;        /* global rank of local rank 0 (plugin use) */
+	/* Global ranks of the tasks, ntasks entries, single host only: a
+	 * cyclic or arbitrary distribution does not number a node's tasks
+	 * contiguously.  NULL: first_rank, first_rank + 1, ... */
+	const unsigned *rank_ids;
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \

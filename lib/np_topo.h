@@ -130,6 +130,11 @@ int np_topo_numa_by_os(const np_topo_t *t, unsigned os);
 /* NUMA OS indexes of the nodes local to the given PUs (CPU nodes only). */
 int np_topo_numas_of_cpus(const np_topo_t *t, const np_cpuset_t *cpus, np_cpuset_t *out);
 
+/* Write the whole machine as hwloc XML (for caching a live discovery so
+ * later loads cost what an XML load costs).  Written to PATH.tmp and
+ * renamed, so readers never see a partial file; mode 0644. */
+int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err);
+
 /* Index in devices[] by name, or -1. */
 int np_topo_device_by_name(const np_topo_t *t, const char *name);
 

@@ -71,6 +71,8 @@ static int check_options(const np_plan_opts_t *o, np_error_t *err)
 		return np_error_set(err, -EINVAL, "the number of tasks must be at least 1");
 	if (o->ntasks > 1000000 || o->cpus_per_task > 100000)
 		return np_error_set(err, -EINVAL, "unreasonable task count or cpus per task");
+	if (o->rank_ids && (o->nhosts > 1 || o->nnodes > 1))
+		return np_error_set(err, -EINVAL, "explicit rank ids are for a single host's plan");
 	return 0;
 }
 
@@ -193,7 +195,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		unsigned nlocal = base + (h < extra ? 1 : 0);
 
 		for (unsigned k = 0; k < nlocal; k++) {
-			p->ranks[first + k].rank = o->first_rank + first + k;
+			p->ranks[first + k].rank = o->rank_ids ? o->rank_ids[first + k] : o->first_rank + first + k;
 			p->ranks[first + k].local_rank = k;
 			p->ranks[first + k].host = p->hosts[h];
 		}

@@ -457,6 +457,29 @@ static void test_prefers_ib_over_roce(void **state)
 	np_topo_free(t);
 }
 
+static void test_rank_ids(void **state)
+{
+	/* a node of a cyclic distribution holds ranks 1, 3, 5 */
+	np_topo_t *t = load_topo(EPYC7551, NULL);
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	const unsigned ids[] = { 1, 3, 5 };
+	np_error_t err = { 0 };
+	np_plan_t *p;
+
+	(void)state;
+	o.ntasks = 3;
+	o.rank_ids = ids;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(p->ranks[i].rank, ids[i]);
+		assert_int_equal(p->ranks[i].local_rank, i);
+	}
+	np_plan_free(p);
+	o.nnodes = 2;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	np_topo_free(t);
+}
+
 static void test_names(void **state)
 {
 	np_policy_t pol;
@@ -496,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_root_attached_hca),
 		cmocka_unit_test(test_slingshot),
 		cmocka_unit_test(test_prefers_ib_over_roce),
+		cmocka_unit_test(test_rank_ids),
 		cmocka_unit_test(test_names),
 	};
 

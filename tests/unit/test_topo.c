@@ -247,6 +247,34 @@ static void test_live(void **state)
 	np_topo_free(t);
 }
 
+static void test_export_roundtrip(void **state)
+{
+	/* what is exported loads back as the same node */
+	np_topo_t *t = load_topo(SPR8480, NULL), *u;
+	np_load_opts_t lo = { 0 };
+	np_error_t err = { 0 };
+	char dir[] = "/tmp/np-export-XXXXXX", path[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/node.xml", dir);
+	assert_int_equal(np_topo_export_xml(t, path, &err), 0);
+	lo.xml_path = path;
+	assert_int_equal(np_topo_load(&u, &lo, &err), 0);
+	assert_int_equal(u->ncores, t->ncores);
+	assert_int_equal(u->nnuma, t->nnuma);
+	assert_int_equal(u->ndevices, t->ndevices);
+	assert_true(u->distances != NULL);
+	np_topo_free(u);
+	snprintf(path, sizeof(path), "%s/missing/node.xml", dir);
+	assert_true(np_topo_export_xml(t, path, &err) < 0);
+	assert_non_null(strstr(err.msg, dir));
+	snprintf(path, sizeof(path), "%s/node.xml", dir);
+	unlink(path);
+	rmdir(dir);
+	np_topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_restrict),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_export_roundtrip),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
