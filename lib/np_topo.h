@@ -56,6 +56,8 @@ typedef struct np_l3 {
 
 typedef struct np_core {
 	unsigned os_index;
+	unsigned logical_index;     /* hwloc's index over every core of the machine:
+	                             * what Slurm's abstract core numbers count */
 	int package, numa, l3;      /* indexes; l3 is -1 when the topology has no L3 */
 	unsigned npus;              /* allowed PUs of this core */
 	unsigned *pus;              /* their OS indexes, in topology order */
@@ -105,6 +107,15 @@ enum np_load_flags {
 	/* For a live load: take the allowed set from this process's affinity
 	 * (sched_getaffinity) as well as from the cgroup. */
 	NP_LOAD_USE_AFFINITY = 1 << 1,
+	/* Leave the process environment alone (a multi-threaded root process
+	 * such as slurmstepd).  With NP_LOAD_IGNORE_ENV the load is then
+	 * refused when any HWLOC_* variable that could steer hwloc is set;
+	 * speed settings (HWLOC_PLUGINS_BLACKLIST, HWLOC_LIBXML_IMPORT) are
+	 * the caller's to put in its environment beforehand. */
+	NP_LOAD_NO_ENV_CHANGES = 1 << 2,
+	/* Every PU of the machine is allowed, whatever this process's cgroup:
+	 * for a caller that restricts to a step's CPUs itself afterwards. */
+	NP_LOAD_WHOLE_MACHINE = 1 << 3,
 };
 
 typedef struct np_load_opts {

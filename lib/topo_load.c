@@ -3,10 +3,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "topo_internal.h"
@@ -54,10 +56,28 @@ static void unset_entry(char *entry)
 	*eq = '=';
 }
 
-static int env_enter(struct env_save *es, const np_load_opts_t *o)
+/* Variables that only tune speed and name no file. */
+static int harmless_var(const char *e)
+{
+	return !strncmp(e, "HWLOC_PLUGINS_BLACKLIST=", 24) || !strncmp(e, "HWLOC_LIBXML_IMPORT=", 20) ||
+	       !strncmp(e, "HWLOC_LIBXML=", 13);
+}
+
+static int env_enter(struct env_save *es, const np_load_opts_t *o, np_error_t *err)
 {
 	extern char **environ;
 	size_t n = 0, k = 0;
+
+	if (o->flags & NP_LOAD_NO_ENV_CHANGES) {
+		/* A multi-threaded root process cannot rewrite its environment
+		 * safely, so anything that could steer hwloc is refused instead. */
+		for (char **e = environ; e && *e; e++)
+			if ((o->flags & NP_LOAD_IGNORE_ENV) && is_hwloc_var(*e) && !harmless_var(*e))
+				return np_error_set(err, -EPERM,
+				                    "refusing to load the topology: %.*s is set in this process's environment",
+				                    (int)strcspn(*e, "="), *e);
+		return 0;
+	}
 
 	for (char **e = environ; e && *e; e++)
 		n += is_hwloc_var(*e);
@@ -77,11 +97,13 @@ static int env_enter(struct env_save *es, const np_load_opts_t *o)
 	return 0;
 }
 
-static void env_leave(struct env_save *es)
+static void env_leave(struct env_save *es, const np_load_opts_t *o)
 {
 	extern char **environ;
 	char **e;
 
+	if (o->flags & NP_LOAD_NO_ENV_CHANGES)
+		return;
 	/* drop whatever HWLOC_* is set now, then put the originals back */
 	for (int again = 1; again;) {
 		again = 0;
@@ -112,22 +134,44 @@ static void env_leave(struct env_save *es)
 	es->saved = NULL;
 }
 
-static int check_xml_file(const char *path, np_error_t *err)
-{
-	char head[256] = "";
-	FILE *f = fopen(path, "r");
-	size_t n;
+/* Topology files are read once, here, and handed to hwloc as a buffer:
+ * a FIFO or device at the path cannot hang a root process, and the file
+ * checked is the file loaded. */
+#define NP_XML_MAX_BYTES (64u << 20)
 
-	if (!f)
-		return np_error_set(err, -errno, "cannot read topology file '%s': %s",
-		                    path, strerror(errno));
-	n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
-	head[n] = '\0';
-	if (!strstr(head, "<?xml") && !strstr(head, "<topology"))
+static int read_xml_file(const char *path, char **buf, size_t *len, np_error_t *err)
+{
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return np_error_set(err, -errno, "cannot read topology file '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (unsigned long long)st.st_size > NP_XML_MAX_BYTES) {
+		close(fd);
+		return np_error_set(err, -EINVAL, "cannot load topology file '%s': %s", path,
+		                    !S_ISREG(st.st_mode) ? "not a regular file" :
+		                    st.st_size <= 0 ? "empty file" : "larger than 64 MiB");
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		close(fd);
+		return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	while (got < (size_t)st.st_size && (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	(*buf)[got] = '\0';
+	*len = got + 1;
+	if (!strstr(*buf, "<?xml") && !strstr(*buf, "<topology")) {
+		free(*buf);
+		*buf = NULL;
 		return np_error_set(err, -EINVAL,
 		                    "cannot load topology file '%s': not an hwloc XML file (no XML header)",
 		                    path);
+	}
 	return 0;
 }
 
@@ -156,7 +200,9 @@ static int affinity_set(np_cpuset_t *out)
 static int compute_allowed(np_topo_t *t, hwloc_topology_t h, const np_load_opts_t *o,
                            np_error_t *err)
 {
-	hwloc_bitmap_t b = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(h));
+	hwloc_bitmap_t b = hwloc_bitmap_dup(o->flags & NP_LOAD_WHOLE_MACHINE ?
+	                                    hwloc_get_root_obj(h)->cpuset :
+	                                    hwloc_topology_get_allowed_cpuset(h));
 	int rc;
 
 	if (!b)
@@ -240,10 +286,12 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 	hwloc_topology_t h = NULL;
 	np_topo_t *t;
 	struct env_save es = { 0 };
+	char *xml = NULL;
+	size_t xml_len = 0;
 	int rc;
 
 	*out = NULL;
-	if (o->xml_path && (rc = check_xml_file(o->xml_path, err)) < 0)
+	if (o->xml_path && (rc = read_xml_file(o->xml_path, &xml, &xml_len, err)) < 0)
 		return rc;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -256,15 +304,16 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 		goto fail;
 	}
 	/* plugins are chosen in hwloc_topology_init, the XML reader in load */
-	if ((rc = env_enter(&es, o)) < 0) {
-		env_leave(&es);
-		np_error_set(err, rc, "out of memory");
+	if ((rc = env_enter(&es, o, err)) < 0) {
+		env_leave(&es, o);
+		if (rc == -ENOMEM)
+			np_error_set(err, rc, "out of memory");
 		goto fail;
 	}
 	if (hwloc_topology_init(&h) < 0) {
 		int e = errno;
 
-		env_leave(&es);
+		env_leave(&es, o);
 		h = NULL;
 		rc = np_error_set(err, -e, "hwloc_topology_init failed: %s", strerror(e));
 		goto fail;
@@ -272,10 +321,12 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 	/* With hwloc's default filter every PCI and OS device is dropped, and
 	 * HCA locality is the whole point. */
 	hwloc_topology_set_io_types_filter(h, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	if (o->xml_path && hwloc_topology_set_xml(h, o->xml_path) < 0) {
+	if (o->flags & NP_LOAD_WHOLE_MACHINE)
+		hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	if (xml && hwloc_topology_set_xmlbuffer(h, xml, (int)xml_len) < 0) {
 		int e = errno;
 
-		env_leave(&es);
+		env_leave(&es, o);
 		rc = np_error_set(err, -e, "cannot load topology file '%s': hwloc rejected it: %s "
 		                  "(invalid or unsupported hwloc XML)", o->xml_path, strerror(e));
 		goto fail;
@@ -283,7 +334,9 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 	rc = hwloc_topology_load(h);
 	if (rc < 0)
 		rc = errno ? -errno : -EINVAL;
-	env_leave(&es);
+	env_leave(&es, o);
+	free(xml);
+	xml = NULL;
 	if (rc < 0) {
 		if (o->xml_path)
 			np_error_set(err, rc, "cannot load topology file '%s': hwloc: %s (invalid or unsupported hwloc XML)",
@@ -303,6 +356,7 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 	*out = t;
 	return 0;
 fail:
+	free(xml);
 	if (!t->priv && h)
 		hwloc_topology_destroy(h);
 	np_topo_free(t);

@@ -163,6 +163,7 @@ static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
 	}
 	c->npus = n;
 	c->os_index = o->os_index;
+	c->logical_index = o->logical_index;
 	c->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
 	c->numa = home_numa(t, c->pus[0]);
 	c->l3 = l3_of_pu(t, c->pus[0]);

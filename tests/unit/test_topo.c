@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plan_helpers.h"
@@ -247,6 +248,51 @@ static void test_live(void **state)
 	np_topo_free(t);
 }
 
+static void test_root_safety(void **state)
+{
+	np_load_opts_t lo = { .flags = NP_LOAD_IGNORE_ENV | NP_LOAD_NO_ENV_CHANGES };
+	np_error_t err = { 0 };
+	np_topo_t *t = NULL;
+	char fifo[] = "/tmp/np-fifo-XXXXXX";
+
+	(void)state;
+	/* a steering variable in a root process's environment: refused, untouched */
+	setenv("HWLOC_XMLFILE", topo_path(EPYC7551), 1);
+	assert_int_equal(np_topo_load(&t, &lo, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "HWLOC_XMLFILE"));
+	assert_string_equal(getenv("HWLOC_XMLFILE"), topo_path(EPYC7551));
+	unsetenv("HWLOC_XMLFILE");
+	/* speed settings are allowed and left as they are */
+	setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl", 1);
+	assert_int_equal(np_topo_load(&t, &lo, &err), 0);
+	assert_string_equal(getenv("HWLOC_PLUGINS_BLACKLIST"), "hwloc_gl");
+	unsetenv("HWLOC_PLUGINS_BLACKLIST");
+	np_topo_free(t);
+	/* a FIFO where a topology file should be is an error, not a hang */
+	assert_non_null(mktemp(fifo));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	lo.xml_path = fifo;
+	assert_int_equal(np_topo_load(&t, &lo, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	unlink(fifo);
+}
+
+static void test_whole_machine_logical_cores(void **state)
+{
+	np_load_opts_t lo = { .xml_path = topo_path(EPYC7551), .restrict_cpus = "8-15",
+	                      .flags = NP_LOAD_WHOLE_MACHINE };
+	np_error_t err = { 0 };
+	np_topo_t *t;
+
+	(void)state;
+	assert_int_equal(np_topo_load(&t, &lo, &err), 0);
+	/* Slurm's abstract core 8 is the machine's 9th core, whatever is allowed */
+	assert_int_equal(t->ncores, 8);
+	assert_int_equal(t->cores[0].logical_index, 8);
+	assert_int_equal(t->cores[7].logical_index, 15);
+	np_topo_free(t);
+}
+
 static void test_export_roundtrip(void **state)
 {
 	/* what is exported loads back as the same node */
@@ -287,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_export_roundtrip),
+		cmocka_unit_test(test_root_safety),
+		cmocka_unit_test(test_whole_machine_logical_cores),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
