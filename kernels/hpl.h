@@ -55,6 +55,13 @@ struct np_hpl_panel {
 	const long *ipiv;       /* global pivot row of each panel row */
 };
 
+/* One panel travelling along a process row (hpl_bcast.c). */
+struct np_hpl_bcast {
+	MPI_Request req;
+	double *buf;
+	int count;
+};
+
 /* Per-process work space of the factorisation. */
 struct np_hpl_work {
 	double *top[2];         /* replicated L11/U11 of two panels */
@@ -140,6 +147,18 @@ void np_hpl_pfact(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 void np_hpl_pivot_op(void *invec, void *inoutvec, int *len,
                      MPI_Datatype *type);
 
+/* ---- hpl_bcast.c ---------------------------------------------------------- */
+/* Post the panel's broadcast from root along the process row. */
+void np_hpl_bcast_start(const struct np_hpl_grid *g, struct np_hpl_bcast *bc,
+                        double *buf, long count, int root);
+/* Let the transfer move on while computing. */
+void np_hpl_bcast_progress(const struct np_hpl_grid *g,
+                           struct np_hpl_bcast *bc);
+/* Wait until the panel is here. */
+void np_hpl_bcast_wait(const struct np_hpl_grid *g, struct np_hpl_bcast *bc);
+/* Wait for the request, before the buffer is reused or freed. */
+void np_hpl_bcast_finish(struct np_hpl_bcast *bc);
+
 /* ---- hpl_swap.c ----------------------------------------------------------- */
 /* Apply the panel's row interchanges to local columns [c0, c1) and bring
  * the panel's U rows (still to be solved with L11) into rows k..k+jb-1,
@@ -150,10 +169,10 @@ void np_hpl_swap(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 
 /* ---- hpl_update.c --------------------------------------------------------- */
 /* Swap, U12 = L11^-1 U12 and A22 -= L21 U12 on local columns [c0, c1), in
- * chunks; between chunks MPI_Test(req) keeps a panel broadcast moving. */
+ * chunks; between chunks bc (if not NULL) is kept moving. */
 void np_hpl_update(const struct np_hpl_grid *g, struct np_hpl_mat *m,
                    struct np_hpl_work *w, const struct np_hpl_panel *pn,
-                   long c0, long c1, MPI_Request *req);
+                   long c0, long c1, struct np_hpl_bcast *bc);
 
 /* ---- hpl_factor.c --------------------------------------------------------- */
 /* Right-looking LU of [A b] with a look-ahead of one panel.  Returns the

@@ -84,12 +84,14 @@ static void panel_unpack(const struct np_hpl_grid *g,
 /* Factor panel kb (on its process column) and start its broadcast. */
 static void panel_start(const struct np_hpl_grid *g, struct np_hpl_mat *m,
                         struct np_hpl_work *w, long kb, long *info,
-                        struct np_hpl_panel *pn, MPI_Request *req)
+                        struct np_hpl_panel *pn, struct np_hpl_bcast *bc)
 {
 	int s = (int)(kb % 2), jb = width(m, kb);
 	long k = kb * m->nb;
 	int root = np_hpl_owner(k, m->nb, g->npcol);
 
+	/* Panel kb-2 used this buffer; it must be gone before reuse. */
+	np_hpl_bcast_finish(bc);
 	if (g->mycol == root) {
 		np_hpl_pfact(g, m, w, k, jb, w->top[s], w->ipiv[s], info);
 		panel_local(g, m, w, s, k, jb, pn);
@@ -97,8 +99,8 @@ static void panel_start(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 			panel_pack(g, m, w, s, pn);
 	}
 	if (g->npcol > 1)
-		MPI_Ibcast(w->pbuf[s], (int)pbuf_count(g, m, k, jb), MPI_DOUBLE,
-		           root, g->row, req);
+		np_hpl_bcast_start(g, bc, w->pbuf[s], pbuf_count(g, m, k, jb),
+		                   root);
 }
 
 long np_hpl_factor(const struct np_hpl_grid *g, struct np_hpl_mat *m,
@@ -106,16 +108,18 @@ long np_hpl_factor(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 {
 	long nblk = (m->n + m->nb - 1) / m->nb, kb, info = m->n, ginfo;
 	struct np_hpl_panel pn[2];
-	MPI_Request req = MPI_REQUEST_NULL;
+	struct np_hpl_bcast bc[2] = {
+		{ .req = MPI_REQUEST_NULL }, { .req = MPI_REQUEST_NULL },
+	};
 
-	panel_start(g, m, w, 0, &info, &pn[0], &req);
+	panel_start(g, m, w, 0, &info, &pn[0], &bc[0]);
 	for (kb = 0; kb < nblk; kb++) {
 		int s = (int)(kb % 2), jb = width(m, kb);
 		long k = kb * m->nb;
 		long jt = np_hpl_numroc(k + jb, m->nb, g->mycol, g->npcol);
 
 		if (g->npcol > 1) {
-			MPI_Wait(&req, MPI_STATUS_IGNORE);
+			np_hpl_bcast_wait(g, &bc[s]);
 			if (g->mycol != np_hpl_owner(k, m->nb, g->npcol))
 				panel_unpack(g, m, w, s, k, jb, &pn[s]);
 		}
@@ -126,16 +130,22 @@ long np_hpl_factor(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 			if (g->mycol == np_hpl_owner(k1, m->nb, g->npcol)) {
 				/* Look-ahead: panel kb+1 goes first. */
 				np_hpl_update(g, m, w, &pn[s], jt, jt + jb1, NULL);
-				panel_start(g, m, w, kb + 1, &info, &pn[1 - s], &req);
-				np_hpl_update(g, m, w, &pn[s], jt + jb1, m->nq, &req);
+				panel_start(g, m, w, kb + 1, &info, &pn[1 - s],
+				            &bc[1 - s]);
+				np_hpl_update(g, m, w, &pn[s], jt + jb1, m->nq,
+				              &bc[1 - s]);
 			} else {
-				panel_start(g, m, w, kb + 1, &info, &pn[1 - s], &req);
-				np_hpl_update(g, m, w, &pn[s], jt, m->nq, &req);
+				panel_start(g, m, w, kb + 1, &info, &pn[1 - s],
+				            &bc[1 - s]);
+				np_hpl_update(g, m, w, &pn[s], jt, m->nq,
+				              &bc[1 - s]);
 			}
 		} else {
 			np_hpl_update(g, m, w, &pn[s], jt, m->nq, NULL);
 		}
 	}
+	np_hpl_bcast_finish(&bc[0]);
+	np_hpl_bcast_finish(&bc[1]);
 	MPI_Allreduce(&info, &ginfo, 1, MPI_LONG, MPI_MIN, g->comm);
 	return ginfo;
 }

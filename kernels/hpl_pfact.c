@@ -220,10 +220,24 @@ void np_hpl_pfact(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 		.ipiv = ipiv, .info = info, .lda = m->lda,
 	};
 	long jc = np_hpl_g2l(k, m->nb, g->npcol);
+	int nt;
 
+	(void)nt;
 	f.ir = np_hpl_numroc(k, m->nb, g->myrow, g->nprow);
 	f.mrows = m->mp - f.ir;
 	f.a = m->a + f.ir + jc * m->lda;
 	f.diag = np_hpl_owner(k, m->nb, g->nprow) == g->myrow;
+#ifndef NP_BLAS_BLIS
+	/* The panel's BLAS calls are too small for threads: with one rank
+	 * and a threaded OpenBLAS, waking the threads for every DGER costs
+	 * more than the work. */
+	nt = openblas_get_num_threads();
+	if (nt > 1)
+		openblas_set_num_threads(1);
+#endif
 	rec(&f, 0, jb);
+#ifndef NP_BLAS_BLIS
+	if (nt > 1)
+		openblas_set_num_threads(nt);
+#endif
 }

@@ -48,15 +48,14 @@ static void update_chunk(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 
 void np_hpl_update(const struct np_hpl_grid *g, struct np_hpl_mat *m,
                    struct np_hpl_work *w, const struct np_hpl_panel *pn,
-                   long c0, long c1, MPI_Request *req)
+                   long c0, long c1, struct np_hpl_bcast *bc)
 {
 	long c, e;
-	int flag;
 
 	for (c = c0; c < c1; c = e) {
 		e = c + w->chunk < c1 ? c + w->chunk : c1;
 		update_chunk(g, m, w, pn, c, e);
-		if (req != NULL && *req != MPI_REQUEST_NULL)
-			MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+		if (bc != NULL)
+			np_hpl_bcast_progress(g, bc);
 	}
 }
