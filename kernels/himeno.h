@@ -23,6 +23,7 @@
 #define NP_HIMENO_FLOP_PT   34.0      /* FLOPs per interior point, as counted
                                          by the original */
 #define NP_HIMENO_REHEARSAL 3
+#define NP_HIMENO_TEST_B    0.1f      /* --test-coefficients */
 
 /* Global grid points of a named size (the MPI version's mx, my, mz). */
 struct np_himeno_size {
@@ -53,10 +54,13 @@ struct np_himeno_domain {
 };
 
 /* Collective: Cartesian communicator, extents, arrays (first touched with
- * the Jacobi loop's OpenMP schedule) and the initial pressure. */
+ * the Jacobi loop's OpenMP schedule) and the initial pressure.  bcoef is
+ * the value of the cross-term coefficients b: 0 in the benchmark; tests
+ * use a small non-zero value so the diagonal neighbours (and with them
+ * the edge halos) matter. */
 int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
                           const struct np_himeno_size *sz, const int dims[3],
-                          struct np_k_err *err);
+                          float bcoef, struct np_k_err *err);
 void np_himeno_domain_free(struct np_himeno_domain *d);
 
 /* Exchange the halo planes of p with the neighbours. */

@@ -33,35 +33,42 @@ void np_osu_latency(MPI_Comm comm, const struct np_osu_opts *o,
 {
 	unsigned char *s = np_osu_sbuf(b, 0), *r = np_osu_rbuf(b, 0);
 	const int n = (int)size;
-	int rank, iters, skip, i;
+	int rank, peer, iters, skip, i;
 	uint64_t bad = 0;
-	double t0 = 0.0, t;
+	double t0 = 0.0, t = 0.0;
 	MPI_Status st;
 
 	MPI_Comm_rank(comm, &rank);
+	peer = rank == 0 ? 1 : 0;
 	np_osu_counts(o, size, &iters, &skip);
 	MPI_Barrier(comm);
 	for (i = 0; i < skip + iters; i++) {
-		if (i == skip)
+		if (o->check) {
+			/* -c: fill before and check after each round trip,
+			 * and time the round trips alone (summed). */
+			np_osu_fill(s, size, rank, i, 0);
+			MPI_Barrier(comm);
 			t0 = MPI_Wtime();
+		} else if (i == skip) {
+			t0 = MPI_Wtime();
+		}
 		if (rank == 0) {
-			if (o->check)
-				np_osu_fill(s, size, 0, i, 0);
 			MPI_Send(s, n, MPI_CHAR, 1, TAG_DATA, comm);
 			MPI_Recv(r, n, MPI_CHAR, 1, TAG_DATA, comm, &st);
-			if (o->check)
-				bad += np_osu_verify(r, size, 1, i, 0);
 		} else if (rank == 1) {
 			MPI_Recv(r, n, MPI_CHAR, 0, TAG_DATA, comm, &st);
-			if (o->check) {
-				maybe_corrupt(o, r, size, i);
-				bad += np_osu_verify(r, size, 0, i, 0);
-				np_osu_fill(s, size, 1, i, 0);
-			}
 			MPI_Send(s, n, MPI_CHAR, 0, TAG_DATA, comm);
 		}
+		if (o->check) {
+			if (i >= skip)
+				t += MPI_Wtime() - t0;
+			if (rank == 1)
+				maybe_corrupt(o, r, size, i);
+			bad += np_osu_verify(r, size, peer, i, 0);
+		}
 	}
-	t = MPI_Wtime() - t0;
+	if (!o->check)
+		t = MPI_Wtime() - t0;
 	pt->size = size;
 	/* Half the round trip, in microseconds. */
 	pt->value = t * 1e6 / (2.0 * iters);
@@ -78,7 +85,7 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 	MPI_Status *st = malloc(2 * (size_t)win * sizeof(*st));
 	int rank, peer, iters, skip, i, w, ack = 0;
 	uint64_t bad = 0;
-	double t0 = 0.0, t;
+	double t0 = 0.0, t = 0.0;
 
 	MPI_Comm_rank(comm, &rank);
 	peer = rank == 0 ? 1 : 0;
@@ -86,35 +93,34 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 	if (req == NULL || st == NULL)
 		MPI_Abort(comm, NP_K_EXIT_FAIL);
 	MPI_Barrier(comm);
-	for (i = 0; i < skip + iters && rank < 2; i++) {
+	/* Exactly two ranks (checked by the caller). */
+	for (i = 0; i < skip + iters; i++) {
+		const int recv = bidir || rank == 1, send = bidir || rank == 0;
 		int nr = 0;
 
-		if (i == skip)
-			t0 = MPI_Wtime();
 		/* bibw: both sides receive and send a window; bw: rank 1
 		 * receives, rank 0 sends and waits for an ack. */
-		if (bidir || rank == 1)
+		if (recv)
 			for (w = 0; w < win; w++)
 				MPI_Irecv(np_osu_rbuf(b, w), n, MPI_CHAR, peer,
 				          TAG_DATA, comm, &req[nr++]);
-		if (bidir || rank == 0)
-			for (w = 0; w < win; w++) {
-				unsigned char *s = np_osu_sbuf(b, w);
-
-				if (o->check)
-					np_osu_fill(s, size, rank, i, w);
-				MPI_Isend(s, n, MPI_CHAR, peer, TAG_DATA, comm,
-				          &req[nr++]);
-			}
+		if (o->check) {
+			/* -c: fill before and check after each window, and
+			 * time the windows alone (summed). */
+			if (send)
+				for (w = 0; w < win; w++)
+					np_osu_fill(np_osu_sbuf(b, w), size,
+					            rank, i, w);
+			MPI_Barrier(comm);
+			t0 = MPI_Wtime();
+		} else if (i == skip) {
+			t0 = MPI_Wtime();
+		}
+		if (send)
+			for (w = 0; w < win; w++)
+				MPI_Isend(np_osu_sbuf(b, w), n, MPI_CHAR, peer,
+				          TAG_DATA, comm, &req[nr++]);
 		MPI_Waitall(nr, req, st);
-		if (o->check && (bidir || rank == 1))
-			for (w = 0; w < win; w++) {
-				unsigned char *r = np_osu_rbuf(b, w);
-
-				if (rank == 1 && w == 0)
-					maybe_corrupt(o, r, size, i);
-				bad += np_osu_verify(r, size, peer, i, w);
-			}
 		if (!bidir) {
 			if (rank == 1)
 				MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, comm);
@@ -122,8 +128,19 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 				MPI_Recv(&ack, 1, MPI_INT, 1, TAG_ACK, comm,
 				         &st[0]);
 		}
+		if (o->check && i >= skip)
+			t += MPI_Wtime() - t0;
+		if (o->check && recv)
+			for (w = 0; w < win; w++) {
+				unsigned char *r = np_osu_rbuf(b, w);
+
+				if (rank == 1 && w == 0)
+					maybe_corrupt(o, r, size, i);
+				bad += np_osu_verify(r, size, peer, i, w);
+			}
 	}
-	t = MPI_Wtime() - t0;
+	if (!o->check)
+		t = MPI_Wtime() - t0;
 	free(req);
 	free(st);
 	pt->size = size;

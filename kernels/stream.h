@@ -41,10 +41,15 @@ struct np_stream_check {
 	size_t nbad[3];
 };
 
-/* Default element count: each array >= 4x the last-level cache of every
- * LLC domain the calling process may run on (STREAM's rule); *llc_bytes
- * and *domains say what was found (0 when unknown). */
-size_t np_stream_default_size(uint64_t *llc_bytes, int *domains);
+/* Default element count (STREAM's rule): each array >= 4x the sum of the
+ * last-level caches of every LLC domain holding a CPU of any OpenMP
+ * thread (the union of the team's affinity masks), each domain counted
+ * once.  Without sysfs cache data, one LLC of sysconf's size per package.
+ * NUMAPLAN_STREAM_LLC_BYTES, when set, replaces each domain's size (for
+ * tests).  *llc_bytes and *domains say what was found (0 when unknown,
+ * then *n is STREAM's 10,000,000).  -EINVAL for a bad variable. */
+int np_stream_default_size(size_t *n, uint64_t *llc_bytes, int *domains,
+                           struct np_k_err *err);
 
 /* Allocate and initialise (a=1, b=2, c=0) with the kernels' schedule. */
 int np_stream_alloc(struct np_stream_arrays *s, size_t n,

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 "STREAM memory bandwidth (Copy, Scale, Add, Triad) with OpenMP threads.\n"
 "\n"
 "  -s, --size ELEMENTS  elements per array (default: each array 4x the\n"
-"                       last-level cache in use)\n"
+"                       last-level caches of all threads' CPUs)\n"
 "  -t, --threads T      OpenMP threads (default: OMP_NUM_THREADS or all\n"
 "                       CPUs); 1 runs single-threaded\n"
 "      --stores KIND    normal: ordinary stores, as stream.c (default);\n"
@@ -234,10 +234,11 @@ static void print_check(const struct np_stream_check *ck)
 static json_t *to_json(const struct np_stream_arrays *s,
                        const struct np_stream_times *tm,
                        const struct np_stream_check *ck, int nt, int threads,
+                       uint64_t llc, int domains,
                        const struct np_k_place *pl, int npl)
 {
 	json_t *root = json_pack("{s:f, s:f, s:f, s:f, s:b, s:i, s:I, s:i, "
-	                         "s:i, s:f, s:s}",
+	                         "s:i, s:f, s:s, s:I, s:i}",
 	                         "copy_mbps", tm->mbps[0],
 	                         "scale_mbps", tm->mbps[1],
 	                         "add_mbps", tm->mbps[2],
@@ -248,7 +249,9 @@ static json_t *to_json(const struct np_stream_arrays *s,
 	                         "bytes_per_element", (int)sizeof(double),
 	                         "ntimes", NP_STREAM_NTIMES,
 	                         "epsilon", ck->epsilon,
-	                         "stores", nt ? "nt" : "normal");
+	                         "stores", nt ? "nt" : "normal",
+	                         "llc_bytes", (json_int_t)llc,
+	                         "llc_domains", domains);
 	json_t *times = json_object();
 	json_t *place = np_k_place_json(pl, (size_t)npl);
 	int k;
@@ -302,12 +305,16 @@ int main(int argc, char **argv)
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
 #endif
+	/* Sized from the whole team's CPUs (see stream_size.c), before any
+	 * output so a bad NUMAPLAN_STREAM_LLC_BYTES changes nothing. */
+	n = (size_t)o.size;
+	if (n == 0 && np_stream_default_size(&n, &llc, &domains, &err) < 0)
+		return np_k_usage_error(PROG, err.msg);
 	if (place_threads(&pl, &npl, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return NP_K_EXIT_FAIL;
 	}
 	np_k_place_print(o.json ? stderr : stdout, pl, (size_t)npl);
-	n = o.size ? (size_t)o.size : np_stream_default_size(&llc, &domains);
 	if (np_stream_alloc(&s, n, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		free(pl);
@@ -320,8 +327,8 @@ int main(int argc, char **argv)
 		s.b[s.n / 2] *= 2.0;
 	np_stream_check(&s, &ck);
 	if (o.json) {
-		rc = np_k_json_emit(stdout, to_json(&s, &tm, &ck, o.nt, npl, pl, npl),
-		                    &err);
+		rc = np_k_json_emit(stdout, to_json(&s, &tm, &ck, o.nt, npl,
+		                    llc, domains, pl, npl), &err);
 		if (rc < 0)
 			fprintf(stderr, PROG ": %s\n", err.msg);
 	} else {

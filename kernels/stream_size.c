@@ -3,12 +3,14 @@
  * last-level cache in use, so no kernel can run from cache.
  *
  * "In use" means every LLC domain (e.g. every L3 slice shared by a CCX)
- * holding a CPU this process may run on: a job bound to one socket of a
- * two-socket node needs half the arrays of one spanning both.
+ * holding a CPU that one of the OpenMP threads may run on: a job bound to
+ * one socket of a two-socket node needs half the arrays of one spanning
+ * both.  Each domain counts once, however many threads share it.
  */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,35 +99,52 @@ static int cpu_llc(int cpu, int *level, uint64_t *size, char *shared,
 	return found ? 0 : -1;
 }
 
-/* Sum the LLC of every distinct domain among the CPUs we may run on. */
-static uint64_t llc_from_sysfs(int *domains)
+/* The CPUs of every thread of a parallel region like the kernels'.  Under
+ * OMP_PROC_BIND each thread is bound to its own place (and libgomp may
+ * narrow the initial thread to the first one), so no single thread's mask
+ * shows all the caches in use. */
+static int team_cpus(cpu_set_t *set)
+{
+	int failed = 0;
+
+	CPU_ZERO(set);
+#pragma omp parallel reduction(+:failed)
+	{
+		cpu_set_t mine;
+
+		CPU_ZERO(&mine);
+		if (sched_getaffinity(0, sizeof(mine), &mine) != 0) {
+			failed++;
+		} else {
+#pragma omp critical(np_stream_team_cpus)
+			CPU_OR(set, set, &mine);
+		}
+	}
+	return failed ? -1 : 0;
+}
+
+/* Count the distinct LLC domains among set (and sum their sizes). */
+static int llc_from_sysfs(const cpu_set_t *set, uint64_t *total)
 {
 	static const size_t keylen = 256;
 	char (*keys)[256] = calloc(MAX_DOMAINS, keylen);
-	cpu_set_t set;
-	uint64_t total = 0;
 	int cpu, nd = 0, best_level = 0;
 
-	*domains = 0;
+	*total = 0;
 	if (keys == NULL)
 		return 0;
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-		free(keys);
-		return 0;
-	}
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		char shared[256];
 		uint64_t size = 0;
 		int level, d;
 
-		if (!CPU_ISSET(cpu, &set) ||
+		if (!CPU_ISSET(cpu, set) ||
 		    cpu_llc(cpu, &level, &size, shared, sizeof(shared)) != 0)
 			continue;
 		/* Mixed answers (should not happen): keep the outermost. */
 		if (level > best_level) {
 			best_level = level;
-			total = 0;
+			*total = 0;
 			nd = 0;
 		} else if (level < best_level) {
 			continue;
@@ -136,33 +155,76 @@ static uint64_t llc_from_sysfs(int *domains)
 		if (d < nd || nd == MAX_DOMAINS)
 			continue;
 		snprintf(keys[nd++], keylen, "%s", shared);
-		total += size;
+		*total += size;
 	}
 	free(keys);
-	*domains = nd;
-	return total;
+	return nd;
 }
 
-size_t np_stream_default_size(uint64_t *llc_bytes, int *domains)
+/* Without sysfs cache data (containers, some VMs): assume one LLC per
+ * package, as on most machines without split L3s. */
+static int packages_of(const cpu_set_t *set)
 {
-	uint64_t total = llc_from_sysfs(domains);
-	long sc;
+	int ids[MAX_DOMAINS], n = 0, cpu;
+
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		char path[128], buf[32];
+		int id, d;
+
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d"
+		         "/topology/physical_package_id", cpu);
+		if (read_line(path, buf, sizeof(buf)) != 0)
+			continue;
+		id = atoi(buf);
+		for (d = 0; d < n; d++)
+			if (ids[d] == id)
+				break;
+		if (d == n && n < MAX_DOMAINS)
+			ids[n++] = id;
+	}
+	/* No package ids at all: one package. */
+	return n > 0 ? n : 1;
+}
+
+int np_stream_default_size(size_t *np, uint64_t *llc_bytes, int *domains,
+                           struct np_k_err *err)
+{
+	const char *force = getenv("NUMAPLAN_STREAM_LLC_BYTES");
+	uint64_t total = 0, each = 0;
+	cpu_set_t set;
+	int nd = 0;
 	size_t n;
 
-	if (total == 0) {
-		/* No sysfs cache data (containers, some VMs): one LLC as the
-		 * C library reports it. */
-		sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	*llc_bytes = 0;
+	*domains = 0;
+	*np = STREAM_FALLBACK_N;
+	if (force != NULL && np_k_parse_bytes("NUMAPLAN_STREAM_LLC_BYTES",
+	                                      force, 1, (uint64_t)1 << 40,
+	                                      &each, err) < 0)
+		return -EINVAL;
+	if (team_cpus(&set) != 0)
+		return 0;       /* unknown: STREAM's own default */
+	nd = llc_from_sysfs(&set, &total);
+	if (nd == 0) {
+		long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
 		if (sc <= 0)
 			sc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-		total = sc > 0 ? (uint64_t)sc : 0;
-		*domains = sc > 0 ? 1 : 0;
+		if (sc > 0 || each > 0) {
+			nd = packages_of(&set);
+			total = sc > 0 ? (uint64_t)sc * (uint64_t)nd : 0;
+		}
 	}
-	*llc_bytes = total;
+	if (each > 0)
+		total = each * (uint64_t)nd;
 	if (total == 0)
-		return STREAM_FALLBACK_N;
+		return 0;
+	*llc_bytes = total;
+	*domains = nd;
 	n = (size_t)((4 * total + sizeof(double) - 1) / sizeof(double));
 	/* Round up to a multiple of 1024 elements: nicer numbers, still >= 4x. */
-	n = (n + 1023) / 1024 * 1024;
-	return n;
+	*np = (n + 1023) / 1024 * 1024;
+	return 0;
 }

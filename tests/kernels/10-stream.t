@@ -67,6 +67,54 @@ fi
 run numaplan-stream --size 1000 --json
 check "default stores are normal" jqe '.stores == "normal"' <<<"$OUT"
 
+# Default size: STREAM's rule over the LLC domains of all threads' CPUs.
+# A fake 64 KiB per domain keeps the arrays small.  Expected domains,
+# independently from sysfs for the CPUs this process may use: distinct
+# sharing sets of each CPU's outermost data/unified cache, or else (no
+# cache data) distinct packages.
+llc_domains() {
+	local cpus cpu d idx lv best key keys="" pkgs=""
+	cpus=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status |
+	       tr , '\n' | awk -F- '{ e = NF > 1 ? $2 : $1; for (c = $1; c <= e; c++) print c }')
+	for cpu in $cpus; do
+		d=/sys/devices/system/cpu/cpu$cpu
+		best=0 key=
+		for idx in "$d"/cache/index*; do
+			[ -r "$idx/type" ] || continue
+			[ "$(cat "$idx/type")" = Instruction ] && continue
+			lv=$(cat "$idx/level")
+			[ "$lv" -gt "$best" ] && best=$lv && key="L$lv:$(cat "$idx/shared_cpu_list" 2>/dev/null || echo "cpu$cpu")"
+		done
+		[ -n "$key" ] && keys+="$key"$'\n'
+		pkgs+="$(cat "$d/topology/physical_package_id" 2>/dev/null || echo 0)"$'\n'
+	done
+	if [ -n "$keys" ]; then
+		# Only the outermost level counts.
+		top=$(sed -n 's/^L\([0-9]*\):.*/\1/p' <<<"$keys" | sort -n | tail -1)
+		grep "^L$top:" <<<"$keys" | sort -u | wc -l
+	else
+		sort -u <<<"${pkgs%$'\n'}" | wc -l
+	fi
+}
+D=$(llc_domains)
+want=$((D * 64 * 1024 * 4 / 8))        # 4x, in 8-byte elements; a multiple of 1024
+T=$(nproc)
+run env NUMAPLAN_STREAM_LLC_BYTES=64K numaplan-stream --threads "$T" --json
+free_size=$(jq -r .size <<<"$OUT" 2>/dev/null)
+check "default size, 64K fake LLC: $D domain(s) -> $want elements (got $free_size)" \
+	jqe ".size == $want and .llc_domains == $D and .llc_bytes == $((D * 65536)) and .validated == true" <<<"$OUT"
+# Bound threads: each thread sees only its own core, yet the size must
+# cover every thread's caches, as without binding.
+run env NUMAPLAN_STREAM_LLC_BYTES=64K OMP_PROC_BIND=true OMP_PLACES=cores numaplan-stream --threads "$T" --json
+check "OMP_PROC_BIND=true OMP_PLACES=cores: same default size ($free_size)" \
+	jqe ".size == $free_size and .validated == true" <<<"$OUT"
+diag "bound placement: $(grep -o 'thread [0-9]* cpus [^ ]*' <<<"$ERR" | tr '\n' ';')"
+run env NUMAPLAN_STREAM_LLC_BYTES=64K numaplan-stream --threads "$T"
+check "human output names the LLC rule" grep -q "^Array size chosen as 4x the last-level cache in use ($D domain(s)" <<<"$OUT"
+run env NUMAPLAN_STREAM_LLC_BYTES=64KiB numaplan-stream --threads 1
+check "bad NUMAPLAN_STREAM_LLC_BYTES: exit 2, named, no output" bash -c '
+	[ "$1" -eq 2 ] && grep -q "NUMAPLAN_STREAM_LLC_BYTES: .64KiB." <<<"$2" && [ -z "$3" ]' _ "$RC" "$ERR" "$OUT"
+
 # The failure path: a spoiled element must fail validation and exit 1.
 run numaplan-stream --size 1000 --corrupt
 check "corrupt: exit 1" test "$RC" -eq 1

@@ -25,10 +25,12 @@ check "--help exits 0 and names the options" bash -c '[ "$1" -eq 0 ] &&
 # benchmark's coefficients (a = c = 1, b = 0, a[3] = 1/6, bnd = 1, no
 # source) the 19-point stencil is the 7-point average; p starts as
 # (i / (mx-1))^2 and the outer layer stays fixed.  XS is 32 x 32 x 64.
+# With a second argument B the cross-term coefficients are b = B (the
+# original's b[0..2] terms: mixed differences over (i,j), (j,k), (i,k)).
 reference_gosa() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "${2:-0}" <<'PY'
 import sys
-N = int(sys.argv[1]); mx, my, mz = 32, 32, 64
+N = int(sys.argv[1]); B = float(sys.argv[2]); mx, my, mz = 32, 32, 64
 den = float((mx - 1) ** 2)
 p = [[[i * i / den] * mz for j in range(my)] for i in range(mx)]
 g = 0.0
@@ -41,7 +43,12 @@ for n in range(N):
             r, rm, rp, ri_m, ri_p = pi[j], pi[j - 1], pi[j + 1], pm[j], pp[j]
             wr = w[i][j]
             for k in range(1, mz - 1):
-                ss = (ri_p[k] + rp[k] + r[k + 1] + ri_m[k] + rm[k] + r[k - 1]) / 6.0 - r[k]
+                s0 = ri_p[k] + rp[k] + r[k + 1] + ri_m[k] + rm[k] + r[k - 1]
+                if B:
+                    s0 += B * (pp[j + 1][k] - pp[j - 1][k] - pm[j + 1][k] + pm[j - 1][k])
+                    s0 += B * (rp[k + 1] - rm[k + 1] - rp[k - 1] + rm[k - 1])
+                    s0 += B * (ri_p[k + 1] - ri_m[k + 1] - ri_p[k - 1] + ri_m[k - 1])
+                ss = s0 / 6.0 - r[k]
                 g += ss * ss
                 wr[k] = r[k] + 0.8 * ss
     p = w
@@ -89,6 +96,45 @@ done
 check "4 ranks: one placement per rank, ranks 0..3" bash -c '
 	jq -e "[.placement[].rank] == [0,1,2,3]" <<<"$1" >/dev/null &&
 	[ "$(grep -c "^# placement: host .* rank [0-3] thread 0 cpus " <<<"$2")" -eq 4 ]' _ "$OUT" "$ERR"
+
+# --test-coefficients (b = 0.1): the diagonal neighbours enter the stencil,
+# so a decomposition split along two dimensions needs correct edge halos
+# (face-only exchanges leave them stale).  Decomposition changes only the
+# order of the double-precision gosa sum, so the gosa agrees to about
+# float precision; 1e-6 is far below the ~2e-5 that stale edges cause.
+TB=0.1
+run $T numaplan-himeno --size XS --iterations $ITER --json --test-coefficients
+gb1=$(jq -r .gosa <<<"$OUT" 2>/dev/null)
+check "test coefficients, 1 rank: exit 0, marked in JSON ($gb1)" bash -c '
+	[ "$1" -eq 0 ] && jq -e ".test_coefficients == true and .validated == true" <<<"$2" >/dev/null' _ "$RC" "$OUT"
+differ() { ! relclose "$@"; }
+check "test coefficients change the gosa ($gb1 vs $g1)" differ "$gb1" "$g1" 1e-6
+for g in 2x2x1 1x2x2 2x1x2; do
+	run $T "$MPIEXEC" -n 4 numaplan-himeno --size XS --iterations $ITER --json --test-coefficients --grid "$g"
+	gn=$(jq -r .gosa <<<"$OUT" 2>/dev/null)
+	if [ "$RC" -eq 0 ] && relclose "$gn" "$gb1" 1e-6 && jqe ".grid == \"$g\"" <<<"$OUT"; then
+		ok "test coefficients, 4 ranks, grid $g: gosa $gn = 1-rank gosa $gb1"
+	else
+		notok "test coefficients, 4 ranks, grid $g: rc $RC gosa $gn vs $gb1 $ERR"
+	fi
+done
+if command -v python3 >/dev/null; then
+	# The b terms' contribution alone: single-precision rounding of p
+	# (~1e-4 of gosa) is nearly the same with and without them, so the
+	# difference compares well with the reference's.
+	run $T numaplan-himeno --size XS --iterations 3 --json --test-coefficients
+	gb3=$(jq -r .gosa <<<"$OUT" 2>/dev/null)
+	g03=$($T numaplan-himeno --size XS --iterations 3 --json 2>/dev/null | jq -r .gosa)
+	rb3=$(reference_gosa 3 $TB)
+	r03=$(reference_gosa 3)
+	dg=$(awk -v a="$gb3" -v b="$g03" 'BEGIN { printf "%.6e", a - b }')
+	dr=$(awk -v a="$rb3" -v b="$r03" 'BEGIN { printf "%.6e", a - b }')
+	check "b terms change gosa as in the double-precision reference ($dg vs $dr, 20%)" relclose "$dg" "$dr" 0.2
+else
+	skip "python3 missing for the reference gosa"
+fi
+run numaplan-himeno --test-coefficients=1
+check "--test-coefficients takes no argument" test "$RC" -eq 2
 
 # Human output: the original's lines, and the decomposition.
 run $T "$MPIEXEC" -n 2 numaplan-himeno --size XS --iterations 5 --grid 1x2x1
