@@ -59,6 +59,7 @@ typedef struct np_run_opts {
 	char **cmd;                 /* compare: the command after -- */
 	unsigned ncmd;
 	char *cmdline;              /* how run was invoked, for the record */
+	const char *collect;        /* --collect DIR: results from an existing run */
 } np_run_opts_t;
 
 /* One experiment: a kernel under one placement, repeated opts->repeat
@@ -109,6 +110,8 @@ int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus);
 int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
                 unsigned ntasks_per_node, unsigned threads, np_error_t *err);
 json_t *np_exp_to_json(const np_exp_t *e);
+/* The inverse, for --collect: appended to c->exps. */
+np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err);
 np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name);
 
 /* Suites: append experiments to c->exps. */
@@ -138,6 +141,11 @@ void np_run_ctx_free(np_run_ctx_t *c);
 /* Generate, execute and collect: the whole of `numaplan run` after parsing.
  * Returns an exit status (0, 1, 2) and prints what it does. */
 int np_run_execute(const np_run_opts_t *o, char **outdir_ret);
+
+/* run.json: what --collect needs to redo the results of a directory. */
+int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err);
+/* numaplan run --collect DIR; returns an exit status. */
+int np_run_collect(const np_run_opts_t *o);
 
 /* Job script */
 int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err);

@@ -164,3 +164,53 @@ json_t *np_exp_to_json(const np_exp_t *e)
 	json_object_set_new(o, "params", json_deep_copy(e->params));
 	return o;
 }
+
+static char *jstrdup(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? strdup(s) : NULL;
+}
+
+np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err)
+{
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const char *suite = json_string_value(json_object_get(j, "suite"));
+	const char *kernel = json_string_value(json_object_get(j, "kernel"));
+	const char *group = json_string_value(json_object_get(j, "group"));
+	json_t *pl = json_object_get(j, "placement"), *rc = json_object_get(pl, "rank_cpus"), *x;
+	np_exp_t *e;
+	size_t i;
+
+	if (!name || !suite || !kernel || !group || !json_is_array(rc)) {
+		np_error_set(err, -EINVAL, "experiments.json: an experiment lacks name/suite/kernel/group/placement");
+		return NULL;
+	}
+	if (!(e = np_exp_new(c, suite, kernel, name, group))) {
+		np_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	e->desc = jstrdup(pl, "description");
+	e->policy = jstrdup(pl, "policy");
+	e->mems = jstrdup(pl, "mems");
+	e->nodes = (unsigned)json_integer_value(json_object_get(j, "nodes"));
+	e->ntasks = (unsigned)json_integer_value(json_object_get(j, "ntasks"));
+	e->threads = (unsigned)json_integer_value(json_object_get(j, "threads"));
+	e->mpi = json_is_true(json_object_get(j, "mpi"));
+	e->per_node = json_is_true(json_object_get(j, "per_node"));
+	e->cmd = jstrdup(j, "command");
+	if (json_is_object(json_object_get(j, "params"))) {
+		json_decref(e->params);
+		e->params = json_deep_copy(json_object_get(j, "params"));
+	}
+	if (json_array_size(rc)) {
+		e->rank_cpus = calloc(json_array_size(rc), sizeof(char *));
+		if (!e->rank_cpus) {
+			np_error_set(err, -ENOMEM, "out of memory");
+			return NULL;
+		}
+		json_array_foreach(rc, i, x)
+			e->rank_cpus[e->nrank_cpus++] = strdup(json_string_value(x) ? json_string_value(x) : "");
+	}
+	return e;
+}

@@ -200,7 +200,7 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		json_decref(jobs);
 		return 2;
 	}
-	if (write_experiments(&c, &err) < 0)
+	if (write_experiments(&c, &err) < 0 || np_run_write_meta(&c, &err) < 0)
 		goto fail;
 	if (!o.quiet) {
 		printf("numaplan run %s: %u experiments x %u repetitions, mode %s%s\n", o.suite, c.exps.n,
@@ -293,7 +293,7 @@ int np_cmd_run(int argc, char **argv)
 		np_run_opts_free(&o);
 		return 2;
 	}
-	rc = np_run_execute(&o, NULL);
+	rc = o.collect ? np_run_collect(&o) : np_run_execute(&o, NULL);
 	np_run_opts_free(&o);
 	return rc;
 }

@@ -15,7 +15,7 @@ enum {
 	O_TOPOLOGY, O_CPUSET, O_SIZE, O_STREAM_SIZE, O_HPL_N, O_HIMENO_SIZE, O_OSU_MAX,
 	O_ITER, O_NB, O_MEMFRAC, O_MEM, O_XHPL, O_CLOCK, O_FPC, O_CORES, O_WRFDIR, O_WRFEXE,
 	O_NPX, O_NPY, O_TILES, O_WRFDOM, O_PARSE, O_PAIRS, O_SRUNMPI, O_BINDVIA, O_EXCL,
-	O_SBATCH, O_OUTLIER,
+	O_SBATCH, O_OUTLIER, O_COLLECT,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +61,7 @@ static const struct option longopts[] = {
 	{ "exclusive", no_argument, NULL, O_EXCL },
 	{ "sbatch-arg", required_argument, NULL, O_SBATCH },
 	{ "outlier", required_argument, NULL, O_OUTLIER },
+	{ "collect", required_argument, NULL, O_COLLECT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -85,6 +86,7 @@ void np_run_usage(FILE *f)
 	      "      --wrf-domain D  --parse-only\n"
 	      "      --pairs K  --srun-mpi TYPE  --bind-via masks|plugin  --outlier PCT\n"
 	      "      --topology FILE  --cpuset LIST  -q, --quiet\n"
+	      "   or: numaplan run --collect DIR   (results.json again from DIR's raw outputs)\n"
 	      "see numaplan-run(1)\n", f);
 }
 
@@ -247,12 +249,18 @@ int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 			if (!np_parse_double(optarg, &o->outlier_pct) || o->outlier_pct <= 0)
 				return bad(err, "--outlier", optarg, "a percentage > 0");
 			break;
+		case O_COLLECT: o->collect = optarg; break;
 		case ':':
 			return np_error_set(err, -EINVAL, "option %s needs a value", argv[optind - 1]);
 		default:
 			return np_error_set(err, -EINVAL, "unknown option '%s' (see numaplan run --help)",
 			                    argv[optind - 1]);
 		}
+	}
+	if (o->collect) {
+		if (optind < dashdash)
+			return np_error_set(err, -EINVAL, "--collect DIR takes no suite (the directory knows it)");
+		return 0;
 	}
 	if (optind >= dashdash)
 		return np_error_set(err, -EINVAL, "which suite? (stream osu himeno hpl wrf compare all)");

@@ -597,7 +597,7 @@ static void derive(json_t *exps, json_t *summary)
 	}
 }
 
-static json_t *software(void)
+static json_t *software(bool slurm)
 {
 	json_t *s = json_object();
 	struct utsname u;
@@ -609,7 +609,10 @@ static json_t *software(void)
 	if ((v = np_cmd_firstline("mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p' | grep .")))
 		json_object_set_new(s, "mpich", json_string(v));
 	free(v);
-	if ((v = np_cmd_firstline("sbatch --version")))
+	/* sbatch rereads slurm.conf for a minute when it is missing: only ask
+	 * when the run used Slurm, and not for long */
+	v = NULL;
+	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
 		json_object_set_new(s, "slurm", json_string(v));
 	free(v);
 	if ((v = np_cmd_firstline("hwloc-info --version")))
@@ -723,7 +726,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "command", json_string(c->opts->cmdline ? c->opts->cmdline : ""));
 	json_object_set_new(res, "output_dir", json_string(c->outdir));
 	json_object_set_new(res, "repeat", json_integer(c->opts->repeat));
-	json_object_set_new(res, "software", software());
+	json_object_set_new(res, "software", software(c->opts->mode != NP_MODE_LOCAL));
 	json_object_set_new(res, "topology", topo_summary(c->topo));
 	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
 	json_object_set_new(res, "jobs", json_deep_copy(jobs));

@@ -214,7 +214,8 @@ void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *
 	}
 	bw = pw / n;
 	for (i = 0; i < n; i++) {
-		double x = ML + i * bw + bw * 0.15, w = bw * 0.7, v = isfinite(values[i]) ? values[i] : 0;
+		double w = bw * 0.7 > 90 ? 90 : bw * 0.7, x = ML + i * bw + (bw - w) / 2;
+		double v = isfinite(values[i]) ? values[i] : 0;
 		char tr[96];
 		np_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
 		             x, BY(v), w, MT + ph - BY(v), palette[i % 10]);

@@ -17,10 +17,11 @@ check "... says sbatch is missing and suggests --local" \
 	sh -c "echo \"\$0\" | grep -q 'Slurm is not available: sbatch not found in PATH.*--local'" "$ERR"
 check "... and leaves no directory" [ ! -e "$tmp/noslurm" ]
 
-# sbatch present but no controller behind it
-run env SLURM_CONF="$tmp/missing-slurm.conf" numaplan run stream --repeat 1 --size 1000 -o "$tmp/noctl"
+# sbatch present but no controller behind it (a port nothing listens on)
+printf 'ClusterName=none\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=9\n' >"$tmp/slurm.conf"
+run env SLURM_CONF="$tmp/slurm.conf" numaplan run stream --repeat 1 --size 1000 -o "$tmp/noctl"
 check "unreachable controller: exit 1" [ "$RC" -eq 1 ]
-check "... reports sbatch's own error" grep -q 'sbatch failed' <<<"$ERR"
+check "... reports sbatch's own error" grep -q 'sbatch failed.*Unable to contact slurm controller' <<<"$ERR"
 
 run numaplan run --inline stream -o "$tmp/inl"
 check "--inline outside an allocation: exit 1" [ "$RC" -ne 0 ]

@@ -37,6 +37,12 @@ check "himeno: 2-node efficiency from the medians" \
 slurm_run hpl hpl --repeat 2 --size 200 --nb 32
 check "hpl: residual check passed in each run" jqt 'all(.experiments[0].runs[]; .validated)' "$tmp/hpl/results.json"
 
+# the same placement through the SPANK plugin: --numa-plan=compact
+slurm_run plugin hpl --bind-via plugin --repeat 1 --size 200 --nb 32
+check "plugin: srun --numa-plan in the job script" grep -q 'srun .*--numa-plan=compact ' "$tmp/plugin/job.sh"
+check "plugin: the 2 ranks ran on CPUs 0 and 1 (compact)" \
+	jqt '[.experiments[0].runs[0].placement[].cpus] == ["0", "1"]' "$tmp/plugin/results.json"
+
 if command -v numaplan-osu >/dev/null; then
 	slurm_run osu osu --nodes 2 --repeat 2 --size 4096 --iterations 20
 	check "osu: latency series from 0 bytes" \
@@ -52,8 +58,26 @@ check "compare: sleep 1 takes at least a second" \
 	jqt 'all(.experiments[].runs[]; .values.wall_s >= 1)' "$tmp/compare/results.json"
 check "compare: speed-up table" jqt '.summary.compare | length == 3' "$tmp/compare/results.json"
 
+# --inline: the steps of an allocation made by a batch script of one's own
+run timeout 300 sbatch -N 1 --ntasks-per-node=2 --wait -o "$tmp/inline.out" \
+	--wrap "PATH=$PATH numaplan run stream --inline --repeat 1 --size 100000 -o $tmp/inline"
+check "--inline inside an sbatch allocation: the job succeeds" [ "$RC" -eq 0 ]
+check "--inline results: mode inline, every run passed" \
+	jqt '.mode == "inline" and (.jobs | length) == 0 and .failed_runs == 0' "$tmp/inline/results.json"
+
 run timeout 300 numaplan run compare --repeat 1 --threads 1 --policies none -o "$tmp/fail" -- false
 check "a failing job: exit 1" [ "$RC" -eq 1 ]
 check "... reported as FAILED with the job's output" grep -q 'ended FAILED.*slurm-[0-9]*.out' <<<"$ERR"
 check "... and its run marked failed" jqt '.jobs[0].state == "FAILED" and .failed_runs == 1' "$tmp/fail/results.json"
+
+# Ctrl-C while following: the job it submitted is cancelled
+numaplan run compare --repeat 1 --threads 1 --policies none -o "$tmp/cancel" -- sleep 120 >"$tmp/cancel.out" 2>&1 &
+pid=$!
+for i in $(seq 120); do grep -q RUNNING "$tmp/cancel.out" && break; sleep 1; done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+check "Ctrl-C: exit 1" [ "$rc" -eq 1 ]
+check "... cancels the job it submitted" grep -q 'job [0-9]* CANCELLED' "$tmp/cancel.out"
+check "... and records it" jqt '.jobs[0].state == "CANCELLED" and .failed_runs == 1' "$tmp/cancel/results.json"
 done_testing
