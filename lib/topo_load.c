@@ -277,6 +277,9 @@ static void read_identity(np_topo_t *t, hwloc_topology_t h, const char *xml)
 	t->cpu_model = info_dup(pkg, "CPUModel");
 	if (!t->cpu_model)
 		t->cpu_model = info_dup(root, "CPUModel");
+	/* some BIOSes pad the model string with blanks */
+	for (size_t n = t->cpu_model ? strlen(t->cpu_model) : 0; n > 0 && t->cpu_model[n - 1] == ' '; n--)
+		t->cpu_model[n - 1] = '\0';
 }
 
 int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
