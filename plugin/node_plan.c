@@ -1,5 +1,5 @@
 /*
- * node_plan.c - topology load and planning for the tasks of one node.
+ * node_plan.c - planning for the tasks of one node.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -7,101 +7,6 @@
 #include <string.h>
 
 #include "node_plan.h"
-
-extern char **environ;
-
-typedef struct hidden_env {
-	char **names;
-	char **values;
-	unsigned n;
-} hidden_env_t;
-
-static void hidden_free(hidden_env_t *h)
-{
-	for (unsigned i = 0; i < h->n; i++) {
-		free(h->names[i]);
-		free(h->values[i]);
-	}
-	free(h->names);
-	free(h->values);
-	memset(h, 0, sizeof(*h));
-}
-
-/* Take every HWLOC_* variable out of the process environment. */
-static int hide_hwloc_env(hidden_env_t *h)
-{
-	unsigned count = 0;
-
-	memset(h, 0, sizeof(*h));
-	for (char **e = environ; e && *e; e++)
-		if (!strncmp(*e, "HWLOC_", 6))
-			count++;
-	if (!count)
-		return 0;
-	h->names = calloc(count, sizeof(char *));
-	h->values = calloc(count, sizeof(char *));
-	if (!h->names || !h->values) {
-		hidden_free(h);
-		return -ENOMEM;
-	}
-	/* copy first, unset after: unsetenv reshuffles environ */
-	for (char **e = environ; e && *e && h->n < count; e++) {
-		const char *eq;
-
-		if (strncmp(*e, "HWLOC_", 6) || !(eq = strchr(*e, '=')))
-			continue;
-		h->names[h->n] = strndup(*e, (size_t)(eq - *e));
-		h->values[h->n] = strdup(eq + 1);
-		if (!h->names[h->n] || !h->values[h->n]) {
-			free(h->names[h->n]);
-			free(h->values[h->n]);
-			hidden_free(h);
-			return -ENOMEM;
-		}
-		h->n++;
-	}
-	for (unsigned i = 0; i < h->n; i++)
-		unsetenv(h->names[i]);
-	return 0;
-}
-
-static void restore_env(hidden_env_t *h)
-{
-	for (unsigned i = 0; i < h->n; i++)
-		(void)setenv(h->names[i], h->values[i], 1);
-	hidden_free(h);
-}
-
-int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
-                      np_error_t *err)
-{
-	np_load_opts_t lo = { .flags = NP_LOAD_IGNORE_ENV };
-	hidden_env_t hidden;
-	char *path = NULL;
-	int rc;
-
-	*out = NULL;
-	if ((rc = nps_site_topology_path(s, node, &path, err)) < 0)
-		return rc;
-	lo.xml_path = path;
-	if (hide_hwloc_env(&hidden) < 0) {
-		free(path);
-		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	rc = np_topo_load(out, &lo, err);
-	restore_env(&hidden);
-	if (rc < 0) {
-		char msg[NP_ERRMSG_MAX];
-
-		/* keep the library's reason, say which file */
-		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
-		np_error_set(err, rc, "cannot load the topology (%s): %s",
-			     path ? path : "live discovery", msg);
-		*out = NULL;
-	}
-	free(path);
-	return rc;
-}
 
 static int outside(np_error_t *err, const char *what, unsigned task,
                    const np_cpuset_t *got, const np_cpuset_t *allowed)
@@ -144,7 +49,7 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	/* Slurm already decided these tasks run here; sharing cores is its
 	 * call (--overcommit, --overlap), not a reason to refuse. */
 	po.overcommit = true;
-	po.first_rank = in->first_rank;
+	po.rank_ids = in->rank_ids;
 	if ((rc = np_plan_compute(t, &po, &p, err)) < 0)
 		return rc;
 	if (p->nranks != in->ntasks) {

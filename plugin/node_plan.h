@@ -1,7 +1,7 @@
 /*
- * node_plan.h - one plan per node and step: load the node's topology (the
- * site's XML or live discovery), keep only the step's CPUs, plan the
- * node's local tasks, and check that the result stays inside the step.
+ * node_plan.h - one plan per node and step: keep only the step's CPUs of
+ * the node's topology (topo_source.h), plan the node's local tasks, and
+ * check that the result stays inside the step.
  */
 #ifndef NPS_NODE_PLAN_H
 #define NPS_NODE_PLAN_H
@@ -9,18 +9,15 @@
 #include "numaplan.h"
 #include "request.h"
 #include "site_config.h"
-
-/* Load as root from the site's topology= (node expands %n) or live.
- * HWLOC_* variables never steer it: the loader ignores them and any in
- * this process's environment are hidden while it runs. */
-int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
-                      np_error_t *err);
+#include "topo_source.h"
 
 typedef struct nps_node_in {
 	const nps_decision_t *decision;
 	unsigned ntasks;                /* tasks of the step on this node */
 	unsigned cpus_per_task;
-	unsigned first_rank;            /* global rank of local task 0 */
+	/* global rank of each local task (ntasks entries), or NULL for
+	 * 0, 1, ...: a cyclic distribution numbers a node's tasks 0, 2, ... */
+	const unsigned *rank_ids;
 	const np_cpuset_t *step_cpus;   /* what Slurm gave the step here */
 	const np_cpuset_t *mems_allowed;/* NUMA nodes the step may use, or NULL */
 } nps_node_in_t;

@@ -10,8 +10,8 @@
 #include "site_config.h"
 
 #define SITE_ARGS "default=POLICY, allow=POLICY[,POLICY...], enforce, " \
-	"topology=/ABSOLUTE/PATH (%n = node name), on_error=warn|fail, verbose, " \
-	"respect_cpu_bind=yes|no"
+	"topology=/ABSOLUTE/PATH (%n = node name), cache=/ABSOLUTE/DIR|none, " \
+	"on_error=warn|fail, verbose, respect_cpu_bind=yes|no"
 
 void nps_site_init(nps_site_t *s)
 {
@@ -26,6 +26,7 @@ void nps_site_free(nps_site_t *s)
 	if (!s)
 		return;
 	free(s->topology);
+	free(s->cache);
 	nps_site_init(s);
 }
 
@@ -97,6 +98,20 @@ static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 		free(s->topology);
 		if (!(s->topology = strdup(v)))
 			return np_error_set(err, -ENOMEM, "out of memory");
+	} else if (KEY("cache") && v) {
+		free(s->cache);
+		s->cache = NULL;
+		s->cache_off = !strcmp(v, "none");
+		if (s->cache_off)
+			return 0;
+		/* root creates and trusts this directory: an absolute path
+		 * with no way out of it */
+		if (v[0] != '/' || strstr(v, "/../") || !strcmp(v, "/") ||
+		    (strlen(v) >= 3 && !strcmp(v + strlen(v) - 3, "/..")))
+			return np_error_set(err, -EINVAL,
+				"plugstack.conf: cache=%s: must be an absolute directory path or 'none'", v);
+		if (!(s->cache = strdup(v)))
+			return np_error_set(err, -ENOMEM, "out of memory");
 	} else if (KEY("on_error") && v) {
 		if (!strcmp(v, "warn"))
 			s->on_error = NPS_ON_ERROR_WARN;
@@ -143,6 +158,13 @@ int nps_site_parse(nps_site_t *s, int argc, char *const argv[], np_error_t *err)
 fail:
 	nps_site_free(s);
 	return rc;
+}
+
+const char *nps_site_cache_dir(const nps_site_t *s)
+{
+	if (s->cache_off || s->topology)
+		return NULL;
+	return s->cache ? s->cache : NPS_CACHE_DEFAULT;
 }
 
 bool nps_site_allows(const nps_site_t *s, np_policy_t p)
@@ -227,7 +249,12 @@ char *nps_site_describe(const nps_site_t *s)
 		s->has_default ? np_policy_name(s->default_policy) : "none (no binding unless asked)");
 	fprintf(f, "  enforced           : %s\n", s->enforce ? "yes (every step gets the default)" : "no");
 	fprintf(f, "  policies you may ask for: %s\n", allowed ? allowed : "?");
-	fprintf(f, "  topology           : %s\n", s->topology ? s->topology : "live discovery");
+	if (s->topology)
+		fprintf(f, "  topology           : %s\n", s->topology);
+	else if (nps_site_cache_dir(s))
+		fprintf(f, "  topology           : live discovery, cached in %s\n", nps_site_cache_dir(s));
+	else
+		fprintf(f, "  topology           : live discovery (not cached)\n");
 	fprintf(f, "  on error           : %s\n",
 		s->on_error == NPS_ON_ERROR_FAIL ? "fail the step" : "warn and run unbound");
 	fprintf(f, "  verbose for all    : %s\n", s->verbose ? "yes" : "no");

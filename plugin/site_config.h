@@ -1,7 +1,8 @@
 /*
  * site_config.h - the site's policy for numaplan.so, from the plugstack.conf
- * arguments (default=, allow=, enforce, topology=, on_error=, verbose,
- * respect_cpu_bind=).  These come from root-owned configuration only.
+ * arguments (default=, allow=, enforce, topology=, cache=, on_error=,
+ * verbose, respect_cpu_bind=).  These come from root-owned configuration
+ * only.
  */
 #ifndef NPS_SITE_CONFIG_H
 #define NPS_SITE_CONFIG_H
@@ -22,6 +23,8 @@ typedef struct nps_site {
 	bool allowed[NP_POLICY_COUNT];
 	bool enforce;
 	char *topology;                 /* absolute path template (%n, %%) or NULL */
+	char *cache;                    /* cache=DIR; NULL: NPS_CACHE_DEFAULT */
+	bool cache_off;                 /* cache=none */
 	nps_on_error_t on_error;
 	bool verbose;
 	bool respect_cpu_bind;
@@ -43,6 +46,11 @@ char *nps_site_allowed_list(const nps_site_t *s);
  * *out is NULL when the site uses live discovery. */
 int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
                            np_error_t *err);
+
+/* Where live discovery is cached (NULL: not cached, because of cache=none
+ * or because topology= names the site's own files). */
+#define NPS_CACHE_DEFAULT "/run/numaplan"
+const char *nps_site_cache_dir(const nps_site_t *s);
 
 /* Multi-line, human-readable settings (for --numa-plan=help); malloc'ed */
 char *nps_site_describe(const nps_site_t *s);

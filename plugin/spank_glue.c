@@ -10,10 +10,13 @@
  *                       before anything is submitted; `help` prints, exits.
  *   slurmstepd (root)   slurm_spank_init_post_opt: skip batch/extern/
  *                       interactive steps, apply precedence, honour an
- *                       explicit --cpu-bind, load the topology as root.
+ *                       explicit --cpu-bind, load the topology as root
+ *                       (the site's XML, the node's cache, or live, then
+ *                       cached) - the one topology load of the step.
  *   slurmstepd (user)   slurm_spank_user_init: once per node and step, the
  *                       step's CPUs (slurmstepd is in the step cpuset by
- *                       now), restrict, plan the node's local tasks.
+ *                       now), restrict, plan the node's local tasks with
+ *                       their global ranks.
  *   each task (user)    slurm_spank_task_init: after Slurm's own task
  *                       binding and just before exec: bind, read back,
  *                       export the environment, print the verbose line.
@@ -38,6 +41,7 @@
 #include "request.h"
 #include "site_config.h"
 #include "step_cpus.h"
+#include "topo_source.h"
 
 SPANK_PLUGIN(numaplan, 1);
 
@@ -63,6 +67,7 @@ static struct {
 	char node[256];
 	char cpu_bind[128];
 	np_topo_t *topo;
+	nps_topo_info_t topo_info;      /* where it came from, for verbose */
 	np_plan_t *plan;
 } g;
 
@@ -236,11 +241,14 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char *av[])
 		return 0;
 	}
 	/* As root, before privileges drop: an admin's XML need not be
-	 * readable by users. */
-	if (nps_topology_load(&g.site, g.node, &g.topo, &err) < 0) {
+	 * readable by users, and only root may write the cache.  Here
+	 * slurmstepd is not yet in the step's cgroup, so a live discovery
+	 * sees the whole node and may be cached for every later step. */
+	if (nps_topology_load(&g.site, g.node, &g.topo, &g.topo_info, &err) < 0) {
 		set_error(g.fail, err.msg);
 		return 0;
 	}
+	slurm_debug("numaplan: %s: topology: %s", g.node, g.topo_info.text);
 	g.state = ST_LOADED;
 	return 0;
 }
@@ -268,9 +276,29 @@ static int alloc_cores(spank_t sp, np_cpuset_t *cpus, const char **from, np_erro
 	return rc;
 }
 
+/* The global rank of each local task: with -m cyclic (or arbitrary) a
+ * node's tasks are not numbered contiguously. */
+static unsigned *global_ranks(spank_t sp, uint32_t ntasks)
+{
+	unsigned *ids = calloc(ntasks ? ntasks : 1, sizeof(*ids));
+
+	for (uint32_t i = 0; ids && i < ntasks; i++) {
+		uint32_t gid = 0;
+
+		if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &gid) != ESPANK_SUCCESS) {
+			/* only the verbose label would suffer: carry on */
+			slurm_debug("numaplan: %s: no global rank for local task %u", g.node, i);
+			gid = i ? ids[i - 1] + 1 : 0;
+		}
+		ids[i] = gid;
+	}
+	return ids;
+}
+
 static int plan_node(spank_t sp, np_error_t *err)
 {
-	uint32_t ntasks = 0, cpt = 1, first = 0;
+	uint32_t ntasks = 0, cpt = 1;
+	unsigned *ranks = NULL;
 	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
 	nps_step_cpus_src_t src = NPS_STEP_CPUS_SRC_DEFAULT;
 	nps_node_in_t in = { .decision = &g.decision };
@@ -287,8 +315,10 @@ static int plan_node(spank_t sp, np_error_t *err)
 	}
 	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt == 0)
 		cpt = 1;
-	if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, (uint32_t)0, &first) != ESPANK_SUCCESS)
-		first = 0;
+	if (!(ranks = global_ranks(sp, ntasks))) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((rc = nps_step_cpus(&src, cpus, &from, err)) < 0)
 		goto out;
 	if (strcmp(from, "cgroup") != 0 && (rc = alloc_cores(sp, cpus, &from, err)) < 0)
@@ -297,11 +327,12 @@ static int plan_node(spank_t sp, np_error_t *err)
 		    g.node, ntasks, cpt, from);
 	in.ntasks = ntasks;
 	in.cpus_per_task = cpt;
-	in.first_rank = first;
+	in.rank_ids = ranks;
 	in.step_cpus = cpus;
 	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
 	rc = nps_node_plan(g.topo, &in, &g.plan, err);
 out:
+	free(ranks);
 	np_cpuset_free(cpus);
 	np_cpuset_free(mems);
 	return rc;
@@ -367,7 +398,7 @@ static void say(const char *fmt, const char *a, const char *b)
 	fflush(stderr);
 }
 
-static int bind_task(spank_t sp, unsigned task, unsigned rank)
+static int bind_task(spank_t sp, unsigned task)
 {
 	const np_rank_t *r;
 	nps_env_ops_t ops = { env_isset, env_set, sp };
@@ -396,7 +427,7 @@ static int bind_task(spank_t sp, unsigned task, unsigned rank)
 	if ((rc = nps_export(&ops, g.plan, r, &kept, &err)) < 0)
 		return np_error_set(&g.err, rc, "task %u: %s", task, err.msg);
 	if (g.decision.verbose) {
-		char *line = nps_task_line(g.node, task, rank, r);
+		char *line = nps_task_line(g.node, task, r->rank, r);
 
 		say("%s%s\n", line ? line : "numaplan: (out of memory)", "");
 		free(line);
@@ -410,7 +441,6 @@ static int bind_task(spank_t sp, unsigned task, unsigned rank)
 int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 {
 	int task = -1;
-	uint32_t rank = 0;
 
 	(void)ac;
 	(void)av;
@@ -418,8 +448,6 @@ int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 		return 0;
 	if (spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS || task < 0)
 		return 0;
-	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
-		rank = (uint32_t)task;
 
 	if (task == 0 && g.decision.note[0])
 		say("numaplan: %s: note: %s\n", g.node, g.decision.note);
@@ -434,9 +462,12 @@ int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 		}
 		return 0;
 	case ST_PLANNED:
-		if (task == 0 && g.decision.verbose && g.plan->note)
-			say("numaplan: %s: note: %s\n", g.node, g.plan->note);
-		if (bind_task(sp, (unsigned)task, rank) == 0)
+		if (task == 0 && g.decision.verbose) {
+			say("numaplan: %s: topology: %s\n", g.node, g.topo_info.text);
+			if (g.plan->note)
+				say("numaplan: %s: note: %s\n", g.node, g.plan->note);
+		}
+		if (bind_task(sp, (unsigned)task) == 0)
 			return 0;
 		if (g.fail) {
 			say("numaplan: %s: error: %s (on_error=fail)\n", g.node, g.err.msg);

@@ -7,16 +7,22 @@
  *   numaplan-spank-harness request VALUE [ARG...]
  *   numaplan-spank-harness help [ARG...]
  *   numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]
- *   numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]
+ *   numaplan-spank-harness bind VALUE NTASKS[:RANK,...] TASK [ARG...]
  *   numaplan-spank-harness cores CORELIST [ARG...]
+ *   numaplan-spank-harness topology NODE [ARG...]
  *
- * ARG are plugstack.conf arguments.  `bind` does what the plugin does for
- * one task, to this process: decide, load, plan for NTASKS local tasks in
- * this process's CPUs, bind as local task TASK, read back, export to its
- * own environment, print the verbose line and NUMAPLAN_*, then restore.
+ * ARG are plugstack.conf arguments; unless they have a cache=, cache=none
+ * is added, so that a test does not write the default cache directory.
+ * `bind` does what the plugin does for one task, to this process: decide,
+ * load, plan for NTASKS local tasks (with these global ranks, else 0, 1,
+ * ...) in this process's CPUs, bind as local task TASK, read back, export
+ * to its own environment, print the verbose line and NUMAPLAN_*, then
+ * restore.  `topology` loads as slurmstepd does on node NODE (the site's
+ * XML, the cache, or live and then cached) and says where it came from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,27 @@
 #include "request.h"
 #include "site_config.h"
 #include "step_cpus.h"
+#include "topo_source.h"
+
+/* nps_site_parse, with cache=none added unless an argument says cache= */
+static int parse_site(nps_site_t *s, int argc, char **argv, np_error_t *err)
+{
+	char **v = calloc((size_t)argc + 2, sizeof(char *));
+	bool have = false;
+	int n = argc, rc;
+
+	if (!v)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	for (int i = 0; i < argc; i++) {
+		v[i] = argv[i];
+		have |= argv[i] && !strncmp(argv[i], "cache=", 6);
+	}
+	if (!have)
+		v[n++] = (char *)"cache=none";
+	rc = nps_site_parse(s, n, v, err);
+	free(v);
+	return rc;
+}
 
 static int fail(const np_error_t *err)
 {
@@ -72,7 +99,7 @@ static int decide(const char *value, int argc, char **argv, nps_site_t *s,
 	int rc;
 
 	nps_request_init(r);
-	if ((rc = nps_site_parse(s, argc, argv, err)) < 0)
+	if ((rc = parse_site(s, argc, argv, err)) < 0)
 		return rc;
 	if ((rc = nps_request_parse(r, value, err)) < 0 ||
 	    (rc = nps_request_check(r, value, s, err)) < 0 ||
@@ -193,6 +220,41 @@ out:
 	return rc;
 }
 
+/* "4" or "2:1,3" (two local tasks, global ranks 1 and 3) */
+static int parse_tasks(const char *s, unsigned *ntasks, unsigned **ranks)
+{
+	char *copy = strdup(s), *colon, *save = NULL, *tok;
+	unsigned n = 0;
+	int rc = -EINVAL;
+
+	*ranks = NULL;
+	if (!copy)
+		return -ENOMEM;
+	if ((colon = strchr(copy, ':')))
+		*colon = '\0';
+	if (parse_uint(copy, ntasks) < 0 || *ntasks == 0)
+		goto out;
+	if (!colon) {
+		rc = 0;
+		goto out;
+	}
+	if (!(*ranks = calloc(*ntasks, sizeof(unsigned)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (tok = strtok_r(colon + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (n >= *ntasks || parse_uint(tok, &(*ranks)[n++]) < 0)
+			goto out;
+	rc = n == *ntasks ? 0 : -EINVAL;
+out:
+	if (rc < 0) {
+		free(*ranks);
+		*ranks = NULL;
+	}
+	free(copy);
+	return rc;
+}
+
 static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
                     int argc, char **argv)
 {
@@ -205,14 +267,15 @@ static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
 	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
 	nps_step_cpus_src_t src = NPS_STEP_CPUS_SRC_DEFAULT;
 	nps_node_in_t in = { .decision = &d };
+	nps_topo_info_t info;
 	const char *from = "?";
-	unsigned ntasks, task;
+	unsigned ntasks, task, *ranks = NULL;
 	int rc = 1;
 
 	if (!cpus || !mems)
 		goto nomem;
-	if (parse_uint(ntasks_s, &ntasks) < 0 || parse_uint(task_s, &task) < 0 ||
-	    ntasks == 0 || task >= ntasks) {
+	if (parse_tasks(ntasks_s, &ntasks, &ranks) < 0 || parse_uint(task_s, &task) < 0 ||
+	    task >= ntasks) {
 		fprintf(stderr, "numaplan-spank-harness: bad NTASKS '%s' or TASK '%s'\n",
 			ntasks_s, task_s);
 		goto nomem;
@@ -228,12 +291,13 @@ static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
 		rc = 0;
 		goto out;
 	}
-	if (nps_topology_load(&s, "harness", &t, &err) < 0 ||
+	if (nps_topology_load(&s, "harness", &t, &info, &err) < 0 ||
 	    nps_step_cpus(&src, cpus, &from, &err) < 0) {
 		rc = fail(&err);
 		goto out;
 	}
 	in.ntasks = ntasks;
+	in.rank_ids = ranks;
 	in.cpus_per_task = 1;
 	in.step_cpus = cpus;
 	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
@@ -248,6 +312,7 @@ out:
 	nps_request_free(&r);
 	nps_site_free(&s);
 nomem:
+	free(ranks);
 	np_cpuset_free(cpus);
 	np_cpuset_free(mems);
 	return rc;
@@ -260,16 +325,17 @@ static int cmd_cores(const char *list, int argc, char **argv)
 	np_error_t err = { 0 };
 	np_topo_t *t = NULL;
 	np_cpuset_t *cpus = np_cpuset_new();
+	nps_topo_info_t info;
 	char *text = NULL;
 	int rc = 1;
 
 	if (!cpus)
 		return 1;
-	if (nps_site_parse(&s, argc, argv, &err) < 0) {
+	if (parse_site(&s, argc, argv, &err) < 0) {
 		np_cpuset_free(cpus);
 		return fail(&err);
 	}
-	if (nps_topology_load(&s, "harness", &t, &err) < 0 ||
+	if (nps_topology_load(&s, "harness", &t, &info, &err) < 0 ||
 	    nps_cores_to_cpus(t, list, cpus, &err) < 0) {
 		rc = fail(&err);
 	} else if ((text = np_cpuset_format(cpus))) {
@@ -283,14 +349,37 @@ static int cmd_cores(const char *list, int argc, char **argv)
 	return rc;
 }
 
+static int cmd_topology(const char *node, int argc, char **argv)
+{
+	nps_site_t s;
+	np_error_t err = { 0 };
+	np_topo_t *t = NULL;
+	nps_topo_info_t info;
+	char *all;
+
+	if (parse_site(&s, argc, argv, &err) < 0)
+		return fail(&err);
+	if (nps_topology_load(&s, node, &t, &info, &err) < 0) {
+		nps_site_free(&s);
+		return fail(&err);
+	}
+	all = np_cpuset_format(t->complete);
+	printf("topology: %s\nsource: %s\ncpus: %s\n", info.text, t->source, all ? all : "?");
+	free(all);
+	np_topo_free(t);
+	nps_site_free(&s);
+	return 0;
+}
+
 static int usage(void)
 {
 	fputs("usage: numaplan-spank-harness site ARG...\n"
 	      "       numaplan-spank-harness request VALUE [ARG...]\n"
 	      "       numaplan-spank-harness help [ARG...]\n"
 	      "       numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]\n"
-	      "       numaplan-spank-harness bind VALUE NTASKS TASK [ARG...]\n"
-	      "       numaplan-spank-harness cores CORELIST [ARG...]\n", stderr);
+	      "       numaplan-spank-harness bind VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
+	      "       numaplan-spank-harness cores CORELIST [ARG...]\n"
+	      "       numaplan-spank-harness topology NODE [ARG...]\n", stderr);
 	return 2;
 }
 
@@ -310,5 +399,7 @@ int main(int argc, char **argv)
 		return cmd_cores(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "bind") && argc >= 5)
 		return cmd_bind(argv[2], argv[3], argv[4], argc - 5, argv + 5);
+	if (!strcmp(argv[1], "topology") && argc >= 3)
+		return cmd_topology(argv[2], argc - 3, argv + 3);
 	return usage();
 }

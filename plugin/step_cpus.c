@@ -37,8 +37,7 @@ int nps_affinity_get(np_cpuset_t *out, np_error_t *err)
 	return np_error_set(err, -EINVAL, "sched_getaffinity: no mask size accepted");
 }
 
-/* Read a one-line cpulist file into out; -ENOENT when absent. */
-static int read_cpulist(const char *path, np_cpuset_t *out)
+int nps_read_cpulist(const char *path, np_cpuset_t *out)
 {
 	char line[8192];
 	FILE *f = fopen(path, "re");
@@ -105,7 +104,7 @@ static int cgroup_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out, bool *i
 
 			if (n < 0 || (size_t)n >= sizeof(path))
 				continue;
-			if (read_cpulist(path, out) == 0 && !np_cpuset_iszero(out))
+			if (nps_read_cpulist(path, out) == 0 && !np_cpuset_iszero(out))
 				found = 1;
 		}
 	}

@@ -30,6 +30,10 @@ int nps_step_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out,
 int nps_cores_to_cpus(const np_topo_t *t, const char *corelist, np_cpuset_t *out,
                       np_error_t *err);
 
+/* Read a one-line cpulist file (cgroup, sysfs) into out; -errno when it
+ * cannot be read, -EINVAL when it is not a cpulist. */
+int nps_read_cpulist(const char *path, np_cpuset_t *out);
+
 /* The current affinity of the calling process (or thread). */
 int nps_affinity_get(np_cpuset_t *out, np_error_t *err);
 

@@ -4,15 +4,17 @@
 #   tests/bench/spank-launch.sh [STEPS_PER_ROUND [ROUNDS]]   (default 20 x 5)
 #
 # Times `srun -n2 true` inside one allocation (so job allocation is not
-# counted) under four plugstack settings, round-robin so that drift hits
+# counted) under five plugstack settings, round-robin so that drift hits
 # all of them alike:
 #   off      no plugin in plugstack.conf
 #   idle     plugin loaded, step without --numa-plan
-#   live     --numa-plan=compact, live topology discovery on the node
+#   cached   --numa-plan=compact, live discovery cached (cache=DIR, the
+#            default behaviour; the untimed warm-up step writes the file)
+#   live     --numa-plan=compact, live discovery every step (cache=none)
 #   xml      --numa-plan=compact, topology= an XML of this machine
 # and prints the mean launch time per step and the ratios to `off` (the
-# goal: the plugin adds under 5%) and xml/live.  A benchmark, not a test:
-# it asserts nothing.  Needs root, a running vcluster (contrib/vcluster) and
+# goal: the plugin adds under 5%), cached/live and xml/live.  A benchmark,
+# not a test: it asserts nothing.  Needs root, a running vcluster (contrib/vcluster) and
 # the plugin built in $NP_BUILDDIR (default: the source tree).
 set -u
 NP_SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,19 +43,21 @@ fi
 # ---- inside the allocation
 now() { date +%s%N; }
 declare -A total
-configs=(off idle live xml)
+configs=(off idle cached live xml)
 for c in "${configs[@]}"; do total[$c]=0; done
 
 setup() {
 	case $1 in
 	off) "$VC" plugstack --off >/dev/null ;;
-	idle|live) "$VC" plugstack '' >/dev/null ;;
+	idle) "$VC" plugstack '' >/dev/null ;;
+	cached) "$VC" plugstack "cache=$NP_BENCH_TMP/cache" >/dev/null ;;
+	live) "$VC" plugstack "cache=none" >/dev/null ;;
 	xml) "$VC" plugstack "topology=$NP_BENCH_TMP/topo.xml" >/dev/null ;;
 	esac
 }
 steps() { # config: per steps, prints elapsed ns
 	local opt=() i t0 t1
-	case $1 in live|xml) opt=(--numa-plan=compact);; esac
+	case $1 in cached|live|xml) opt=(--numa-plan=compact);; esac
 	srun -n2 "${opt[@]}" true || return 1 # warm-up, not timed
 	t0=$(now)
 	for ((i = 0; i < per; i++)); do
@@ -76,10 +80,12 @@ n=$((per * rounds))
 ms() { awk -v t="$1" -v n="$n" 'BEGIN { printf "%.1f", t / n / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 echo "step launch, srun -n2 true, $n steps per setting (mean ms per step):"
-for c in "${configs[@]}"; do printf '  %-5s %8s ms\n' "$c" "$(ms "${total[$c]}")"; done
+for c in "${configs[@]}"; do printf '  %-6s %8s ms\n' "$c" "$(ms "${total[$c]}")"; done
 echo "ratios:"
 printf '  plugin loaded, no option / no plugin : %s\n' "$(ratio "${total[idle]}" "${total[off]}")"
-printf '  compact, live discovery  / no plugin : %s\n' "$(ratio "${total[live]}" "${total[off]}")"
+printf '  compact, live + cache    / no plugin : %s\n' "$(ratio "${total[cached]}" "${total[off]}")"
+printf '  compact, live, no cache  / no plugin : %s\n' "$(ratio "${total[live]}" "${total[off]}")"
 printf '  compact, topology= XML   / no plugin : %s\n' "$(ratio "${total[xml]}" "${total[off]}")"
-printf '  topology= XML / live discovery       : %s\n' "$(ratio "${total[xml]}" "${total[live]}")"
+printf '  live + cache / live, no cache        : %s\n' "$(ratio "${total[cached]}" "${total[live]}")"
+printf '  topology= XML / live, no cache       : %s\n' "$(ratio "${total[xml]}" "${total[live]}")"
 echo "goal: the plugin adds under 5% (ratios to 'no plugin' below 1.05)"

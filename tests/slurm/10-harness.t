@@ -15,12 +15,21 @@ check "site arguments parse" [ "$RC" -eq 0 ]
 check "site: default shown" grep -q 'default policy *: compact' <<<"$OUT"
 check "site: allowed list shown" grep -q 'ask for: compact, spread' <<<"$OUT"
 for bad in bogus=1 default=fastest allow=compact,nope on_error=maybe respect_cpu_bind=perhaps \
-	   topology=relative/path.xml enforce "default=spread allow=compact"; do
+	   topology=relative/path.xml cache=relative/dir cache= cache=/x/../etc enforce \
+	   "default=spread allow=compact"; do
 	# shellcheck disable=SC2086
 	run $H site $bad
 	check "site '$bad' refused with a message naming it" \
 		eval '[ "$RC" -ne 0 ] && grep -q "plugstack.conf:" <<<"$ERR"'
 done
+run $H site cache=/var/cache/np
+check "site: cache= directory shown" grep -q 'topology *: live discovery, cached in /var/cache/np$' <<<"$OUT"
+run $H site
+check "site: cached in /run/numaplan by default" grep -q 'cached in /run/numaplan$' <<<"$OUT"
+run $H site cache=none
+check "site: cache=none shown" grep -q 'topology *: live discovery (not cached)$' <<<"$OUT"
+run $H site topology=/x/%n.xml cache=/var/cache/np
+check "site: topology= makes the cache moot" grep -q 'topology *: /x/%n.xml$' <<<"$OUT"
 run $H site enforce
 check "enforce without default= explains why" grep -q "needs default=" <<<"$ERR"
 
@@ -87,6 +96,46 @@ last=$(machine_pus | awk '{print $NF}')
 check "bind: last local task gets the last PU under compact" grep -q "^NUMAPLAN_CPUS=$last\$" <<<"$OUT"
 check "bind: memory bound to the PU's NUMA node" grep -q "^NUMAPLAN_MEMS=$(numa_of_pu "$last")\$" <<<"$OUT"
 check "bind: verbose line" grep -q "^numaplan: harness task $((npus - 1)) (rank $((npus - 1))): cpus $last mems" <<<"$OUT"
+# a cyclic layout over 2 nodes: this node's tasks are ranks 1 and 3
+run $H bind compact,verbose 2:1,3 1
+check "bind: explicit global ranks (cyclic): local task 1 is rank 3" \
+	grep -q "^numaplan: harness task 1 (rank 3): cpus ${last} " <<<"$OUT"
+run $H bind compact 2:1 1
+check "bind: fewer ranks than tasks refused" [ "$RC" -ne 0 ]
+
+# ---- the topology cache (cache=DIR), as root: loaded only when trusted
+cdir=$tmp/cache; cfile=$cdir/nX.xml
+run $H topology nX "cache=$cdir"
+check "cache: first load is live and saves nX.xml" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "topology: live discovery; no cache file $cfile yet; saved to $cfile" <<<"$OUT"'
+check "cache: the file is root's, 0644, in a 0755 directory" \
+	eval '[ "$(stat -c "%u %a" "$cfile")" = "0 644" ] && [ "$(stat -c "%u %a" "$cdir")" = "0 755" ]'
+live_cpus=$(grep '^cpus:' <<<"$OUT")
+run $H topology nX "cache=$cdir"
+check "cache: second load from the file, same CPUs" \
+	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && grep -qx "source: $cfile" <<<"$OUT" && [ "$(grep "^cpus:" <<<"$OUT")" = "$live_cpus" ]'
+run $H cores "0-$((npus - 1))" "cache=$cdir"
+check "cache: cores from the cached topology are every PU" [ "$(cpus_of "$OUT")" = "$(machine_pus)" ]
+chmod 0664 "$cfile"
+run $H topology nX "cache=$cdir"
+check "cache: a group-writable file is not used" grep -q "^topology: live discovery; cache file $cfile: group- or world-writable; saved" <<<"$OUT"
+printf 'not xml\n' >"$cfile.new"; chmod 0644 "$cfile.new"; mv "$cfile.new" "$cfile"
+run $H topology nX "cache=$cdir"
+check "cache: a broken file is not used, and replaced" \
+	eval '[ "$RC" -eq 0 ] && grep -q "^topology: live discovery; cache file: .*saved to $cfile" <<<"$OUT" && grep -q "<topology" "$cfile"'
+rm -f "$cfile"; mkfifo -m 0644 "$cfile"
+run timeout 20 $H topology nX "cache=$cdir"
+check "cache: a FIFO is not opened for reading (no hang), and replaced" \
+	eval '[ "$RC" -eq 0 ] && grep -q "^topology: live discovery; cache file $cfile: not a regular file; saved" <<<"$OUT" && [ -f "$cfile" ]'
+rm -f "$cdir"/*
+run $H topology ../nX "cache=$cdir"
+check "cache: a node name with a slash names no file" \
+	eval '[ "$RC" -eq 0 ] && grep -q "no usable node name" <<<"$OUT" && [ -z "$(ls -A "$cdir")" ] && [ ! -e "$tmp/nX.xml" ]'
+run $H topology nX cache=/proc/no/such/dir
+check "cache: an impossible directory only means live discovery" \
+	eval '[ "$RC" -eq 0 ] && grep -q "^topology: live discovery; no cache file /proc/no/such/dir/nX.xml yet; not saved: cannot create" <<<"$OUT"'
+run $H topology nX
+check "cache: the harness adds cache=none unless told" grep -qx "topology: live discovery (cache=none)" <<<"$OUT"
 
 # ---- emulated topology: two NUMA nodes, an HCA local to the second
 if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null; then
@@ -142,6 +191,12 @@ if command -v valgrind >/dev/null 2>&1; then
 		vg $H bind hca-near,mem=none,verbose 1 0 "topology=$tmp/emu.xml"
 	check "valgrind: topology load failure" vg $H bind compact 1 0 topology=/nonexistent.xml
 	check "valgrind: allocated cores" vg $H cores 0
+	check "valgrind: bind with explicit ranks" vg $H bind compact,verbose 2:1,3 1
+	rm -rf "$tmp/vgcache"
+	check "valgrind: live load, cache saved" vg $H topology nV "cache=$tmp/vgcache"
+	check "valgrind: load from the cache" vg $H topology nV "cache=$tmp/vgcache"
+	chmod 0666 "$tmp/vgcache/nV.xml"
+	check "valgrind: untrusted cache file" vg $H topology nV "cache=$tmp/vgcache"
 else
 	skip "valgrind not installed"
 fi

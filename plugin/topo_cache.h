@@ -1,0 +1,46 @@
+/*
+ * topo_cache.h - a node's live discovery kept as hwloc XML (cache=DIR), so
+ * that later steps load a file instead of discovering the machine again.
+ *
+ * slurmstepd loads the file as root, so it is trusted only when nobody but
+ * root can have written it, and only for the current boot:
+ *   DIR        a directory (not a symlink), owned by root, not group- or
+ *              world-writable;
+ *   DIR/N.xml  a regular file (not a symlink), owned by root, not group-
+ *              or world-writable, not empty, modified after the boot time
+ *              (/proc/stat btime).
+ * Both are opened without following a final symlink and checked on the
+ * open descriptors; the file is then loaded through /proc/self/fd, so what
+ * was checked is what is read.
+ */
+#ifndef NPS_TOPO_CACHE_H
+#define NPS_TOPO_CACHE_H
+
+#include <stddef.h>
+
+#include "numaplan.h"
+
+/* DIR/NODE.xml into buf; -EINVAL when the node name could leave DIR
+ * (empty, '/', leading '.') or the path does not fit. */
+int nps_cache_path(const char *dir, const char *node, char *buf, size_t len,
+                   np_error_t *err);
+
+/* The node's cache file, open for reading, when it may be trusted.
+ * -ENOENT: there is none yet; other errors: why it is not used (the
+ * message says, for verbose output). */
+int nps_cache_open(const char *dir, const char *node, int *fd, np_error_t *err);
+
+/* Does t show the whole machine as it is now: every allowed PU of t is in
+ * its complete set and the other way round, those are the kernel's online
+ * CPUs, and its NUMA nodes are the online ones (when the kernel lists
+ * them)?  hwloc leaves out what the caller's cgroup does not allow, so this
+ * is what tells a full view from a restricted one. */
+int nps_topo_whole_machine(const np_topo_t *t, np_error_t *err);
+
+/* Write t as the node's cache file (0644, root's, replaced atomically),
+ * creating DIR (0755) when it is missing.  The directory is checked as
+ * for reading first; t must pass nps_topo_whole_machine(). */
+int nps_cache_save(const np_topo_t *t, const char *dir, const char *node,
+                   np_error_t *err);
+
+#endif /* NPS_TOPO_CACHE_H */
