@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,8 +262,12 @@ static int alloc_cores(spank_t sp, np_cpuset_t *cpus, const char **from, np_erro
 	np_cpuset_t *alloc;
 	int rc;
 
+	/* Without a step cgroup, slurmstepd's affinity is usually the whole
+	 * node: binding must not go ahead unless Slurm says which cores are
+	 * the step's. */
 	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
-		return 0;
+		return np_error_set(err, -ENODEV,
+				    "cannot determine the step's CPUs on this node (no step cgroup, no allocated cores)");
 	if (!(alloc = np_cpuset_new()))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	if ((rc = nps_cores_to_cpus(g.topo, cores, alloc, err)) == 0) {
@@ -392,9 +397,15 @@ static void task_fail(void)
 	_exit(1);
 }
 
-static void say(const char *fmt, const char *a, const char *b)
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
 {
-	fprintf(stderr, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fflush(stderr);
 }
 
@@ -429,7 +440,7 @@ static int bind_task(spank_t sp, unsigned task)
 	if (g.decision.verbose) {
 		char *line = nps_task_line(g.node, task, r->rank, r);
 
-		say("%s%s\n", line ? line : "numaplan: (out of memory)", "");
+		say("%s\n", line ? line : "numaplan: (out of memory)");
 		free(line);
 		if (kept)
 			fprintf(stderr, "numaplan: %s task %u: %u variable(s) of the plan "

@@ -150,15 +150,24 @@ int nps_cores_to_cpus(const np_topo_t *t, const char *corelist, np_cpuset_t *out
 		goto out;
 	}
 	np_cpuset_zero(out);
+	/* Slurm numbers cores over the whole machine; t->cores holds only the
+	 * allowed ones, so match on hwloc's machine-wide logical index and
+	 * refuse a core the topology does not offer rather than shift. */
 	for (int c = np_cpuset_first(cores); c >= 0 && rc == 0; c = np_cpuset_next(cores, c)) {
-		if ((unsigned)c >= t->ncores) {
+		const np_core_t *core = NULL;
+
+		for (unsigned k = 0; k < t->ncores; k++)
+			if (t->cores[k].logical_index == (unsigned)c) {
+				core = &t->cores[k];
+				break;
+			}
+		if (!core) {
 			rc = np_error_set(err, -ERANGE,
-				"Slurm allocated core %d, the topology has %u usable cores", c,
-				t->ncores);
+				"Slurm allocated core %d, which is not a usable core of this node's topology", c);
 			break;
 		}
-		for (unsigned i = 0; i < t->cores[c].npus && rc == 0; i++)
-			if (np_cpuset_set(out, t->cores[c].pus[i]) < 0)
+		for (unsigned i = 0; i < core->npus && rc == 0; i++)
+			if (np_cpuset_set(out, core->pus[i]) < 0)
 				rc = np_error_set(err, -ENOMEM, "out of memory");
 	}
 out:

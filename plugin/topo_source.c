@@ -16,7 +16,8 @@ static int load(const char *xml, np_topo_t **out, np_error_t *err)
 	/* live: the whole machine even when slurmd's own cgroup is narrower
 	 * (the caller restricts to the step's CPUs), so it can be cached */
 	np_load_opts_t lo = { .xml_path = xml,
-			      .flags = NP_LOAD_IGNORE_ENV | (xml ? 0 : NP_LOAD_WHOLE_MACHINE) };
+			      .flags = NP_LOAD_IGNORE_ENV | NP_LOAD_NO_ENV_CHANGES |
+				       (xml ? 0 : NP_LOAD_WHOLE_MACHINE) };
 
 	return np_topo_load(out, &lo, err);
 }

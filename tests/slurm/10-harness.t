@@ -150,8 +150,13 @@ if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null
 	run $H bind hca-near 1 0 "topology=$tmp/emu.xml"
 	check "emulated: memory on a NUMA node this machine lacks is refused" \
 		eval '[ "$RC" -ne 0 ] && grep -q "outside this step.s NUMA nodes" <<<"$ERR"'
+	# slurmstepd's own environment is the site's; a steering HWLOC_* there
+	# is refused (the plugin never rewrites a multi-threaded process's env)
 	run env HWLOC_XMLFILE="$tmp/emu.xml" HWLOC_THISSYSTEM=1 $H bind hca-near,mem=none 1 0
-	check "HWLOC_XMLFILE in the environment is ignored (no HCA live)" grep -q "^NUMAPLAN_HCA=\$" <<<"$OUT"
+	check "HWLOC_XMLFILE in the process environment: never followed" \
+		eval '! grep -q "^NUMAPLAN_HCA=mlx5_0" <<<"$OUT"'
+	check "HWLOC_XMLFILE in the process environment: refused, named" \
+		eval '[ "$RC" -ne 0 ] && grep -q "HWLOC_XMLFILE" <<<"$ERR"'
 	run $H cores 1 "topology=$tmp/emu.xml"
 	check "allocated core 1 of the emulated topology is PU $second" [ "$OUT" = "$second" ]
 else
