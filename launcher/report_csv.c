@@ -29,6 +29,23 @@ static void num(FILE *f, double v, bool last)
 		fprintf(f, "%.10g", v);
 	fputs(last ? "\r\n" : ",", f);
 }
+/* The columns that say which experiment a row belongs to. */
+static void experiment_columns(FILE *f, json_t *e, json_t *pl)
+{
+	field(f, np_rep_str(e, "suite"), false);
+	field(f, np_rep_str(e, "name"), false);
+	field(f, np_rep_str(e, "kernel"), false);
+	field(f, np_rep_str(e, "group"), false);
+	field(f, np_rep_str(pl, "description"), false);
+	field(f, np_rep_str(pl, "policy"), false);
+	num(f, (double)json_integer_value(json_object_get(e, "nodes")), false);
+	num(f, (double)json_integer_value(json_object_get(e, "ntasks")), false);
+	num(f, (double)json_integer_value(json_object_get(e, "threads")), false);
+	field(f, np_rep_str(e, "status"), false);
+	num(f, (double)json_integer_value(json_object_get(e, "runs_ok")), false);
+	num(f, (double)json_integer_value(json_object_get(e, "runs_total")), false);
+}
+
 
 int np_report_csv(FILE *f, json_t *res)
 {
@@ -42,18 +59,7 @@ int np_report_csv(FILE *f, json_t *res)
 		json_t *pl = json_object_get(e, "placement");
 		st = json_object_get(e, "stats");
 		json_object_foreach(st, k, v) {
-			field(f, np_rep_str(e, "suite"), false);
-			field(f, np_rep_str(e, "name"), false);
-			field(f, np_rep_str(e, "kernel"), false);
-			field(f, np_rep_str(e, "group"), false);
-			field(f, np_rep_str(pl, "description"), false);
-			field(f, np_rep_str(pl, "policy"), false);
-			num(f, (double)json_integer_value(json_object_get(e, "nodes")), false);
-			num(f, (double)json_integer_value(json_object_get(e, "ntasks")), false);
-			num(f, (double)json_integer_value(json_object_get(e, "threads")), false);
-			field(f, np_rep_str(e, "status"), false);
-			num(f, (double)json_integer_value(json_object_get(e, "runs_ok")), false);
-			num(f, (double)json_integer_value(json_object_get(e, "runs_total")), false);
+			experiment_columns(f, e, pl);
 			field(f, k, false);
 			field(f, np_rep_str(v, "unit"), false);
 			num(f, (double)json_integer_value(json_object_get(v, "n")), false);
@@ -64,18 +70,7 @@ int np_report_csv(FILE *f, json_t *res)
 		}
 		der = json_object_get(e, "derived");
 		json_object_foreach(der, k, v) {
-			field(f, np_rep_str(e, "suite"), false);
-			field(f, np_rep_str(e, "name"), false);
-			field(f, np_rep_str(e, "kernel"), false);
-			field(f, np_rep_str(e, "group"), false);
-			field(f, np_rep_str(pl, "description"), false);
-			field(f, np_rep_str(pl, "policy"), false);
-			num(f, (double)json_integer_value(json_object_get(e, "nodes")), false);
-			num(f, (double)json_integer_value(json_object_get(e, "ntasks")), false);
-			num(f, (double)json_integer_value(json_object_get(e, "threads")), false);
-			field(f, np_rep_str(e, "status"), false);
-			num(f, (double)json_integer_value(json_object_get(e, "runs_ok")), false);
-			num(f, (double)json_integer_value(json_object_get(e, "runs_total")), false);
+			experiment_columns(f, e, pl);
 			field(f, k, false);
 			field(f, "", false);
 			num(f, 1, false);
