@@ -36,19 +36,28 @@ static int write_ompi(FILE *f, const np_plan_t *p)
 	return 0;
 }
 
+/* Launchers' per-node bind lists are indexed by local rank; every host
+ * runs the same local plan (same topology), so host 0's ranks give them. */
+static unsigned first_host_ranks(const np_plan_t *p)
+{
+	unsigned n = 0;
+
+	while (n < p->nranks && p->ranks[n].host == p->ranks[0].host)
+		n++;
+	return n;
+}
+
 /* srun masks are per local task; every host runs the same local plan
  * only when the ranks per host are equal, so masks follow host 0's ranks
  * and the hostfile pins each rank to its host. */
 static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 {
-	unsigned nlocal = 0;
+	unsigned nlocal = first_host_ranks(p);
 	int mem = 0;
 
-	for (unsigned i = 0; i < p->nranks && p->ranks[i].host == p->ranks[0].host; i++) {
-		nlocal++;
+	for (unsigned i = 0; i < nlocal; i++)
 		if (!np_cpuset_iszero(p->ranks[i].mems))
 			mem = 1;
-	}
 	if (p->nhosts > 1) {
 		fprintf(f, "# SLURM_HOSTFILE for --distribution=arbitrary (one line per rank):\n");
 		fprintf(f, "cat > numaplan.hosts <<'EOF'\n");
@@ -73,7 +82,9 @@ static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 		free(hex);
 	}
 	if (mem) {
-		fprintf(f, " --mem-bind=%s:", p->ranks[0].mem == NP_MEM_INTERLEAVE ? "mask_mem" : "mask_mem");
+		/* srun has no per-task interleave mask: the nodes are given, the
+		 * interleave mode is only in the json and numactl forms */
+		fprintf(f, " --mem-bind=mask_mem:");
 		for (unsigned i = 0; i < nlocal; i++) {
 			char *hex = np_cpuset_format_hex(p->ranks[i].mems);
 
@@ -91,10 +102,8 @@ static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
  * applied to the local ranks of each host. */
 static int write_mpich(FILE *f, const np_plan_t *p, const char *cmd)
 {
-	unsigned nlocal = 0;
+	unsigned nlocal = first_host_ranks(p);
 
-	for (unsigned i = 0; i < p->nranks && p->ranks[i].host == p->ranks[0].host; i++)
-		nlocal++;
 	fprintf(f, "mpiexec.mpich -n %u", p->nranks);
 	if (p->nhosts > 1) {
 		fprintf(f, " -hosts ");

@@ -76,8 +76,8 @@ static int check_options(const np_plan_opts_t *o, np_error_t *err)
 	return 0;
 }
 
-static int place_host(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_pool_t *pool,
-                      np_rank_t *ranks, unsigned nlocal, const int *devs, unsigned ndevs)
+static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank_t *ranks,
+                      unsigned nlocal, const int *devs, unsigned ndevs)
 {
 	unsigned cpt = p->cpus_per_task;
 
@@ -95,7 +95,6 @@ static int place_host(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
 	case NP_POLICY_HCA_NEAR: return np_place_hca_near(t, pool, devs, ndevs, ranks, nlocal, cpt);
 	case NP_POLICY_COUNT: break;
 	}
-	(void)o;
 	return -EINVAL;
 }
 
@@ -199,7 +198,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 			p->ranks[first + k].local_rank = k;
 			p->ranks[first + k].host = p->hosts[h];
 		}
-		if (nlocal && (rc = place_host(t, o, p, &pool, &p->ranks[first], nlocal, devs, ndevs)) < 0) {
+		if (nlocal && (rc = place_host(t, p, &pool, &p->ranks[first], nlocal, devs, ndevs)) < 0) {
 			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
 			goto fail;
 		}

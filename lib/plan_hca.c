@@ -152,13 +152,9 @@ static int cmp_numa_rank(const void *a, const void *b)
  * measure when the file has no distances). */
 static int order_from_device(const np_topo_t *t, const np_device_t *d, numa_rank_t *ord)
 {
-	int home_pkg = -1;
+	int home = first_numa(t, d);
+	int home_pkg = home >= 0 ? t->numa[home].package : -1;
 
-	for (unsigned i = 0; i < t->nnuma; i++)
-		if (!d->at_root && np_cpuset_isset(d->numas, t->numa[i].os_index)) {
-			home_pkg = t->numa[i].package;
-			break;
-		}
 	for (unsigned i = 0; i < t->nnuma; i++) {
 		uint64_t best = UINT64_MAX;
 

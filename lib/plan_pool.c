@@ -32,8 +32,11 @@ int np_pool_init(np_pool_t *p, const np_topo_t *t, bool threads)
 	p->topo = t;
 	p->cap = 1;
 	p->slots = calloc(n ? n : 1, sizeof(*p->slots));
-	if (!p->slots)
+	p->l3_free = calloc(t->nl3 + 1, sizeof(unsigned));
+	if (!p->slots || !p->l3_free) {
+		np_pool_fini(p);
 		return -ENOMEM;
+	}
 	for (int i = 0; i < 3; i++) {
 		p->count[i] = calloc(sizes[i] + 1, sizeof(unsigned));
 		p->used[i] = calloc(sizes[i] + 1, sizeof(unsigned));
@@ -64,6 +67,8 @@ int np_pool_init(np_pool_t *p, const np_topo_t *t, bool threads)
 void np_pool_fini(np_pool_t *p)
 {
 	free(p->slots);
+	free(p->l3_free);
+	p->l3_free = NULL;
 	for (int i = 0; i < 3; i++) {
 		free(p->count[i]);
 		free(p->used[i]);
@@ -143,22 +148,18 @@ unsigned np_pool_take(np_pool_t *p, np_scope_t scope, int idx, unsigned n, np_cp
 	/* Keep a multi-core rank inside one L3 when any L3 of the scope can
 	 * hold it: threads sharing a cache is why cpus-per-task exists. */
 	if (n > 1 && t->nl3 > 0) {
-		unsigned *fr = calloc(t->nl3, sizeof(unsigned));
+		unsigned *fr = p->l3_free;
 
-		if (fr) {
-			for (unsigned i = 0; i < p->nslots; i++) {
-				np_slot_t *s = &p->slots[i];
+		memset(fr, 0, t->nl3 * sizeof(unsigned));
+		for (unsigned i = 0; i < p->nslots; i++) {
+			np_slot_t *s = &p->slots[i];
 
-				if (s->l3 >= 0 && s->used < p->cap && np_slot_in(s, scope, idx))
-					fr[s->l3] += p->cap - s->used;
-			}
-			for (unsigned l = 0; l < t->nl3; l++)
-				if (fr[l] >= n) {
-					free(fr);
-					return take_where(p, scope, idx, (int)l, n, cpus);
-				}
-			free(fr);
+			if (s->l3 >= 0 && s->used < p->cap && np_slot_in(s, scope, idx))
+				fr[s->l3] += p->cap - s->used;
 		}
+		for (unsigned l = 0; l < t->nl3; l++)
+			if (fr[l] >= n)
+				return take_where(p, scope, idx, (int)l, n, cpus);
 	}
 	return take_where(p, scope, idx, -1, n, cpus);
 }

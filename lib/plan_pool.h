@@ -31,6 +31,7 @@ typedef struct np_pool {
 	 * [0] NUMA, [1] L3, [2] package, indexed like the topology arrays */
 	unsigned *count[3], *used[3];
 	unsigned used_all;
+	unsigned *l3_free;          /* scratch for np_pool_take, nl3 entries */
 } np_pool_t;
 
 int np_pool_init(np_pool_t *p, const np_topo_t *t, bool threads);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
  */
 struct env_save {
 	char **saved;                 /* "NAME=value" of every HWLOC_* before */
+	bool set_blacklist, set_libxml; /* what env_enter added itself */
 };
 
 static int is_hwloc_var(const char *e)
@@ -91,36 +93,24 @@ static int env_enter(struct env_save *es, const np_load_opts_t *o, np_error_t *e
 		for (size_t i = 0; i < k; i++)
 			unset_entry(es->saved[i]);
 	if (!getenv("HWLOC_PLUGINS_BLACKLIST"))
-		setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_xml_libxml", 1);
+		es->set_blacklist = setenv("HWLOC_PLUGINS_BLACKLIST",
+		                           "hwloc_gl,hwloc_opencl,hwloc_xml_libxml", 1) == 0;
 	if (o->xml_path)
-		setenv("HWLOC_LIBXML_IMPORT", "0", 1);
+		es->set_libxml = setenv("HWLOC_LIBXML_IMPORT", "0", 1) == 0;
 	return 0;
 }
 
 static void env_leave(struct env_save *es, const np_load_opts_t *o)
 {
-	extern char **environ;
-	char **e;
-
 	if (o->flags & NP_LOAD_NO_ENV_CHANGES)
 		return;
-	/* drop whatever HWLOC_* is set now, then put the originals back */
-	for (int again = 1; again;) {
-		again = 0;
-		for (e = environ; e && *e; e++)
-			if (is_hwloc_var(*e)) {
-				char name[256];
-				size_t len = strcspn(*e, "=");
-
-				if (len >= sizeof(name))
-					continue;
-				memcpy(name, *e, len);
-				name[len] = '\0';
-				unsetenv(name);
-				again = 1;
-				break;
-			}
-	}
+	/* drop what env_enter added, then put the originals back (this also
+	 * restores an HWLOC_LIBXML_IMPORT it overwrote, and whatever
+	 * NP_LOAD_IGNORE_ENV hid) */
+	if (es->set_blacklist)
+		unsetenv("HWLOC_PLUGINS_BLACKLIST");
+	if (es->set_libxml)
+		unsetenv("HWLOC_LIBXML_IMPORT");
 	for (char **s = es->saved; s && *s; s++) {
 		char *eq = strchr(*s, '=');
 
