@@ -21,7 +21,12 @@ char **np_opt_split(const char *list, unsigned *n);
  * --cpuset (NULL = the allowed set). */
 int np_opt_load_topology(const char *xml, const char *cpuset, np_topo_t **t, np_error_t *err);
 
-/* Print "numaplan CMD: MSG" on stderr and return NP_EXIT_USAGE. */
+/* Print "numaplan " and the message on stderr, escaped (np_escape): messages
+ * quote arguments, file names, host names and file contents, none of which
+ * may drive the terminal or fake a line.  No newline in fmt. */
+void np_opt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "numaplan CMD: MSG" (np_opt_print) and return NP_EXIT_USAGE. */
 int np_opt_fail(const char *cmd, const char *msg);
 
 #endif /* NP_OPTS_H */

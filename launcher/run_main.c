@@ -11,6 +11,7 @@
 #include "run.h"
 #include "run_util.h"
 #include "wrf_parse.h"
+#include "opts.h"
 
 static int load_topology(const np_run_opts_t *o, np_topo_t **t, np_error_t *err)
 {
@@ -164,7 +165,7 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	np_error_clear(&err);
 	if (o.parse_only) {
 		if (strcmp(o.suite, "wrf") != 0) {
-			fprintf(stderr, "numaplan run: --parse-only is for the wrf suite\n");
+			np_opt_print("run: --parse-only is for the wrf suite");
 			json_decref(jobs);
 			return 2;
 		}
@@ -189,13 +190,13 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		rc = np_run_prepare(&o, &c, &err);
 	}
 	if (rc < 0) {
-		fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+		np_opt_print("run %s: %s", o.suite, err.msg);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return rc == -ENOMEM ? 1 : 2;
 	}
 	if (c.exps.n == 0) {
-		fprintf(stderr, "numaplan run %s: no experiment to run on this topology\n", o.suite);
+		np_opt_print("run %s: no experiment to run on this topology", o.suite);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return 2;
@@ -232,10 +233,10 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		if (rc < 0 && rc != -ECANCELED && rc != -EIO)
 			goto fail;
 		if (rc == -ECANCELED) {
-			fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+			np_opt_print("run %s: %s", o.suite, err.msg);
 			status = 1;
 		} else if (rc == -EIO) {
-			fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+			np_opt_print("run %s: %s", o.suite, err.msg);
 			status = 1;
 		}
 	}
@@ -266,7 +267,7 @@ done:
 	np_run_ctx_free(&c);
 	return status;
 fail:
-	fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+	np_opt_print("run %s: %s", o.suite, err.msg);
 	json_decref(res);
 	json_decref(jobs);
 	free(script);
@@ -289,7 +290,7 @@ int np_cmd_run(int argc, char **argv)
 		return 0;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "numaplan run: %s\n", err.msg);
+		np_opt_print("run: %s", err.msg);
 		np_run_opts_free(&o);
 		return 2;
 	}
