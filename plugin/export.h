@@ -2,9 +2,8 @@
  * export.h - the environment a bound task gets.
  *
  * NUMAPLAN_POLICY/CPUS/MEMS/HCA describe what numaplan did and are always
- * set in a bound task (empty when there is nothing to say), and removed
- * from every other task of a step (spank_glue.c), so a value inherited
- * from an enclosing step, the batch script or the user never lies.  The planner's variables (UCX_NET_DEVICES,
+ * set (empty when there is nothing to say), so a value inherited from an
+ * enclosing step never lies.  The planner's variables (UCX_NET_DEVICES,
  * OMPI_MCA_btl_openib_if_include, OMP_*) are only set when the user has
  * not set them: the user's choice wins.
  */
@@ -21,8 +20,9 @@ typedef struct nps_env_ops {
 	void *ctx;
 } nps_env_ops_t;
 
-/* NUMAPLAN_POLICY, _CPUS, _MEMS, _HCA: what numaplan did, which a task
- * must never inherit from elsewhere */
+/* NUMAPLAN_POLICY, _CPUS, _MEMS, _HCA: what numaplan did.  Set in a bound
+ * task; removed from every other task of a step (spank_glue.c), so that a
+ * value from an enclosing step, the batch script or the user never lies. */
 #define NPS_OWN_VARS_COUNT 4
 extern const char *const nps_own_vars[NPS_OWN_VARS_COUNT];
 
