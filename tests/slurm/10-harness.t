@@ -61,7 +61,7 @@ for v in compact,mem=none,mem=local hca-near,hca=mlx5_0,hca=mlx5_1 compact,verbo
 	check "value '$v' refused: '$mod' given twice" \
 		eval '[ "$RC" -ne 0 ] && grep -qF "invalid --numa-plan value '"'$v'"': the modifier '"'$mod'"' is given twice" <<<"$ERR"'
 done
-run $H request compact,hca=
+run $H request hca-near,hca=
 check "hca= with nothing says it is empty" \
 	eval '[ "$RC" -ne 0 ] && grep -qF "'"'hca='"' is empty" <<<"$ERR" && ! grep -q "no HCA" <<<"$ERR"'
 run $H request hca-near,hca=mlx5_0+
@@ -72,9 +72,9 @@ check "a newline in the value cannot make a second message line" \
 	eval '[ "$RC" -ne 0 ] && [ "$(wc -l <<<"$ERR")" -eq 1 ] && ! grep -q "^error: forged" <<<"$ERR"'
 check "the newline and ESC are shown as \\n and \\x1b" \
 	grep -qF "invalid --numa-plan value 'compact\\nerror: forged line\\x1b[31m'" <<<"$ERR"
-run $H bind $'compact,hca=\x01' 1 0
+run $H bind $'hca-near,hca=\x01' 1 0
 check "a control byte is escaped on the bind path too" \
-	eval '[ "$RC" -ne 0 ] && grep -qF "compact,hca=\\x01" <<<"$ERR"'
+	eval '[ "$RC" -ne 0 ] && grep -qF "hca-near,hca=\\x01" <<<"$ERR"'
 
 run $H request bogus
 check "bad value: message names the value" grep -q "invalid --numa-plan value 'bogus'" <<<"$ERR"
