@@ -215,5 +215,9 @@ int np_device_usable(const np_device_t *d, unsigned want_port, unsigned *port,
  */
 #define NP_PORTS_ROOT_OWNED 1u
 int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_t *err);
+/* The same under a directory already opened (and checked) by the caller;
+ * root names it in messages and in t->ports_from. */
+int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned flags,
+                          np_error_t *err);
 
 #endif /* NP_TOPO_H */

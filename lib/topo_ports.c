@@ -217,8 +217,7 @@ static int read_interface(int rootfd, const char *root, unsigned flags, np_devic
 
 int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_t *err)
 {
-	int rootfd, rc = 0;
-	char *from;
+	int rootfd, rc;
 
 	if (!root)
 		root = "/sys";
@@ -228,6 +227,19 @@ int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_
 	if (rootfd < 0)
 		return np_error_set(err, -errno, "cannot read port states under %s: %s", root,
 		                    strerror(errno));
+	rc = np_topo_read_ports_at(t, rootfd, root, flags, err);
+	close(rootfd);
+	return rc;
+}
+
+int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned flags,
+                          np_error_t *err)
+{
+	char *from;
+	int rc = 0;
+
+	if (!root || !*root)
+		return np_error_set(err, -EINVAL, "cannot read port states: no name for the sysfs root");
 	for (unsigned i = 0; i < t->ndevices && rc == 0; i++) {
 		np_device_t *d = &t->devices[i];
 
@@ -239,7 +251,6 @@ int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_
 		else
 			rc = read_adapter(rootfd, root, flags, d);
 	}
-	close(rootfd);
 	if (rc < 0)
 		return np_error_set(err, rc, "out of memory");
 	if (!(from = strdup(root)))
