@@ -126,6 +126,14 @@ static int set_problem(np_device_t *d, const char *root, const char *cls)
 	return 0;
 }
 
+/* Found on a later read: only "not present" can have been set before (a
+ * device with a bad name is never read). */
+static void present(np_device_t *d)
+{
+	free(d->problem);
+	d->problem = NULL;
+}
+
 /* What the live ports say about the fabric: Soft-RoCE, iWARP and RoCE
  * functions are Ethernet whatever their PCI class looked like. */
 static void classify(np_device_t *d)
@@ -153,6 +161,7 @@ static int read_adapter(int rootfd, const char *root, unsigned flags, np_device_
 	snprintf(rel, sizeof(rel), "class/infiniband/%s", d->name);
 	if (fstatat(rootfd, rel, &st, 0) < 0 && errno == ENOENT)
 		return set_problem(d, root, "infiniband");
+	present(d);
 	if ((rc = list_ports(rootfd, d->name, nums, &n)) < 0 || n == 0) {
 		/* unreadable: the snapshot's states must not decide */
 		for (unsigned i = 0; i < d->nports; i++)
@@ -203,6 +212,7 @@ static int read_interface(int rootfd, const char *root, unsigned flags, np_devic
 	snprintf(rel, sizeof(rel), "class/net/%s", d->name);
 	if (fstatat(rootfd, rel, &st, 0) < 0 && errno == ENOENT)
 		return set_problem(d, root, "net");
+	present(d);
 	free(d->operstate);
 	d->operstate = NULL;
 	snprintf(rel, sizeof(rel), "class/net/%s/operstate", d->name);
@@ -243,8 +253,11 @@ int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned f
 	for (unsigned i = 0; i < t->ndevices && rc == 0; i++) {
 		np_device_t *d = &t->devices[i];
 
-		/* a bad name never becomes a path */
-		if (d->kind == NP_DEV_GPU || d->problem)
+		char why[128];
+
+		/* a bad name never becomes a path (its printable form is
+		 * still not a valid name) */
+		if (d->kind == NP_DEV_GPU || np_device_name_check(d->name, why, sizeof(why)) < 0)
 			continue;
 		if (d->kind == NP_DEV_NETDEV || d->kind == NP_DEV_SLINGSHOT)
 			rc = read_interface(rootfd, root, flags, d);

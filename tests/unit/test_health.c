@@ -242,6 +242,14 @@ static void test_live_states_decide(void **state)
 	assert_skipped(p, 2, "mlx5_1", "port 1 DOWN");
 	assert_int_equal(t->devices[np_topo_device_by_name(t, "mlx5_3")].ports[0].lid, 0x2a);
 	np_plan_free(p);
+	/* read again once mlx5_2 is there (ACTIVE): present and used */
+	ib_port(root, "mlx5_2", 1, "4: ACTIVE\n", "InfiniBand\n");
+	assert_int_equal(np_topo_read_ports(t, root, 0, &err), 0);
+	assert_null(t->devices[np_topo_device_by_name(t, "mlx5_2")].problem);
+	p = plan_hca(t, 4, NULL, 0, 0, &err);
+	assert_string_equal(p->ranks[0].hca, "mlx5_2");
+	assert_string_equal(p->ranks[3].hca, "mlx5_3");
+	np_plan_free(p);
 	np_topo_free(t);
 	rm_tree(root);
 	free(root);
