@@ -166,12 +166,14 @@ int np_hca_select(const np_topo_t *t, const char *only, np_plan_t *p, np_rail_t 
 		port[dev_of[k]] = want[k].port;
 	}
 	for (unsigned i = 0; i < t->ndevices; i++) {
+		/* named devices are used whatever their class */
+		int c = only ? 0 : rail_class(t->devices[i].kind);
+
 		if (usable[i] < 0)
 			continue;
 		usable[i] = np_device_usable(&t->devices[i], port[i], &port[i], why, sizeof(why));
-		/* named devices are used whatever their class */
-		if (usable[i] && rail_class(t->devices[i].kind) < best)
-			best = only ? 0 : rail_class(t->devices[i].kind);
+		if (usable[i] && c < best)
+			best = c;
 	}
 	for (unsigned i = 0; i < t->ndevices; i++) {
 		int c = only ? 0 : rail_class(t->devices[i].kind);
