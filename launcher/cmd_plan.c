@@ -15,15 +15,15 @@
 static void plan_usage(FILE *f)
 {
 	fprintf(f,
-	        "Usage: numaplan plan [--topology FILE] [--cpuset LIST] --ntasks N --policy P\n"
+	        "Usage: numaplan plan [--topology FILE] [--cpuset LIST] [--sysfs DIR] --ntasks N --policy P\n"
 	        "                     [--cpus-per-task C] [--threads] [--mem local|interleave|none]\n"
-	        "                     [--hca NAME[,NAME]] [--nodes N | --hosts H1,H2,...]\n"
+	        "                     [--hca NAME[:PORT][,NAME...]] [--nodes N | --hosts H1,H2,...]\n"
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
 	        "Policies: %s\nFormats: %s\n", np_policy_list(), np_format_list());
 }
 
 struct plan_args {
-	const char *xml, *cpuset, *hosts;
+	const char *xml, *cpuset, *hosts, *sysfs;
 	np_plan_opts_t po;
 	np_format_t fmt;
 	char *cmd;
@@ -78,6 +78,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		{ "hosts", required_argument, NULL, 'w' },
 		{ "overcommit", no_argument, NULL, 'O' },
 		{ "no-fallback", no_argument, NULL, 'F' },
+		{ "sysfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,14 +116,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 				return np_error_set(err, -EINVAL, "unknown --mem '%s' (valid: local, interleave, none)",
 				                    optarg);
 			break;
-		case 'H':
-			/* "" would select no device and read as "no HCA here" */
-			if (!*optarg)
-				return np_error_set(err, -EINVAL, "--hca is empty: give NAME[,NAME...]");
-			if (optarg[0] == ',' || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,"))
-				return np_error_set(err, -EINVAL, "--hca '%s': an empty name in the list", optarg);
-			a->po.hca = optarg;
-			break;
+		case 'H': a->po.hca = optarg; break;
 		case 'N':
 			if (np_opt_uint("--nodes", optarg, 1, 100000, &a->po.nnodes, err) < 0)
 				return -EINVAL;
@@ -130,6 +124,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		case 'w': a->hosts = optarg; break;
 		case 'O': a->po.overcommit = true; break;
 		case 'F': a->po.no_fallback = true; break;
+		case 'S': a->sysfs = optarg; break;
 		case 'h': return 1;
 		default:
 			return np_error_set(err, -EINVAL, "unknown or incomplete option '%s' (see --help)",
@@ -140,6 +135,11 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		return np_error_set(err, -EINVAL, "--ntasks N is required");
 	if (!have_p)
 		return np_error_set(err, -EINVAL, "--policy P is required (valid: %s)", np_policy_list());
+	if (a->po.hca && a->po.policy != NP_POLICY_HCA_NEAR)
+		return np_error_set(err, -EINVAL, "--hca applies only to --policy hca-near (the policy is %s)",
+		                    np_policy_name(a->po.policy));
+	if (a->po.hca && np_hca_list_check(a->po.hca, err) < 0)
+		return -EINVAL;
 	if (optind < argc && !strcmp(argv[optind - 1], "--"))
 		a->cmd = join_command(argc - optind, argv + optind);
 	else if (optind < argc)
@@ -180,7 +180,7 @@ int np_cmd_plan(int argc, char **argv)
 		a.po.hosts = (const char *const *)hosts;
 	}
 	rc = NP_EXIT_USAGE;
-	if (np_opt_load_topology(a.xml, a.cpuset, &t, &err) < 0 ||
+	if (np_opt_load_topology(a.xml, a.cpuset, a.sysfs, &t, &err) < 0 ||
 	    np_plan_compute(t, &a.po, &p, &err) < 0) {
 		np_opt_fail("plan", err.msg);
 		goto out;

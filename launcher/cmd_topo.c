@@ -10,7 +10,7 @@
 
 static void topo_usage(FILE *f)
 {
-	fprintf(f, "Usage: numaplan topo [--topology FILE] [--cpuset LIST] [--json]\n");
+	fprintf(f, "Usage: numaplan topo [--topology FILE] [--cpuset LIST] [--sysfs DIR] [--json]\n");
 }
 
 int np_cmd_topo(int argc, char **argv)
@@ -19,10 +19,11 @@ int np_cmd_topo(int argc, char **argv)
 		{ "topology", required_argument, NULL, 't' },
 		{ "cpuset", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "sysfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *xml = NULL, *cpuset = NULL;
+	const char *xml = NULL, *cpuset = NULL, *sysfs = NULL;
 	int json = 0, c, rc;
 	np_topo_t *t;
 	np_error_t err = { 0 };
@@ -34,6 +35,7 @@ int np_cmd_topo(int argc, char **argv)
 		case 't': xml = optarg; break;
 		case 's': cpuset = optarg; break;
 		case 'j': json = 1; break;
+		case 'S': sysfs = optarg; break;
 		case 'h': topo_usage(stdout); return NP_EXIT_OK;
 		default:
 			np_opt_print("topo: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -43,7 +45,7 @@ int np_cmd_topo(int argc, char **argv)
 	}
 	if (optind < argc)
 		return np_opt_fail("topo", "unexpected argument (see --help)");
-	if (np_opt_load_topology(xml, cpuset, &t, &err) < 0)
+	if (np_opt_load_topology(xml, cpuset, sysfs, &t, &err) < 0)
 		return np_opt_fail("topo", err.msg);
 	if (json) {
 		char *js = np_topo_to_json(t);

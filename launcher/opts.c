@@ -46,11 +46,18 @@ char **np_opt_split(const char *list, unsigned *n)
 	return v;
 }
 
-int np_opt_load_topology(const char *xml, const char *cpuset, np_topo_t **t, np_error_t *err)
+int np_opt_load_topology(const char *xml, const char *cpuset, const char *sysfs, np_topo_t **t,
+                         np_error_t *err)
 {
 	np_load_opts_t lo = { .xml_path = xml, .restrict_cpus = cpuset };
+	int rc = np_topo_load(t, &lo, err);
 
-	return np_topo_load(t, &lo, err);
+	/* offline, the file's states are the question asked */
+	if (rc == 0 && (sysfs || !xml) && (rc = np_topo_read_ports(*t, sysfs, 0, err)) < 0) {
+		np_topo_free(*t);
+		*t = NULL;
+	}
+	return rc;
 }
 
 void np_opt_print(const char *fmt, ...)

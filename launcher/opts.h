@@ -18,8 +18,10 @@ int np_opt_uint(const char *opt, const char *text, unsigned min, unsigned max, u
 char **np_opt_split(const char *list, unsigned *n);
 
 /* Load the topology named by --topology (NULL = live), restricted to
- * --cpuset (NULL = the allowed set). */
-int np_opt_load_topology(const char *xml, const char *cpuset, np_topo_t **t, np_error_t *err);
+ * --cpuset (NULL = the allowed set), with the port states of --sysfs
+ * (NULL: the live /sys for a live topology, the file's own otherwise). */
+int np_opt_load_topology(const char *xml, const char *cpuset, const char *sysfs, np_topo_t **t,
+                         np_error_t *err);
 
 /* Print "numaplan " and the message on stderr, escaped (np_escape): messages
  * quote arguments, file names, host names and file contents, none of which

@@ -25,14 +25,14 @@ static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 	return np_sb_take(&b);
 }
 
-/* True when a network device of the node is local to NUMA os index n. */
+/* An adapter of the node (not a plain network interface) local to NUMA os index n. */
 static const char *hca_of_numa(const np_topo_t *t, unsigned os)
 {
 	unsigned i;
 
 	for (i = 0; i < t->ndevices; i++) {
 		const np_device_t *d = &t->devices[i];
-		if (d->kind == NP_DEV_GPU || d->at_root)
+		if (d->kind == NP_DEV_GPU || d->kind == NP_DEV_NETDEV || d->at_root)
 			continue;
 		if (np_cpuset_isset(d->numas, os))
 			return d->name;

@@ -21,7 +21,6 @@ static json_t *cpulist(const np_cpuset_t *s)
 static json_t *rank_json(const np_topo_t *t, const np_rank_t *r)
 {
 	json_t *o = json_object(), *env = json_object();
-	char port[160];
 
 	json_object_set_new(o, "rank", json_integer(r->rank));
 	json_object_set_new(o, "local_rank", json_integer(r->local_rank));
@@ -34,7 +33,6 @@ static json_t *rank_json(const np_topo_t *t, const np_rank_t *r)
 	                    r->mem == NP_MEM_INTERLEAVE ? "interleave" : "bind"));
 	json_object_set_new(o, "hca", r->hca ? json_string(r->hca) : json_null());
 	if (r->hca) {
-		snprintf(port, sizeof(port), "%s:%u", r->hca, r->port);
 		json_object_set_new(o, "hca_port", r->port ? json_integer(r->port) : json_null());
 		json_object_set_new(o, "hca_local", json_boolean(r->hca_local));
 		if (r->device >= 0)
@@ -44,6 +42,16 @@ static json_t *rank_json(const np_topo_t *t, const np_rank_t *r)
 		json_object_set_new(env, r->env[i].name, json_string(r->env[i].value));
 	json_object_set_new(o, "env", env);
 	return o;
+}
+
+static json_t *skipped_json(const np_plan_t *p)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < p->nskipped; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "name", p->skipped[i].name,
+		                                   "reason", p->skipped[i].reason));
+	return a;
 }
 
 char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p)
@@ -62,6 +70,8 @@ char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p)
 		json_array_append_new(hosts, json_string(p->hosts[i]));
 	json_object_set_new(root, "hosts", hosts);
 	json_object_set_new(root, "note", p->note ? json_string(p->note) : json_null());
+	json_object_set_new(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"));
+	json_object_set_new(root, "skipped_devices", skipped_json(p));
 	for (unsigned i = 0; i < p->nranks; i++)
 		json_array_append_new(ranks, rank_json(t, &p->ranks[i]));
 	json_object_set_new(root, "ranks", ranks);
@@ -73,6 +83,8 @@ char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p)
 static json_t *device_json(const np_device_t *d)
 {
 	json_t *o = json_object(), *ports = json_array();
+	unsigned port;
+	char why[256], b[32];
 
 	json_object_set_new(o, "name", json_string(d->name));
 	json_object_set_new(o, "kind", json_string(np_dev_kind_name(d->kind)));
@@ -85,10 +97,24 @@ static json_t *device_json(const np_device_t *d)
 
 		json_object_set_new(p, "port", json_integer(d->ports[i].num));
 		json_object_set_new(p, "state", d->ports[i].state >= 0 ? json_integer(d->ports[i].state) : json_null());
+		json_object_set_new(p, "state_name", d->ports[i].state >= 0 ?
+		                    json_string(np_port_state_name(d->ports[i].state, b, sizeof(b))) : json_null());
+		json_object_set_new(p, "link_layer", d->ports[i].link != NP_LINK_UNKNOWN ?
+		                    json_string(np_link_name(d->ports[i].link)) : json_null());
 		json_object_set_new(p, "lid", d->ports[i].lid >= 0 ? json_integer(d->ports[i].lid) : json_null());
 		json_array_append_new(ports, p);
 	}
 	json_object_set_new(o, "ports", ports);
+	if (d->kind == NP_DEV_GPU)
+		return o;
+	json_object_set_new(o, "operstate", d->operstate ? json_string(d->operstate) : json_null());
+	if (np_device_usable(d, 0, &port, why, sizeof(why))) {
+		json_object_set_new(o, "usable", json_true());
+		json_object_set_new(o, "unusable_reason", json_null());
+	} else {
+		json_object_set_new(o, "usable", json_false());
+		json_object_set_new(o, "unusable_reason", json_string(why));
+	}
 	return o;
 }
 
@@ -101,6 +127,7 @@ char *np_topo_to_json(const np_topo_t *t)
 	json_object_set_new(root, "hostname", json_string(t->hostname));
 	json_object_set_new(root, "cpu_model", t->cpu_model ? json_string(t->cpu_model) : json_null());
 	json_object_set_new(root, "allowed_cpus", cpulist(t->allowed));
+	json_object_set_new(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"));
 	json_object_set_new(root, "npus", json_integer(t->npus));
 	json_object_set_new(root, "ncores", json_integer(t->ncores));
 	a = json_array();

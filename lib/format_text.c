@@ -41,14 +41,24 @@ static void write_devices(FILE *f, const np_topo_t *t, int gpus)
 			put_set(f, " numa %s", d->numas);
 		put_set(f, " cpus %s", d->cpus);
 		for (unsigned p = 0; p < d->nports; p++) {
+			char b[32];
+
 			fprintf(f, "%s%u", p ? ", " : "  port ", d->ports[p].num);
 			if (d->ports[p].state >= 0)
-				fprintf(f, " %s", d->ports[p].state == 4 ? "ACTIVE" :
-				        d->ports[p].state == 1 ? "DOWN" : "state");
-			if (d->ports[p].state >= 0 && d->ports[p].state != 4 && d->ports[p].state != 1)
-				fprintf(f, "=%d", d->ports[p].state);
+				fprintf(f, " %s", np_port_state_name(d->ports[p].state, b, sizeof(b)));
+			if (d->ports[p].link != NP_LINK_UNKNOWN)
+				fprintf(f, " %s", np_link_name(d->ports[p].link));
 			if (d->ports[p].lid >= 0)
 				fprintf(f, " lid %ld", d->ports[p].lid);
+		}
+		if (d->operstate)
+			fprintf(f, "  link %s", d->operstate);
+		if (!gpus) {
+			char why[256];
+			unsigned port;
+
+			if (!np_device_usable(d, 0, &port, why, sizeof(why)))
+				fprintf(f, "  [not usable: %s]", why);
 		}
 		fputc('\n', f);
 	}
@@ -93,7 +103,9 @@ int np_topo_write_text(FILE *f, const np_topo_t *t)
 		        t->l3[i].numa >= 0 ? (int)t->numa[t->l3[i].numa].os_index : -1, t->l3[i].ncores);
 		put_set(f, " cpus %s\n", t->l3[i].cpus);
 	}
-	fprintf(f, "\nNetwork devices: %u\n", nnet);
+	fprintf(f, "\nNetwork devices: %u (port states %s%s)\n", nnet,
+	        t->ports_from ? "read from " : "as recorded in the topology",
+	        t->ports_from ? t->ports_from : "");
 	write_devices(f, t, 0);
 	if (t->ngpus) {
 		fprintf(f, "\nGPUs: %u\n", t->ngpus);
@@ -126,6 +138,8 @@ int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
 	        p->threads ? ", threads" : "", p->overcommitted ? ", OVERCOMMITTED" : "");
 	if (p->note)
 		fprintf(f, "note: %s\n", p->note);
+	for (unsigned i = 0; i < p->nskipped; i++)
+		fprintf(f, "skipped: %s (%s)\n", p->skipped[i].name, p->skipped[i].reason);
 	fprintf(f, "%-5s %-12s %-24s %-10s %-11s %s\n", "rank", "host", "cpus", "mems", "mem", "hca");
 	for (unsigned i = 0; i < p->nranks; i++) {
 		const np_rank_t *r = &p->ranks[i];
@@ -134,8 +148,10 @@ int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
 		fprintf(f, "%-5u %-12s %-24s %-10s %-11s", r->rank, r->host,
 		        r->bound ? (cpus ? cpus : "?") : "(unbound)",
 		        mems && mems[0] ? mems : "-", np_mem_name(r->mem));
-		if (r->hca)
+		if (r->hca && r->port)
 			fprintf(f, " %s:%u%s", r->hca, r->port, r->hca_local ? " (local)" : " (remote)");
+		else if (r->hca)
+			fprintf(f, " %s%s", r->hca, r->hca_local ? " (local)" : " (remote)");
 		else
 			fprintf(f, " -");
 		fputc('\n', f);

@@ -41,9 +41,11 @@ typedef struct np_plan_opts {
 	unsigned cpus_per_task;     /* 0 is taken as 1 */
 	bool threads;               /* place on PUs rather than whole cores */
 	np_mem_t mem;
-	const char *hca;            /* comma-separated names to restrict to, or NULL */
+	/* hca-near only: the adapters to use, NAME[:PORT] separated by
+	 * commas (see np_hca_list_check), or NULL for the best usable ones */
+	const char *hca;
 	bool overcommit;            /* allow more ranks x cpus than allowed cores */
-	bool no_fallback;           /* hca-near without an HCA is an error */
+	bool no_fallback;           /* hca-near without a usable adapter is an error */
 	/* Hosts: either an explicit list, or nnodes generated names, or
 	 * (both empty) the single host of the topology. */
 	const char *const *hosts;
@@ -80,6 +82,12 @@ typedef struct np_rank {
 	np_env_t *env;
 } np_rank_t;
 
+/* An adapter hca-near left out, and why ("port 1 DOWN"). */
+typedef struct np_skip {
+	char *name;
+	char *reason;
+} np_skip_t;
+
 typedef struct np_plan {
 	np_policy_t requested;
 	np_policy_t policy;         /* what ran: differs after a fallback */
@@ -92,14 +100,23 @@ typedef struct np_plan {
 	bool threads;
 	bool overcommitted;
 	char *note;                 /* a warning for the user (fallback...), or NULL */
+	unsigned nskipped;
+	np_skip_t *skipped;         /* hca-near: adapters not used, in topology order */
 } np_plan_t;
 
-/* Build a plan.  Errors: -EINVAL bad options, -ENOSPC not enough allowed
- * cores (the message names both numbers), -ENODEV hca-near without an HCA
- * and no_fallback, or a --hca name that is not on the node. */
+/* Build a plan.  Errors: -EINVAL bad options (an HCA list with a policy
+ * other than hca-near, a malformed HCA list), -ENOSPC not enough allowed
+ * cores (the message names both numbers), -ENODEV hca-near without a
+ * usable adapter and no_fallback, or an HCA (or port) that is not on the
+ * node. */
 int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *opts,
                     np_plan_t **out, np_error_t *err);
 void np_plan_free(np_plan_t *p);
+
+/* Syntax of an HCA list: NAME[:PORT] separated by commas, each NAME a
+ * valid device name (np_device_name_check), PORT 1-255, no adapter twice.
+ * 0 or -EINVAL with a message naming the list and the entry at fault. */
+int np_hca_list_check(const char *list, np_error_t *err);
 
 /* Value of an env variable of a rank, or NULL. */
 const char *np_rank_getenv(const np_rank_t *r, const char *name);

@@ -28,10 +28,27 @@ typedef enum np_dev_kind {
 	NP_DEV_USNIC,     /* Cisco usNIC */
 	NP_DEV_SLINGSHOT, /* HPE Slingshot NIC seen as a Network device (hsiN/cxiN) */
 	NP_DEV_OTHER_OFA, /* OpenFabrics device of an unknown family */
+	NP_DEV_NETDEV,    /* any other network interface (Ethernet, IPoIB): used
+	                   * by hca-near only when named (TCP, iWARP fabrics) */
 	NP_DEV_GPU,       /* GPU (reported, not used for placement yet) */
 } np_dev_kind_t;
 
 const char *np_dev_kind_name(np_dev_kind_t k);
+
+/* Port states as the kernel numbers them (enum ib_port_state); a port
+ * takes MPI traffic only when ACTIVE. */
+enum { NP_PORT_DOWN = 1, NP_PORT_INIT = 2, NP_PORT_ARMED = 3, NP_PORT_ACTIVE = 4 };
+/* "DOWN", "ACTIVE", ..., "state 7", or "unknown" for a negative state */
+const char *np_port_state_name(int state, char *buf, unsigned len);
+
+typedef enum np_link {
+	NP_LINK_UNKNOWN,
+	NP_LINK_INFINIBAND,
+	NP_LINK_ETHERNET,
+	NP_LINK_OTHER,
+} np_link_t;
+
+const char *np_link_name(np_link_t l);   /* "InfiniBand", "Ethernet", ... */
 
 typedef struct np_package {
 	unsigned os_index;
@@ -65,12 +82,16 @@ typedef struct np_core {
 
 typedef struct np_port {
 	unsigned num;               /* 1-based, as in mlx5_0:1 */
-	int state;                  /* IB port state (4 = ACTIVE), -1 unknown */
+	int state;                  /* NP_PORT_*, -1 unknown */
 	long lid;                   /* -1 unknown */
+	np_link_t link;             /* link layer */
 } np_port_t;
 
 typedef struct np_device {
-	char *name;                 /* mlx5_0, hfi1_0, hsi2, ... */
+	/* mlx5_0, hfi1_0, hsi2, ...  A name that is not a valid device name
+	 * (see np_device_name_check) is kept in a printable form with bytes
+	 * outside ASCII escaped as \xHH, and problem says why it is unusable. */
+	char *name;
 	np_dev_kind_t kind;
 	char *pci_busid;            /* "0000:41:00.0" or NULL */
 	np_cpuset_t *cpus;          /* PUs of its locality (all PUs when at_root) */
@@ -78,6 +99,13 @@ typedef struct np_device {
 	bool at_root;               /* no locality: attached to the machine */
 	unsigned nports;
 	np_port_t *ports;
+	/* Network interfaces (NP_DEV_NETDEV, NP_DEV_SLINGSHOT): the kernel's
+	 * operstate ("up", "down", ...) when read live, else NULL. */
+	char *operstate;
+	int cxi;                    /* Slingshot: N of its cxiN device, -1 unknown */
+	/* Why the device can take no rank whatever its ports say (a bad name,
+	 * not present on the live node), or NULL. */
+	char *problem;
 } np_device_t;
 
 typedef struct np_topo {
@@ -97,6 +125,10 @@ typedef struct np_topo {
 	char *distances_name;       /* "NUMALatency", ... */
 	np_cpuset_t *allowed;       /* PUs the planner may use */
 	np_cpuset_t *complete;      /* every PU of the machine */
+	/* Where the port states come from: NULL for the topology itself (the
+	 * XML, or hwloc's live discovery), else the sysfs root they were read
+	 * from by np_topo_read_ports(). */
+	char *ports_from;
 	void *priv;                 /* the loader's hwloc handle; opaque */
 } np_topo_t;
 
@@ -148,5 +180,44 @@ int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err);
 
 /* Index in devices[] by name, or -1. */
 int np_topo_device_by_name(const np_topo_t *t, const char *name);
+
+/* Is name a device name numaplan puts in an environment or a message:
+ * 1 to NP_DEVNAME_MAX letters, digits, '_', '.' or '-' (what a user may
+ * type in hca=; ':' separates a port, so it is never part of a name).
+ * 0, or -EINVAL with the reason in why. */
+#define NP_DEVNAME_MAX 63
+int np_device_name_check(const char *name, char *why, unsigned len);
+
+/*
+ * Can the device take ranks now?  1 when it can, with *port the port to
+ * use (0 for interfaces without ports): want_port when non-zero, else its
+ * first ACTIVE port, else its first port of unknown state.  0 when it
+ * cannot, with the reason in why: its problem, a known non-ACTIVE state on
+ * every port (or on want_port), or a network interface whose operstate is
+ * known and not "up".  A state nobody knows (an XML without port states, an
+ * interface not read live) does not exclude a device.
+ */
+int np_device_usable(const np_device_t *d, unsigned want_port, unsigned *port,
+                     char *why, unsigned len);
+
+/*
+ * The live state of the network devices: for each OpenFabrics device,
+ * ROOT/class/infiniband/NAME/ports/N/{state,link_layer,lid} replace the
+ * ports the topology had; for each network interface,
+ * ROOT/class/net/NAME/operstate (and, for Slingshot, its cxiN under
+ * device/cxi).  A device missing there gets a problem ("not present");
+ * a file that cannot be read leaves that port's state unknown, never the
+ * snapshot's.  An OpenFabrics device whose ports are all Ethernet is RoCE
+ * (iWARP, Soft-RoCE), one whose ports are InfiniBand is InfiniBand.
+ * root NULL is "/sys".  With NP_PORTS_ROOT_OWNED a file is believed only
+ * when root owns it and neither group nor others may write it.
+ * Errors: root is not a directory that can be opened.
+ */
+#define NP_PORTS_ROOT_OWNED 1u
+int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_t *err);
+/* The same under a directory already opened (and checked) by the caller;
+ * root names it in messages and in t->ports_from. */
+int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned flags,
+                          np_error_t *err);
 
 #endif /* NP_TOPO_H */

@@ -2,6 +2,7 @@
  * plan.c - np_plan_compute: hosts, rank counts, checks, then one policy
  * per host on a fresh pool of that host's allowed slots.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,11 @@ void np_plan_free(np_plan_t *p)
 	}
 	for (unsigned i = 0; i < p->nhosts; i++)
 		free(p->hosts[i]);
+	for (unsigned i = 0; i < p->nskipped; i++) {
+		free(p->skipped[i].name);
+		free(p->skipped[i].reason);
+	}
+	free(p->skipped);
 	free(p->hosts);
 	free(p->ranks);
 	free(p->note);
@@ -73,11 +79,17 @@ static int check_options(const np_plan_opts_t *o, np_error_t *err)
 		return np_error_set(err, -EINVAL, "unreasonable task count or cpus per task");
 	if (o->rank_ids && (o->nhosts > 1 || o->nnodes > 1))
 		return np_error_set(err, -EINVAL, "explicit rank ids are for a single host's plan");
+	/* silently ignoring it would let a user believe the adapter was used */
+	if (o->hca && o->policy != NP_POLICY_HCA_NEAR)
+		return np_error_set(err, -EINVAL, "an HCA list (%s) applies only to the policy hca-near, "
+		                    "not to %s", o->hca, np_policy_name(o->policy));
+	if (o->hca)
+		return np_hca_list_check(o->hca, err);
 	return 0;
 }
 
 static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank_t *ranks,
-                      unsigned nlocal, const int *devs, unsigned ndevs)
+                      unsigned nlocal, const np_rail_t *rails, unsigned nrails)
 {
 	unsigned cpt = p->cpus_per_task;
 
@@ -92,49 +104,107 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 	case NP_POLICY_NUMA: return np_place_domains(t, pool, NP_SCOPE_NUMA, ranks, nlocal);
 	case NP_POLICY_SOCKET: return np_place_domains(t, pool, NP_SCOPE_PACKAGE, ranks, nlocal);
 	case NP_POLICY_L3: return np_place_domains(t, pool, NP_SCOPE_L3, ranks, nlocal);
-	case NP_POLICY_HCA_NEAR: return np_place_hca_near(t, pool, devs, ndevs, ranks, nlocal, cpt);
+	case NP_POLICY_HCA_NEAR: return np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
 	case NP_POLICY_COUNT: break;
 	}
 	return -EINVAL;
 }
 
-static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_rank_t *r)
+static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_rank_t *r,
+                       const char *nic_map)
 {
 	r->bound = p->policy != NP_POLICY_NONE;
 	r->mem = r->bound ? o->mem : NP_MEM_NONE;
 	if (r->mem != NP_MEM_NONE && np_topo_numas_of_cpus(t, r->cpus, r->mems) < 0)
 		return -ENOMEM;
-	return np_rank_fill_env(t, p, r);
+	return np_rank_fill_env(t, p, r, nic_map);
 }
 
-/* hca-near needs a device; without one it falls back to spread, loudly. */
-static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, int *devs,
-                          unsigned *ndevs, np_error_t *err)
+/* Memory, environment: host by host, for the variables that describe
+ * every rank of a host (Cray MPICH's NIC mapping). */
+static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p)
 {
+	for (unsigned first = 0, n; first < p->nranks; first += n) {
+		char *map = NULL;
+		int rc = 0;
+
+		for (n = 1; first + n < p->nranks && p->ranks[first + n].host == p->ranks[first].host; n++)
+			;
+		if (p->policy == NP_POLICY_HCA_NEAR)
+			rc = np_nic_mapping(t, &p->ranks[first], n, &map);
+		for (unsigned i = 0; rc == 0 && i < n; i++)
+			rc = finish_rank(t, o, p, &p->ranks[first + i], map);
+		free(map);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* "mlx5_0: port 1 DOWN; hsi0: link down" */
+static char *skipped_text(const np_plan_t *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (unsigned i = 0; i < p->nskipped; i++)
+		fprintf(f, "%s%s: %s", i ? "; " : "", p->skipped[i].name, p->skipped[i].reason);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* hca-near needs a usable adapter; without one it falls back to spread,
+ * loudly, saying which adapters were there and why none could be used. */
+static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
+                          np_rail_t *rails, unsigned *nrails, np_error_t *err)
+{
+	const char *host = t->hostname ? t->hostname : "this node";
+	char *why;
 	int rc;
 
-	*ndevs = 0;
+	*nrails = 0;
 	if (p->policy != NP_POLICY_HCA_NEAR)
 		return 0;
-	rc = np_hca_select(t, o->hca, devs, ndevs, err);
+	rc = np_hca_select(t, o->hca, p, rails, nrails, err);
 	if (rc < 0)
 		return rc;
-	if (*ndevs > 0)
+	if (*nrails > 0)
 		return 0;
-	if (o->no_fallback)
-		return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
-		                    t->hostname ? t->hostname : "this node");
-	p->policy = NP_POLICY_SPREAD;
-	p->note = strdup("hca-near: no HCA on this node, falling back to spread");
-	return p->note ? 0 : np_error_set(err, -ENOMEM, "out of memory");
+	if (p->nskipped == 0) {
+		if (o->no_fallback)
+			return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
+			                    host);
+		p->policy = NP_POLICY_SPREAD;
+		p->note = strdup("hca-near: no HCA on this node, falling back to spread");
+		return p->note ? 0 : np_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (!(why = skipped_text(p)))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if (o->no_fallback) {
+		rc = np_error_set(err, -ENODEV, "hca-near: no usable adapter on %s (%s)", host, why);
+	} else if (asprintf(&p->note, "hca-near: no usable adapter on this node (%s), falling back "
+	                    "to spread", why) < 0) {
+		p->note = NULL;
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	} else {
+		p->policy = NP_POLICY_SPREAD;
+	}
+	free(why);
+	return rc;
 }
 
 int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out, np_error_t *err)
 {
 	np_pool_t pool = { 0 };
 	np_plan_t *p;
-	int *devs = NULL;
-	unsigned ndevs = 0, slots, per_host;
+	np_rail_t *rails = NULL;
+	unsigned nrails = 0, slots, per_host;
 	int rc;
 
 	*out = NULL;
@@ -148,12 +218,12 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	p->threads = o->threads;
 	if ((rc = set_hosts(p, t, o, err)) < 0)
 		goto fail;
-	devs = calloc(t->ndevices ? t->ndevices : 1, sizeof(int));
-	if (!devs || np_pool_init(&pool, t, o->threads) < 0) {
+	rails = calloc(t->ndevices ? t->ndevices : 1, sizeof(*rails));
+	if (!rails || np_pool_init(&pool, t, o->threads) < 0) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = choose_devices(t, o, p, devs, &ndevs, err)) < 0)
+	if ((rc = choose_devices(t, o, p, rails, &nrails, err)) < 0)
 		goto fail;
 
 	/* Slurm's block distribution: the first hosts get one more rank. */
@@ -198,24 +268,23 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 			p->ranks[first + k].local_rank = k;
 			p->ranks[first + k].host = p->hosts[h];
 		}
-		if (nlocal && (rc = place_host(t, p, &pool, &p->ranks[first], nlocal, devs, ndevs)) < 0) {
+		if (nlocal && (rc = place_host(t, p, &pool, &p->ranks[first], nlocal, rails, nrails)) < 0) {
 			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
 			goto fail;
 		}
 		first += nlocal;
 	}
-	for (unsigned i = 0; i < p->nranks; i++)
-		if ((rc = finish_rank(t, o, p, &p->ranks[i])) < 0) {
-			np_error_set(err, rc, "out of memory");
-			goto fail;
-		}
+	if ((rc = finish_ranks(t, o, p)) < 0) {
+		np_error_set(err, rc, "out of memory");
+		goto fail;
+	}
 	np_pool_fini(&pool);
-	free(devs);
+	free(rails);
 	*out = p;
 	return 0;
 fail:
 	np_pool_fini(&pool);
-	free(devs);
+	free(rails);
 	np_plan_free(p);
 	return rc;
 }

@@ -9,15 +9,16 @@
 #include "plan_internal.h"
 
 /* Rail classes, best first: a node's MPI fabric is IB/OPA/EFA when it has
- * one; RoCE functions and usNIC VFs next; Slingshot osdevs only appear
- * when there is no OpenFabrics device at all. */
+ * one; RoCE functions and usNIC VFs next; Slingshot NICs (network
+ * interfaces, not OpenFabrics devices) last.  Other network interfaces
+ * (-1) take part only when named. */
 static int rail_class(np_dev_kind_t k)
 {
 	switch (k) {
 	case NP_DEV_IB: case NP_DEV_OPA: case NP_DEV_EFA: case NP_DEV_OTHER_OFA: return 0;
 	case NP_DEV_ROCE: case NP_DEV_USNIC: return 1;
 	case NP_DEV_SLINGSHOT: return 2;
-	case NP_DEV_GPU: return -1;
+	case NP_DEV_NETDEV: case NP_DEV_GPU: return -1;
 	}
 	return -1;
 }
@@ -51,83 +52,152 @@ static int name_cmp(const char *a, const char *b)
 	return (unsigned char)*a - (unsigned char)*b;
 }
 
-static int in_list(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-
-		if (n == len && !strncmp(p, name, n))
-			return 1;
-		p = end ? end + 1 : NULL;
-	}
-	return 0;
-}
-
-static int known_names(const np_topo_t *t, char *buf, size_t size)
+static void known_names(const np_topo_t *t, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < t->ndevices; i++)
-		if (rail_class(t->devices[i].kind) >= 0 && len + strlen(t->devices[i].name) + 3 < size)
+		if (t->devices[i].kind != NP_DEV_GPU && !t->devices[i].problem &&
+		    len + strlen(t->devices[i].name) + 3 < size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
 			                        t->devices[i].name);
+}
+
+static int add_skip(np_plan_t *p, const np_device_t *d, const char *why)
+{
+	np_skip_t *s = realloc(p->skipped, (p->nskipped + 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	p->skipped = s;
+	s[p->nskipped].name = strdup(d->name);
+	s[p->nskipped].reason = strdup(why);
+	if (!s[p->nskipped].name || !s[p->nskipped].reason) {
+		free(s[p->nskipped].name);
+		free(s[p->nskipped].reason);
+		return -ENOMEM;
+	}
+	p->nskipped++;
 	return 0;
 }
 
-int np_hca_select(const np_topo_t *t, const char *only, int *idx, unsigned *n, np_error_t *err)
+/* Every name of the list is a network device of the node, with the port
+ * it names; wants[i] then describes devices[dev_of[i]]. */
+static int check_wants(const np_topo_t *t, const np_hca_want_t *w, unsigned n, int *dev_of,
+                       np_error_t *err)
 {
-	int best = 3;
+	for (unsigned k = 0; k < n; k++) {
+		int i = np_topo_device_by_name(t, w[k].name);
+		const np_device_t *d = i >= 0 ? &t->devices[i] : NULL;
+		char names[512];
+		int has = 0;
 
-	*n = 0;
-	if (only) {
-		for (const char *p = only; p && *p;) {
-			const char *end = strchr(p, ',');
-			size_t len = end ? (size_t)(end - p) : strlen(p);
-			char name[128];
-			int i;
+		if (!d || d->kind == NP_DEV_GPU) {
+			known_names(t, names, sizeof(names));
+			return np_error_set(err, -ENODEV, "HCA '%s' is not on this node (devices: %s)",
+			                    w[k].name, names[0] ? names : "none");
+		}
+		dev_of[k] = i;
+		if (!w[k].port)
+			continue;
+		if (d->kind == NP_DEV_NETDEV || d->kind == NP_DEV_SLINGSHOT)
+			return np_error_set(err, -EINVAL, "'%s:%u': %s is a network interface, it has no "
+			                    "ports (name it without ':%u')", w[k].name, w[k].port, w[k].name,
+			                    w[k].port);
+		for (unsigned j = 0; j < d->nports; j++)
+			has |= d->ports[j].num == w[k].port;
+		if (d->nports && !has) {
+			size_t len = 0;
 
-			if (len == 0 || len >= sizeof(name))
-				return np_error_set(err, -EINVAL, "invalid HCA list '%s'", only);
-			memcpy(name, p, len);
-			name[len] = '\0';
-			i = np_topo_device_by_name(t, name);
-			if (i < 0 || rail_class(t->devices[i].kind) < 0) {
-				char names[512];
-
-				known_names(t, names, sizeof(names));
-				return np_error_set(err, -ENODEV, "HCA '%s' is not on this node (devices: %s)",
-				                    name, names[0] ? names : "none");
-			}
-			p = end ? end + 1 : NULL;
+			names[0] = '\0';
+			for (unsigned j = 0; j < d->nports && len + 8 < sizeof(names); j++)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%u", j ? ", " : "",
+				                        d->ports[j].num);
+			return np_error_set(err, -ENODEV, "HCA '%s' has no port %u (ports: %s)", w[k].name,
+			                    w[k].port, names);
 		}
 	}
-	for (unsigned i = 0; i < t->ndevices; i++) {
-		int c = rail_class(t->devices[i].kind);
+	return 0;
+}
 
-		if (c >= 0 && c < best && (!only || in_list(only, t->devices[i].name)))
-			best = c;
-	}
-	for (unsigned i = 0; i < t->ndevices; i++)
-		if (rail_class(t->devices[i].kind) == best && (!only || in_list(only, t->devices[i].name)))
-			idx[(*n)++] = (int)i;
-	/* Sort by locality, not by name: real nodes number HCAs out of NUMA order. */
-	for (unsigned a = 1; a < *n; a++)
+/* Sort by locality, not by name: real nodes number HCAs out of NUMA order. */
+static void sort_rails(const np_topo_t *t, np_rail_t *r, unsigned n)
+{
+	for (unsigned a = 1; a < n; a++)
 		for (unsigned b = a; b > 0; b--) {
-			const np_device_t *x = &t->devices[idx[b - 1]], *y = &t->devices[idx[b]];
+			const np_device_t *x = &t->devices[r[b - 1].dev], *y = &t->devices[r[b].dev];
 			int nx = first_numa(t, x), ny = first_numa(t, y);
+			np_rail_t tmp;
 
 			if (nx < ny || (nx == ny && name_cmp(x->name, y->name) <= 0))
 				break;
-			int tmp = idx[b - 1];
-
-			idx[b - 1] = idx[b];
-			idx[b] = tmp;
+			tmp = r[b - 1];
+			r[b - 1] = r[b];
+			r[b] = tmp;
 		}
-	return 0;
+}
+
+int np_hca_select(const np_topo_t *t, const char *only, np_plan_t *p, np_rail_t *rails,
+                  unsigned *n, np_error_t *err)
+{
+	np_hca_want_t *want = NULL;
+	unsigned nwant = 0, *port = NULL;
+	int *dev_of = NULL, *usable = NULL, best = 3, rc;
+	char why[256];
+
+	*n = 0;
+	if (only && (rc = np_hca_list_parse(only, &want, &nwant, err)) < 0)
+		return rc;
+	dev_of = calloc(nwant ? nwant : 1, sizeof(*dev_of));
+	port = calloc(t->ndevices ? t->ndevices : 1, sizeof(*port));
+	/* per device: -1 not a candidate, 0 unusable, 1 usable */
+	usable = malloc((t->ndevices ? t->ndevices : 1) * sizeof(*usable));
+	if (!dev_of || !port || !usable) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = check_wants(t, want, nwant, dev_of, err)) < 0)
+		goto out;
+	for (unsigned i = 0; i < t->ndevices; i++)
+		usable[i] = !only && rail_class(t->devices[i].kind) >= 0 ? 1 : -1;
+	for (unsigned k = 0; k < nwant; k++) {
+		usable[dev_of[k]] = 1;
+		port[dev_of[k]] = want[k].port;
+	}
+	for (unsigned i = 0; i < t->ndevices; i++) {
+		/* named devices are used whatever their class */
+		int c = only ? 0 : rail_class(t->devices[i].kind);
+
+		if (usable[i] < 0)
+			continue;
+		usable[i] = np_device_usable(&t->devices[i], port[i], &port[i], why, sizeof(why));
+		if (usable[i] && c < best)
+			best = c;
+	}
+	for (unsigned i = 0; i < t->ndevices; i++) {
+		int c = only ? 0 : rail_class(t->devices[i].kind);
+
+		if (usable[i] == 1 && c == best) {
+			rails[*n].dev = (int)i;
+			rails[(*n)++].port = port[i];
+		} else if (usable[i] == 0 && c <= best) {
+			/* the reason again: why[] held the last device's */
+			np_device_usable(&t->devices[i], port[i], &port[i], why, sizeof(why));
+			if (add_skip(p, &t->devices[i], why) < 0) {
+				rc = np_error_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+	}
+	sort_rails(t, rails, *n);
+	rc = 0;
+out:
+	free(want);
+	free(dev_of);
+	free(port);
+	free(usable);
+	return rc;
 }
 
 typedef struct numa_rank {
@@ -174,18 +244,8 @@ static int order_from_device(const np_topo_t *t, const np_device_t *d, numa_rank
 	return 0;
 }
 
-static unsigned pick_port(const np_device_t *d)
-{
-	if (d->kind == NP_DEV_SLINGSHOT)
-		return 0;
-	for (unsigned i = 0; i < d->nports; i++)
-		if (d->ports[i].state == 4)
-			return d->ports[i].num;
-	return d->nports ? d->ports[0].num : 1;
-}
-
-int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const int *devs, unsigned ndevs,
-                      np_rank_t *ranks, unsigned nlocal, unsigned cpt)
+int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const np_rail_t *rails,
+                      unsigned ndevs, np_rank_t *ranks, unsigned nlocal, unsigned cpt)
 {
 	numa_rank_t *ord = calloc(t->nnuma ? t->nnuma : 1, sizeof(*ord));
 	int cur = -1;
@@ -195,7 +255,7 @@ int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const int *devs, unsi
 	for (unsigned r = 0; r < nlocal; r++) {
 		/* contiguous blocks: with k HCAs each serves about n/k ranks */
 		unsigned dj = (unsigned)(((unsigned long long)r * ndevs) / nlocal);
-		const np_device_t *d = &t->devices[devs[dj]];
+		const np_device_t *d = &t->devices[rails[dj].dev];
 		np_rank_t *rk = &ranks[r];
 		unsigned got = 0;
 
@@ -211,13 +271,13 @@ int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const int *devs, unsi
 		/* No single node has room: gather slot by slot, nearest first. */
 		for (unsigned k = 0; k < t->nnuma && got < cpt; k++)
 			got += np_pool_take(pool, NP_SCOPE_NUMA, (int)ord[k].numa, cpt - got, rk->cpus);
-		rk->device = devs[dj];
+		rk->device = rails[dj].dev;
 		rk->hca = strdup(d->name);
 		if (!rk->hca) {
 			free(ord);
 			return -ENOMEM;
 		}
-		rk->port = pick_port(d);
+		rk->port = rails[dj].port;
 		rk->hca_local = np_cpuset_included(rk->cpus, d->cpus);
 	}
 	free(ord);

@@ -1,7 +1,8 @@
 /*
  * topo_devices.c - the network devices (and GPUs) of a node and where
- * they attach.
+ * they attach, with the port states the topology records.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ const char *np_dev_kind_name(np_dev_kind_t k)
 	case NP_DEV_USNIC: return "usNIC";
 	case NP_DEV_SLINGSHOT: return "Slingshot";
 	case NP_DEV_OTHER_OFA: return "OpenFabrics";
+	case NP_DEV_NETDEV: return "Network";
 	case NP_DEV_GPU: return "GPU";
 	}
 	return "?";
@@ -66,7 +68,9 @@ static np_dev_kind_t ofa_kind(hwloc_obj_t o)
 	return port_lid(o, 1) > 0 ? NP_DEV_IB : NP_DEV_OTHER_OFA;
 }
 
-static int is_slingshot(hwloc_obj_t o)
+/* The name alone (hsiN, cxiN) is trusted only on a node without any
+ * OpenFabrics device: other vendors' interfaces are called hsiN too. */
+static int is_slingshot(hwloc_obj_t o, int have_ofa)
 {
 	hwloc_obj_t pci = pci_parent(o);
 	const char *sub = o->subtype;
@@ -75,8 +79,19 @@ static int is_slingshot(hwloc_obj_t o)
 		return 1;
 	if (pci && pci->attr->pcidev.vendor_id == 0x17db)
 		return 1;
-	return (!strncmp(o->name, "hsi", 3) || !strncmp(o->name, "cxi", 3)) &&
+	return !have_ofa && (!strncmp(o->name, "hsi", 3) || !strncmp(o->name, "cxi", 3)) &&
 	       o->name[3] >= '0' && o->name[3] <= '9';
+}
+
+static np_link_t link_of(const char *v)
+{
+	if (!v)
+		return NP_LINK_UNKNOWN;
+	if (!strcmp(v, "InfiniBand"))
+		return NP_LINK_INFINIBAND;
+	if (!strcmp(v, "Ethernet"))
+		return NP_LINK_ETHERNET;
+	return NP_LINK_OTHER;
 }
 
 static int read_ports(np_device_t *d, hwloc_obj_t o)
@@ -105,8 +120,42 @@ static int read_ports(np_device_t *d, hwloc_obj_t o)
 		v = hwloc_obj_get_info_by_name(o, key);
 		port->state = v ? atoi(v) : -1;
 		port->lid = port_lid(o, p);
+		snprintf(key, sizeof(key), "Port%uLinkLayer", p);
+		port->link = link_of(hwloc_obj_get_info_by_name(o, key));
 	}
 	return 0;
+}
+
+/* A name that could carry a newline into UCX_NET_DEVICES, or be cut
+ * short in a buffer, is kept printable and marked unusable. */
+static int set_name(np_device_t *nd, const char *name)
+{
+	char why[128];
+
+	if (!(nd->name = np_name_printable(name)))
+		return -ENOMEM;
+	if (nd->kind == NP_DEV_GPU || np_device_name_check(name, why, sizeof(why)) == 0)
+		return 0;
+	if (asprintf(&nd->problem, "invalid name: %s", why) < 0) {
+		nd->problem = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* N of hsiN, hsnN, cxiN: how Slingshot interfaces and CXI devices pair up
+ * unless the live system says otherwise (np_topo_read_ports). */
+static int cxi_number(const char *name)
+{
+	size_t n = strlen(name);
+	char *end;
+	long v;
+
+	if (n < 4 || (strncmp(name, "hsi", 3) && strncmp(name, "hsn", 3) && strncmp(name, "cxi", 3)) ||
+	    name[3] < '0' || name[3] > '9')
+		return -1;
+	v = strtol(name + 3, &end, 10);
+	return *end || v > 1000 ? -1 : (int)v;
 }
 
 static int add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,
@@ -125,10 +174,10 @@ static int add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_ki
 	memset(nd, 0, sizeof(*nd));
 	t->ndevices++;
 	nd->kind = kind;
-	nd->name = strdup(name);
+	nd->cxi = kind == NP_DEV_SLINGSHOT ? cxi_number(name) : -1;
 	nd->cpus = np_cpuset_new();
 	nd->numas = np_cpuset_new();
-	if (!nd->name || !nd->cpus || !nd->numas)
+	if (set_name(nd, name) < 0 || !nd->cpus || !nd->numas)
 		return -ENOMEM;
 	if (pci) {
 		snprintf(busid, sizeof(busid), "%04x:%02x:%02x.%01x", pci->attr->pcidev.domain,
@@ -155,13 +204,13 @@ static int read_network(np_topo_t *t, hwloc_topology_t h)
 				return rc;
 			have_ofa = 1;
 		}
-	if (have_ofa)
-		return 0;
-	/* Slingshot NICs have no OpenFabrics osdev, only Network ones. */
+	/* Slingshot NICs have no OpenFabrics osdev, only Network ones.  The
+	 * other interfaces are kept for hca=eth0 (TCP and iWARP fabrics). */
 	while ((o = hwloc_get_next_osdev(h, o)))
-		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name && is_slingshot(o))
-			if ((rc = add_device(t, h, o, NP_DEV_SLINGSHOT, o->name)) < 0)
-				return rc;
+		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name &&
+		    (rc = add_device(t, h, o, is_slingshot(o, have_ofa) ? NP_DEV_SLINGSHOT : NP_DEV_NETDEV,
+		                     o->name)) < 0)
+			return rc;
 	return 0;
 }
 
@@ -208,6 +257,8 @@ void np_topo_free_devices(np_topo_t *t)
 		free(t->devices[i].name);
 		free(t->devices[i].pci_busid);
 		free(t->devices[i].ports);
+		free(t->devices[i].operstate);
+		free(t->devices[i].problem);
 		np_cpuset_free(t->devices[i].cpus);
 		np_cpuset_free(t->devices[i].numas);
 	}

@@ -19,4 +19,8 @@ void np_topo_free_devices(np_topo_t *t);
 int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err);
 void np_topo_free_views(np_topo_t *t);
 
+/* raw with bytes outside printable ASCII (and a backslash) as \xHH, cut after 64
+ * bytes with "..."; malloc'ed, NULL without memory */
+char *np_name_printable(const char *raw);
+
 #endif /* NP_TOPO_INTERNAL_H */

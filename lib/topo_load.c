@@ -367,6 +367,7 @@ void np_topo_free(np_topo_t *t)
 	np_cpuset_free(t->allowed);
 	np_cpuset_free(t->complete);
 	free(t->source);
+	free(t->ports_from);
 	free(t->hostname);
 	free(t->cpu_model);
 	if (t->priv)

@@ -33,6 +33,23 @@ static int set_one(const nps_env_ops_t *ops, const char *name, const char *value
 	return rc < 0 ? np_error_set(err, rc, "cannot set %s in the task's environment", name) : 0;
 }
 
+/* The user's value wins: the variable itself, or for Open MPI's
+ * OMPI_MCA_*_if_include its mutually exclusive *_if_exclude. */
+static int user_has(const nps_env_ops_t *ops, const char *name)
+{
+	static const char inc[] = "_if_include";
+	size_t n = strlen(name), k = sizeof(inc) - 1;
+	char other[128];
+	int have = ops->isset(ops->ctx, name);
+
+	if (have != 0 || strncmp(name, "OMPI_MCA_", 9) || n <= k || n >= sizeof(other) ||
+	    strcmp(name + n - k, inc))
+		return have;
+	memcpy(other, name, n - k);
+	memcpy(other + n - k, "_if_exclude", k + 1);
+	return ops->isset(ops->ctx, other);
+}
+
 int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
                unsigned *kept, np_error_t *err)
 {
@@ -53,7 +70,7 @@ int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
 	    (rc = set_one(ops, "NUMAPLAN_HCA", hca, err)) < 0)
 		goto out;
 	for (unsigned i = 0; i < r->nenv; i++) {
-		int have = ops->isset(ops->ctx, r->env[i].name);
+		int have = user_has(ops, r->env[i].name);
 
 		if (have < 0) {
 			rc = np_error_set(err, have, "cannot read %s from the task's environment",

@@ -4,8 +4,10 @@
  * NUMAPLAN_POLICY/CPUS/MEMS/HCA describe what numaplan did and are always
  * set (empty when there is nothing to say), so a value inherited from an
  * enclosing step never lies.  The planner's variables (UCX_NET_DEVICES,
- * OMPI_MCA_btl_openib_if_include, OMP_*) are only set when the user has
- * not set them: the user's choice wins.
+ * NCCL_IB_HCA, OMP_*, ...: numaplan(1), ENVIRONMENT) are only set when the
+ * user has not set them: the user's choice wins.  An Open MPI
+ * OMPI_MCA_*_if_include is not set either when the user set its
+ * *_if_exclude: Open MPI refuses both at once.
  */
 #ifndef NPS_EXPORT_H
 #define NPS_EXPORT_H

@@ -49,6 +49,7 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	/* Slurm already decided these tasks run here; sharing cores is its
 	 * call (--overcommit, --overlap), not a reason to refuse. */
 	po.overcommit = true;
+	po.no_fallback = in->no_fallback;
 	po.rank_ids = in->rank_ids;
 	if ((rc = np_plan_compute(t, &po, &p, err)) < 0)
 		return rc;

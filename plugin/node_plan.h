@@ -20,6 +20,7 @@ typedef struct nps_node_in {
 	const unsigned *rank_ids;
 	const np_cpuset_t *step_cpus;   /* what Slurm gave the step here */
 	const np_cpuset_t *mems_allowed;/* NUMA nodes the step may use, or NULL */
+	bool no_fallback;               /* hca-near without a usable adapter fails */
 } nps_node_in_t;
 
 /* t is restricted to the step's CPUs in place. */

@@ -38,6 +38,26 @@ out:
 	return n < 0 ? NULL : line;
 }
 
+char *nps_plan_lines(const char *node, const np_plan_t *p, bool verbose)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (p->note && (verbose || p->policy != p->requested))
+		fprintf(f, "numaplan: %s: note: %s\n", node, p->note);
+	for (unsigned i = 0; verbose && i < p->nskipped; i++)
+		fprintf(f, "numaplan: %s: adapter %s not used: %s\n", node, p->skipped[i].name,
+			p->skipped[i].reason);
+	if (fclose(f) != 0 || len == 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 bool nps_cpu_bind_explicit(const char *bind_type)
 {
 	return bind_type && *bind_type;

@@ -33,10 +33,12 @@ static int bad_value(np_error_t *err, const char *text, const char *what, const 
 		text, what, word, np_policy_list(), NPS_MODIFIERS);
 }
 
-/* Device names as the kernel spells them (mlx5_0, hfi1_0, hsi2...);
- * '+' separates several, since ',' separates modifiers. */
+/* Device names as the kernel spells them (mlx5_0, hfi1_0, hsi2, eth0),
+ * each with an optional :PORT (the form NUMAPLAN_HCA exports); '+'
+ * separates several, since ',' separates modifiers. */
 static int parse_hca(nps_request_t *r, const char *text, const char *v, np_error_t *err)
 {
+	np_error_t why = { 0 };
 	char *list;
 	size_t n = strlen(v);
 
@@ -53,6 +55,12 @@ static int parse_hca(nps_request_t *r, const char *text, const char *v, np_error
 	for (char *p = list; *p; p++)
 		if (*p == '+')
 			*p = ',';
+	/* the planner's own syntax check, so that srun refuses early */
+	if (np_hca_list_check(list, &why) < 0) {
+		free(list);
+		return np_error_set(err, -EINVAL, "invalid --numa-plan value '%s': %s; "
+		                    "valid: hca=NAME[:PORT][+NAME[:PORT]...]", text, why.msg);
+	}
 	free(r->hca);
 	r->hca = list;
 	return 0;
@@ -140,6 +148,19 @@ int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err)
 	return 0;
 }
 
+/* hca= only means something to hca-near; silently ignoring it would let
+ * the user believe the adapter was used. */
+static int hca_without_hca_near(const nps_request_t *r, np_policy_t p, const char *text,
+                                np_error_t *err)
+{
+	if (!r || !r->hca || p == NP_POLICY_HCA_NEAR)
+		return 0;
+	return np_error_set(err, -EINVAL,
+		"--numa-plan=%s refused: hca= applies only to the policy hca-near, and the "
+		"policy here is '%s'%s", text, np_policy_name(p),
+		r->has_policy ? "" : " (this cluster's default)");
+}
+
 int nps_request_check(const nps_request_t *r, const char *text,
                       const nps_site_t *s, np_error_t *err)
 {
@@ -167,7 +188,8 @@ int nps_request_check(const nps_request_t *r, const char *text,
 		free(allowed);
 		return -EPERM;
 	}
-	return 0;
+	return hca_without_hca_near(r, r->has_policy ? r->policy :
+	                            s->has_default ? s->default_policy : NP_POLICY_NONE, text, err);
 }
 
 int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
@@ -207,7 +229,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 			d->mem = r->mem;
 		d->hca = r->hca;
 	}
-	return 0;
+	return hca_without_hca_near(r, d->policy, text ? text : "", err);
 }
 
 char *nps_help_text(const nps_site_t *s)
@@ -233,7 +255,8 @@ char *nps_help_text(const nps_site_t *s)
 		"Modifiers:\n"
 		"  verbose                     print each task's binding on its stderr\n"
 		"  mem=local|interleave|none   memory policy (default local)\n"
-		"  hca=NAME[+NAME...]          only these HCAs (hca-near)\n"
+		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near); a plain\n"
+		"                              interface (eth0) for TCP and iWARP\n"
 		"  threads                     place on hardware threads, not cores\n"
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"

@@ -11,7 +11,7 @@
 #include "site_config.h"
 
 /* What the option accepts, for messages and the man page */
-#define NPS_MODIFIERS "verbose, mem=local|interleave|none, hca=NAME[+NAME...], threads, help"
+#define NPS_MODIFIERS "verbose, mem=local|interleave|none, hca=NAME[:PORT][+NAME[:PORT]...], threads, help"
 
 typedef struct nps_request {
 	bool has_policy;
@@ -31,7 +31,9 @@ void nps_request_free(nps_request_t *r);
  * the valid choices.  r is left in its init state on error. */
 int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err);
 
-/* Is the request acceptable under the site's policy (allow=, enforce)? */
+/* Is the request acceptable under the site's policy (allow=, enforce)?
+ * hca= with a policy other than hca-near (the user's, else the default)
+ * is refused too. */
 int nps_request_check(const nps_request_t *r, const char *text,
                       const nps_site_t *s, np_error_t *err);
 
@@ -47,7 +49,8 @@ typedef struct nps_decision {
 } nps_decision_t;
 
 /* r may be NULL (no --numa-plan).  Errors only for a request the site
- * refuses, which srun/sbatch would have caught unless bypassed. */
+ * refuses (or hca= with a policy other than hca-near), which srun/sbatch
+ * would have caught unless bypassed. */
 int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
                nps_decision_t *d, np_error_t *err);
 

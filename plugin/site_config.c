@@ -11,7 +11,7 @@
 
 #define SITE_ARGS "default=POLICY, allow=POLICY[,POLICY...], enforce, " \
 	"topology=/ABSOLUTE/PATH (%n = node name), cache=/ABSOLUTE/DIR|none, " \
-	"on_error=warn|fail, verbose, respect_cpu_bind=yes|no"
+	"on_error=warn|fail, verbose, respect_cpu_bind=yes|no, sysfs=/ABSOLUTE/DIR"
 
 void nps_site_init(nps_site_t *s)
 {
@@ -27,6 +27,7 @@ void nps_site_free(nps_site_t *s)
 		return;
 	free(s->topology);
 	free(s->cache);
+	free(s->sysfs);
 	nps_site_init(s);
 }
 
@@ -111,6 +112,16 @@ static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 			return np_error_set(err, -EINVAL,
 				"plugstack.conf: cache=%s: must be an absolute directory path or 'none'", v);
 		if (!(s->cache = strdup(v)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+	} else if (KEY("sysfs") && v) {
+		/* where adapter states are read (tests with emulated adapters);
+		 * its ownership is checked where it is used, in slurmstepd */
+		if (v[0] != '/' || strstr(v, "/../") || strstr(v, "/./") ||
+		    (strlen(v) >= 3 && !strcmp(v + strlen(v) - 3, "/..")))
+			return np_error_set(err, -EINVAL,
+				"plugstack.conf: sysfs=%s: must be an absolute directory path", v);
+		free(s->sysfs);
+		if (!(s->sysfs = strdup(v)))
 			return np_error_set(err, -ENOMEM, "out of memory");
 	} else if (KEY("on_error") && v) {
 		if (!strcmp(v, "warn"))
@@ -275,6 +286,7 @@ char *nps_site_describe(const nps_site_t *s)
 		fprintf(f, "  topology           : live discovery, cached in %s\n", nps_site_cache_dir(s));
 	else
 		fprintf(f, "  topology           : live discovery (not cached)\n");
+	fprintf(f, "  adapter states     : read at launch from %s\n", s->sysfs ? s->sysfs : "/sys");
 	fprintf(f, "  on error           : %s\n",
 		s->on_error == NPS_ON_ERROR_FAIL ? "fail the step" : "warn and run unbound");
 	fprintf(f, "  verbose for all    : %s\n", s->verbose ? "yes" : "no");

@@ -1,8 +1,8 @@
 /*
  * site_config.h - the site's policy for numaplan.so, from the plugstack.conf
  * arguments (default=, allow=, enforce, topology=, cache=, on_error=,
- * verbose, respect_cpu_bind=).  These come from root-owned configuration
- * only.
+ * verbose, respect_cpu_bind=, sysfs=).  These come from root-owned
+ * configuration only.
  */
 #ifndef NPS_SITE_CONFIG_H
 #define NPS_SITE_CONFIG_H
@@ -28,6 +28,9 @@ typedef struct nps_site {
 	nps_on_error_t on_error;
 	bool verbose;
 	bool respect_cpu_bind;
+	/* sysfs=DIR: adapter states from DIR/class/... instead of /sys (an
+	 * emulated node's adapters); NULL for /sys */
+	char *sysfs;
 } nps_site_t;
 
 void nps_site_init(nps_site_t *s);

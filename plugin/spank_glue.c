@@ -81,7 +81,7 @@ static int option_cb(int val, const char *optarg, int remote);
 static struct spank_option numa_plan_option = {
 	"numa-plan", "POLICY[,MOD...]",
 	"NUMA/HCA-aware task placement: POLICY one of none, compact, spread, numa, "
-	"socket, l3, hca-near; MOD: verbose, mem=local|interleave|none, hca=NAME, "
+	"socket, l3, hca-near; MOD: verbose, mem=local|interleave|none, hca=NAME[:PORT], "
 	"threads, help (see numaplan-spank(8))",
 	1, 0, option_cb
 };
@@ -118,6 +118,18 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s\n", out);
 	fflush(stderr);
+}
+
+/* Text made of whole lines (nps_plan_lines): say() each, so that only its
+ * own line breaks break lines. */
+static void say_lines(const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		say("%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
 }
 
 /* ---- srun / sbatch / salloc ------------------------------------------- */
@@ -403,7 +415,12 @@ static int plan_node(spank_t sp, np_error_t *err)
 	in.rank_ids = ranks;
 	in.step_cpus = cpus;
 	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
+	/* on_error=fail: a step that asked for an adapter gets one or fails */
+	in.no_fallback = g.site.on_error == NPS_ON_ERROR_FAIL;
 	rc = nps_node_plan(g.topo, &in, &g.plan, err);
+	for (unsigned i = 0; rc == 0 && i < g.plan->nskipped; i++)
+		log_(slurm_verbose, "numaplan: %s: adapter %s not used: %s", g.node,
+		     g.plan->skipped[i].name, g.plan->skipped[i].reason);
 out:
 	free(ranks);
 	np_cpuset_free(cpus);
@@ -550,10 +567,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 			    g.node, g.cpu_bind, np_policy_name(g.decision.policy));
 		return 0;
 	case ST_PLANNED:
-		if (task == 0 && g.decision.verbose) {
-			say("numaplan: %s: topology: %s", g.node, g.topo_info.text);
-			if (g.plan->note)
-				say("numaplan: %s: note: %s", g.node, g.plan->note);
+		if (task == 0) {
+			char *lines = nps_plan_lines(g.node, g.plan, g.decision.verbose);
+
+			if (g.decision.verbose)
+				say("numaplan: %s: topology: %s", g.node, g.topo_info.text);
+			say_lines(lines);
+			free(lines);
 		}
 		if (bind_task(sp, (unsigned)task) == 0)
 			return 0;

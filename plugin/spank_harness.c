@@ -225,8 +225,9 @@ static int bind_one(np_plan_t *p, unsigned task, const nps_decision_t *d, np_err
 	line = nps_task_line("harness", task, r->rank, r);
 	printf("%s\n", line ? line : "?");
 	free(line);
-	if (d->verbose && p->note)
-		printf("note: %s\n", p->note);
+	if ((line = nps_plan_lines("harness", p, d->verbose)))
+		fputs(line, stdout);
+	free(line);
 	printf("NUMAPLAN_POLICY=%s\nNUMAPLAN_CPUS=%s\nNUMAPLAN_MEMS=%s\nNUMAPLAN_HCA=%s\n",
 	       getenv("NUMAPLAN_POLICY"), getenv("NUMAPLAN_CPUS"),
 	       getenv("NUMAPLAN_MEMS"), getenv("NUMAPLAN_HCA"));
@@ -320,6 +321,7 @@ static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
 	in.cpus_per_task = 1;
 	in.step_cpus = cpus;
 	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
+	in.no_fallback = s.on_error == NPS_ON_ERROR_FAIL;
 	if (nps_node_plan(t, &in, &p, &err) < 0 || bind_one(p, task, &d, &err) < 0) {
 		rc = fail(&err);
 		goto out;

@@ -10,6 +10,7 @@
 
 #include "topo_cache.h"
 #include "topo_source.h"
+#include "trusted_dir.h"
 
 static int load(const char *xml, np_topo_t **out, np_error_t *err)
 {
@@ -77,8 +78,8 @@ static int from_file(const nps_site_t *s, const char *node, np_topo_t **out,
 	return rc;
 }
 
-int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
-                      nps_topo_info_t *info, np_error_t *err)
+static int load_any(const nps_site_t *s, const char *node, np_topo_t **out,
+                    nps_topo_info_t *info, np_error_t *err)
 {
 	const char *dir = nps_site_cache_dir(s);
 	np_error_t why = { 0 }, saved = { 0 };
@@ -120,4 +121,37 @@ int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
 	else    /* cannot happen: the save just used that path */
 		snprintf(info->text, sizeof(info->text), "live discovery; %s; saved", why.msg);
 	return 0;
+}
+
+/* A snapshot (the cache, an admin's XML) never decides whether a port is
+ * up: the kernel's states replace it at every launch. */
+static int live_ports(const nps_site_t *s, np_topo_t *t, np_error_t *err)
+{
+	char msg[NP_ERRMSG_MAX];
+	int fd, rc;
+
+	if (!s->sysfs)
+		rc = np_topo_read_ports(t, "/sys", NP_PORTS_ROOT_OWNED, err);
+	else if ((rc = nps_trusted_dir_open(s->sysfs, &fd, err)) == 0) {
+		rc = np_topo_read_ports_at(t, fd, s->sysfs, NP_PORTS_ROOT_OWNED, err);
+		close(fd);
+	}
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
+		return np_error_set(err, rc, "cannot read the adapters' state%s: %s",
+		                    s->sysfs ? " (plugstack.conf sysfs=)" : "", msg);
+	}
+	return 0;
+}
+
+int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
+                      nps_topo_info_t *info, np_error_t *err)
+{
+	int rc = load_any(s, node, out, info, err);
+
+	if (rc == 0 && (rc = live_ports(s, *out, err)) < 0) {
+		np_topo_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }

@@ -22,9 +22,14 @@ check "hca-near 16: 8 ranks on NUMA 5, the rest on 4/6/7 only" \
 run numaplan plan --topology "$EPYC" -n 8 -p spread -f json
 check "spread 8: one rank per NUMA node" test "$(jq -r '[.ranks[].mems] | sort | join(",")' <<<"$OUT")" = "0,1,2,3,4,5,6,7"
 
-run numaplan plan --topology "$SPR" -n 8 -p hca-near -f json
-check "SPR: each of the 4 HCAs serves 2 of 8 ranks" \
+# The SPR file has one ACTIVE port (mlx5_0); a copy with all four ACTIVE
+# shows the blocks (tests/cli/40-hca-health.t covers the file as it is).
+spr4=$(mktemp /tmp/numaplan-spr4.XXXXXX.xml)
+sed 's/name="Port1State" value="1"/name="Port1State" value="4"/' "$SPR" >"$spr4"
+run numaplan plan --topology "$spr4" -n 8 -p hca-near -f json
+check "SPR, every port ACTIVE: each of the 4 HCAs serves 2 of 8 ranks" \
 	test "$(jq -r '[.ranks[].hca] | group_by(.) | map(length) | join(",")' <<<"$OUT")" = "2,2,2,2"
+rm -f "$spr4"
 
 run numaplan plan --topology "$EPYC" -n 2 -c 4 -p compact -f json
 check "cpus-per-task 4: OMP_NUM_THREADS/PLACES/PROC_BIND exported" \

@@ -44,10 +44,13 @@ for dup in "on_error=fail on_error=warn" "default=compact default=spread" "verbo
 done
 
 # ---- --numa-plan values
-run $H request compact,verbose,mem=interleave,hca=mlx5_0+mlx5_1,threads
+run $H request hca-near,verbose,mem=interleave,hca=mlx5_0+mlx5_1:2,threads
 check "full value parses" [ "$RC" -eq 0 ]
 check "modifiers understood" \
-	grep -qx 'policy=compact verbose=1 threads=1 mem=interleave hca=mlx5_0,mlx5_1 help=0 from_user=1' <<<"$OUT"
+	grep -qx 'policy=hca-near verbose=1 threads=1 mem=interleave hca=mlx5_0,mlx5_1:2 help=0 from_user=1' <<<"$OUT"
+run $H request compact,hca=mlx5_0
+check "hca= with another policy is refused, naming it" \
+	eval '[ "$RC" -ne 0 ] && grep -q "hca= applies only to the policy hca-near, and the policy here is .compact." <<<"$ERR"'
 for bad in bogus compact,spread compact,mem=fast 'compact,hca=a;b' compact,,verbose '' \
 	   compact,hca= "$(printf 'x%.0s' {1..300})"; do
 	run $H request "$bad"
@@ -197,16 +200,19 @@ run $H topology nX
 check "cache: the harness adds cache=none unless told" grep -qx "topology: live discovery (cache=none)" <<<"$OUT"
 
 # ---- emulated topology: two NUMA nodes, an HCA local to the second
-if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null; then
+# (its adapter's state is read live: sysfs= names a tree that says what the
+# XML says, fake-sysfs.sh)
+if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null &&
+   bash "$NP_SRCDIR/tests/slurm/fake-sysfs.sh" "$tmp/emu.xml" "$tmp/sys"; then
 	read -r -a pus <<<"$(machine_pus)"
 	second=${pus[$((npus / 2))]}
-	run $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml"
+	run $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
 	check "emulated: hca-near binds to the HCA's first PU" grep -q "^NUMAPLAN_CPUS=$second\$" <<<"$OUT"
 	check "emulated: UCX_NET_DEVICES=mlx5_0:1" grep -q "^UCX_NET_DEVICES=mlx5_0:1\$" <<<"$OUT"
-	run env UCX_NET_DEVICES=mine $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml"
+	run env UCX_NET_DEVICES=mine $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
 	check "emulated: a user's UCX_NET_DEVICES is kept" \
 		eval 'grep -q "^UCX_NET_DEVICES=mine$" <<<"$OUT" && grep -q "^NUMAPLAN_HCA=mlx5_0:1$" <<<"$OUT"'
-	run $H bind hca-near 1 0 "topology=$tmp/emu.xml"
+	run $H bind hca-near 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
 	check "emulated: memory on a NUMA node this machine lacks is refused" \
 		eval '[ "$RC" -ne 0 ] && grep -q "outside this step.s NUMA nodes" <<<"$ERR"'
 	# slurmstepd's own environment is the site's; a steering HWLOC_* there
@@ -216,7 +222,7 @@ if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null
 		eval '! grep -q "^NUMAPLAN_HCA=mlx5_0" <<<"$OUT"'
 	check "HWLOC_XMLFILE in the process environment: refused, named" \
 		eval '[ "$RC" -ne 0 ] && grep -q "HWLOC_XMLFILE" <<<"$ERR"'
-	run $H cores 1 "topology=$tmp/emu.xml"
+	run $H cores 1 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
 	check "allocated core 1 of the emulated topology is PU $second" [ "$OUT" = "$second" ]
 else
 	skip "emulated topology could not be generated"
@@ -244,7 +250,7 @@ if command -v valgrind >/dev/null 2>&1; then
 	}
 	check "valgrind: site" vg $H site default=compact allow=compact,spread topology=/x/%n.xml
 	check "valgrind: bad site" vg $H site allow=compact,nope
-	check "valgrind: request" vg $H request compact,verbose,mem=interleave,hca=a+b default=compact
+	check "valgrind: request" vg $H request hca-near,verbose,mem=interleave,hca=a+b:1 default=compact
 	check "valgrind: refused request" vg $H request spread default=compact enforce
 	check "valgrind: bad request" vg $H request compact,bogus
 	check "valgrind: repeated modifier, escaped message" vg $H request $'compact,mem=none,mem=local\n'
@@ -256,7 +262,16 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: plan and bind (live)" vg $H bind compact,verbose "$npus" 0
 	check "valgrind: plan and bind (spread, interleave)" vg $H bind spread,mem=interleave "$npus" 0
 	[ -f "$tmp/emu.xml" ] && check "valgrind: plan and bind (emulated HCA)" \
-		vg $H bind hca-near,mem=none,verbose 1 0 "topology=$tmp/emu.xml"
+		vg $H bind hca-near,mem=none,verbose 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
+	if [ -d "$tmp/sys" ]; then
+		cp -a "$tmp/sys" "$tmp/sysdown"
+		bash "$NP_SRCDIR/tests/slurm/fake-sysfs.sh" set "$tmp/sysdown" mlx5_0 1 DOWN
+		check "valgrind: the HCA DOWN (skipped, fallback note)" \
+			vg $H bind hca-near,mem=none,verbose 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sysdown"
+		chmod g+w "$tmp/sysdown"
+		check "valgrind: an untrusted sysfs= refused" \
+			vg $H bind hca-near,mem=none 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sysdown"
+	fi
 	check "valgrind: topology load failure" vg $H bind compact 1 0 topology=/nonexistent.xml
 	check "valgrind: allocated cores" vg $H cores 0
 	check "valgrind: bind with explicit ranks" vg $H bind compact,verbose 2:1,3 1

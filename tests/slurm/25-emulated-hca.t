@@ -18,6 +18,8 @@ cleanup() { scancel -u root -n np-emu-filler >/dev/null 2>&1; plugstack_reset; r
 trap cleanup EXIT
 bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/emu.xml" || skip_all "cannot generate the XML"
 chmod 0644 "$dir/emu.xml"
+# the HCA's port state is read live, from a tree that agrees with the XML
+bash "$NP_SRCDIR/tests/slurm/fake-sysfs.sh" "$dir/emu.xml" "$dir/sys" || skip_all "cannot build the sysfs tree"
 # the HCA's NUMA node holds the second half of the PUs
 hca_first=${pus[$((n / 2))]}
 hca_cpus=$(IFS=,; echo "${pus[*]:$((n / 2))}")
@@ -26,7 +28,7 @@ hca_cpus=$(IFS=,; echo "${pus[*]:$((n / 2))}")
 # --whole), so the HCA's CPU is among the step's
 whole() { run timeout "$NP_SRUN_TIMEOUT" salloc -N1 --exclusive srun -n1 --whole "$@"; }
 
-plugstack "topology=$dir/emu.xml"
+plugstack "topology=$dir/emu.xml sysfs=$dir/sys"
 whole --numa-plan=hca-near,mem=none,verbose numaplan-probe --json
 check "hca-near -n1 runs" [ "$RC" -eq 0 ]
 check "bound to the HCA's first CPU ($hca_first)" [ "$(pfield 0 .cpus)" = "$hca_first" ]
@@ -39,14 +41,14 @@ check "verbose line names the HCA as local" \
 
 # %n: one file per node name
 for nd in $(sinfo -h -N -o %N | sort -u); do cp "$dir/emu.xml" "$dir/$nd.xml"; chmod 0644 "$dir/$nd.xml"; done
-plugstack "topology=$dir/%n.xml"
+plugstack "topology=$dir/%n.xml sysfs=$dir/sys"
 whole --numa-plan=hca-near,mem=none numaplan-probe --json
 check "topology=DIR/%n.xml: the node's own file is used" [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_0:1 ]
 rm -f "$dir/$(pfield 0 .host).xml"
 srun_ -w "$(pfield 0 .host)" -N1 -n1 --numa-plan=hca-near,mem=none numaplan-probe --json
 check "topology=DIR/%n.xml: without that node's file, a warning naming it" \
 	grep -q "warning: cannot load the topology ($dir/$(pfield 0 .host).xml)" <<<"$ERR"
-plugstack "topology=$dir/emu.xml"
+plugstack "topology=$dir/emu.xml sysfs=$dir/sys"
 
 UCX_NET_DEVICES=mine whole --numa-plan=hca-near,mem=none numaplan-probe --json
 check "a user-set UCX_NET_DEVICES is not overwritten" \
@@ -59,7 +61,7 @@ check "mem=local on a missing NUMA node: on_error=warn runs the task unbound" \
 	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ]'
 check "... with one warning naming the NUMA nodes" \
 	eval '[ "$(grep -c "numaplan: .*warning:" <<<"$ERR")" -eq 1 ] && grep -q "NUMA nodes" <<<"$ERR"'
-plugstack "topology=$dir/emu.xml on_error=fail"
+plugstack "topology=$dir/emu.xml sysfs=$dir/sys on_error=fail"
 marker=$dir/ran
 whole --numa-plan=hca-near sh -c "touch $marker"
 check "... on_error=fail: the step fails with the reason" \
@@ -69,7 +71,7 @@ check "... and the program did not run" [ ! -e "$marker" ]
 # Partial node: another job holds the HCA-local CPU, ours gets the other
 # one.  Fill the node so the next job lands on the HCA CPU, then free the
 # first CPU for the test job.
-plugstack "topology=$dir/emu.xml"
+plugstack "topology=$dir/emu.xml sysfs=$dir/sys"
 node=$(sinfo -h -N -o %N | head -1)
 if [ "$n" -eq 2 ]; then
 	j1=$(sbatch --parsable -J np-emu-filler -w "$node" -n1 -c1 -o /dev/null --wrap 'sleep 300')

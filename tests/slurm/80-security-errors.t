@@ -11,9 +11,10 @@ trap 'plugstack_reset; rm -rf "$dir"' EXIT
 marker=$dir/ran
 bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/emu.xml" || skip_all "cannot generate the XML"
 chmod 0644 "$dir/emu.xml"
+bash "$NP_SRCDIR/tests/slurm/fake-sysfs.sh" "$dir/emu.xml" "$dir/sys" || skip_all "cannot build the sysfs tree"
 
 # Control: given by the admin, the XML's HCA shows up ...
-plugstack "topology=$dir/emu.xml"
+plugstack "topology=$dir/emu.xml sysfs=$dir/sys"
 run timeout "$NP_SRUN_TIMEOUT" salloc -N1 --exclusive srun -n1 --whole --numa-plan=hca-near,mem=none numaplan-probe --json
 check "control: topology= with an HCA gives NUMAPLAN_HCA=mlx5_0:1" [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_0:1 ]
 # ... but a user pointing hwloc at it changes nothing: live discovery here
@@ -32,7 +33,7 @@ check "user HWLOC_XMLFILE: the planner fell back from hca-near" \
 probe=$(command -v numaplan-probe)
 if command -v runuser >/dev/null 2>&1 && runuser -u nobody -- test -x "$probe"; then
 	cp "$dir/emu.xml" "$dir/private.xml"; chmod 0600 "$dir/private.xml"
-	plugstack "topology=$dir/private.xml"
+	plugstack "topology=$dir/private.xml sysfs=$dir/sys"
 	(cd /tmp && run timeout "$NP_SRUN_TIMEOUT" runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" \
 		salloc -N1 --exclusive srun -n1 --whole --numa-plan=hca-near,mem=none "$probe" --json
 	 declare -p OUT ERR RC >"$dir/nobody.out")

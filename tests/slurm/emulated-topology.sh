@@ -5,11 +5,14 @@
 # and an InfiniBand HCA "mlx5_0" (port 1 active) local to NUMA 1.
 #
 # On the 2-PU test machine: NUMA 0 = PU 0, NUMA 1 = PU 1, mlx5_0 near PU 1.
+# With a second argument "two-hcas", NUMA 0 also gets an InfiniBand HCA
+# "mlx5_1" (port 1 active) and an Ethernet interface "eth0".
 # The file is written from scratch rather than edited out of lstopo's
 # output: only the PU list is taken from the live machine (hwloc-calc),
 # and every mask is computed by hwloc-calc too.
 set -eu
-out=${1:?usage: emulated-topology.sh OUT.xml}
+out=${1:?usage: emulated-topology.sh OUT.xml [two-hcas]}
+extra=${2:-}
 
 pus=$(hwloc-calc --physical-output --intersect pu all | tr ',' ' ')
 read -r -a pu <<<"$pus"
@@ -52,6 +55,22 @@ cat <<EOF
         <object type="NUMANode" os_index="0" cpuset="$m0" complete_cpuset="$m0" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="4" local_memory="1073741824"/>
 EOF
 cores "${first[@]}"
+[ "$extra" = two-hcas ] && cat <<EOF
+        <object type="Bridge" gp_index="100" bridge_type="0-1" depth="0" bridge_pci="0000:[21-22]">
+          <object type="PCIDev" gp_index="101" pci_busid="0000:21:00.0" pci_type="0207 [15b3:101b] [15b3:0007] 00" pci_link_speed="31.507692">
+            <object type="OSDev" gp_index="102" name="mlx5_1" subtype="OpenFabrics" osdev_type="3">
+              <info name="Port1State" value="4"/>
+              <info name="Port1LID" value="0x2"/>
+              <info name="Port1LinkLayer" value="InfiniBand"/>
+            </object>
+          </object>
+          <object type="PCIDev" gp_index="103" pci_busid="0000:22:00.0" pci_type="0200 [8086:1533] [8086:0000] 03" pci_link_speed="0.250000">
+            <object type="OSDev" gp_index="104" name="eth0" osdev_type="2">
+              <info name="Address" value="02:00:00:00:00:01"/>
+            </object>
+          </object>
+        </object>
+EOF
 cat <<EOF
       </object>
       <object type="Group" cpuset="$m1" complete_cpuset="$m1" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="5" kind="1000" subkind="0">

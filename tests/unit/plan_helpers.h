@@ -24,6 +24,27 @@ int make_plan(const np_topo_t *t, np_policy_t pol, unsigned n, unsigned cpt, np_
 np_cpuset_t *set_of(const char *list);
 /* Is every CPU of the rank inside the cpulist? */
 int rank_within(const np_rank_t *r, const char *list);
+/*
+ * A test copy of a stored topology with literal edits, written to a
+ * temporary file whose path is returned (free it with drop_derived).  The
+ * stored files are never touched.  Each edit replaces `from` by `to`; it
+ * must occur exactly once, or at least once when `all` is set, else the
+ * test fails: an edit that silently misses would test the original.
+ */
+typedef struct xml_edit {
+	const char *from, *to;
+	int all;
+} xml_edit_t;
+char *derive_xml(const char *file, const xml_edit_t *edits, unsigned n);
+void drop_derived(char *path);
+np_topo_t *load_path(const char *path);
+
+/* A directory tree for fake sysfs roots: mkdtemp'ed; put_file creates the
+ * parents of DIR/REL and writes the text; rm_tree removes it. */
+char *make_tmpdir(void);
+void put_file(const char *dir, const char *rel, const char *text);
+void rm_tree(const char *dir);
+
 /* NULL-terminated list of every *.xml in the topology directory. */
 char **all_topologies(void);
 void free_list(char **v);

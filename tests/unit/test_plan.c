@@ -5,7 +5,9 @@
  *   EPYC 7551 (NPS4): NUMA k = cores 8k..8k+7, PUs +64; L3 = 4 cores;
  *                     NUMA 0-3 socket 0, 4-7 socket 1; mlx5_0 on NUMA 5.
  *   SPR 8480 (SNC4):  NUMA k = cores 14k..14k+13, PUs +112;
- *                     mlx5_2 NUMA 1, mlx5_0 + mlx5_1 NUMA 3, mlx5_3 NUMA 5.
+ *                     mlx5_2 NUMA 1, mlx5_0 + mlx5_1 NUMA 3, mlx5_3 NUMA 5;
+ *                     only mlx5_0's port is ACTIVE in the file, so the tests
+ *                     of four rails use a copy with every port ACTIVE.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -110,9 +112,20 @@ static void test_spread_one_per_numa(void **state)
 	np_topo_free(t);
 }
 
+/* The SPR file with all four ports ACTIVE (test_health.c covers the file
+ * as it is: three ports DOWN). */
+static char *spr_all_active(void)
+{
+	const xml_edit_t e[] = { { "<info name=\"Port1State\" value=\"1\"/>",
+	                           "<info name=\"Port1State\" value=\"4\"/>", 1 } };
+
+	return derive_xml(SPR8480, e, 1);
+}
+
 static void test_spr_four_hcas(void **state)
 {
-	np_topo_t *t = load_topo(SPR8480, NULL);
+	char *path = spr_all_active();
+	np_topo_t *t = load_path(path);
 	np_error_t err = { 0 };
 	np_plan_t *p;
 	struct { const char *hca, *cpus; unsigned n; } want[] = {
@@ -137,6 +150,7 @@ static void test_spr_four_hcas(void **state)
 		assert_string_equal(p->ranks[i].hca, p->ranks[i + 1].hca);
 	np_plan_free(p);
 	np_topo_free(t);
+	drop_derived(path);
 }
 
 static void test_too_many_tasks(void **state)
@@ -195,7 +209,8 @@ static void test_no_hca_fallback(void **state)
 
 static void test_hca_option(void **state)
 {
-	np_topo_t *t = load_topo(SPR8480, NULL);
+	char *path = spr_all_active();
+	np_topo_t *t = load_path(path);
 	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
 	np_error_t err = { 0 };
 	np_plan_t *p;
@@ -213,6 +228,16 @@ static void test_hca_option(void **state)
 	o.hca = "mlx5_9";
 	assert_int_equal(np_plan_compute(t, &o, &p, &err), -ENODEV);
 	assert_non_null(strstr(err.msg, "mlx5_9"));
+	np_topo_free(t);
+	drop_derived(path);
+	/* in the file as it is, mlx5_3's port is DOWN: named or not, it gets
+	 * no rank, and the plan falls back */
+	t = load_topo(SPR8480, NULL);
+	o.hca = "mlx5_3";
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	assert_int_equal(p->policy, NP_POLICY_SPREAD);
+	assert_null(p->ranks[0].hca);
+	np_plan_free(p);
 	np_topo_free(t);
 }
 

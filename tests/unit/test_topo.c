@@ -48,9 +48,15 @@ static const struct expect index_table[] = {
 	{ "sgi-uv2000-24s-24numa-mlx4.xml", 24, 24, 192, 384, "mlx4_0>6" },
 };
 
+/* INDEX.md lists adapters: OpenFabrics devices, or Slingshot NICs where
+ * there is none; the other network interfaces are counted apart. */
 static unsigned network_devices(const np_topo_t *t)
 {
-	return t->ndevices - t->ngpus;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->ndevices; i++)
+		n += t->devices[i].kind != NP_DEV_GPU && t->devices[i].kind != NP_DEV_NETDEV;
+	return n;
 }
 
 static void check_devices(const np_topo_t *t, const char *spec, const char *file)
@@ -137,6 +143,12 @@ static void test_device_kinds(void **state)
 		{ "cisco-ucs-2s-3usnic-manyvfs.xml", "usnic_2", NP_DEV_USNIC },
 		{ "amd-epyc7a53-1s-nps4-8mi250xgcd-4slingshot-tioga.xml", "hsi0", NP_DEV_SLINGSHOT },
 		{ "intel-e7-4870-4s-qib-rootlocality.xml", "qib0", NP_DEV_IB },
+		/* other interfaces are kept for hca=NAME (TCP, iWARP) */
+		{ EPYC7551, "eno1", NP_DEV_NETDEV },
+		{ EPYC7551, "ib0", NP_DEV_NETDEV },
+		{ "amd-epyc7a53-1s-nps4-8mi250xgcd-4slingshot-tioga.xml", "ens2", NP_DEV_NETDEV },
+		/* an IPoIB interface called hsi0 on an InfiniBand node is not Slingshot */
+		{ "arm-thunderx2-2s-4mlx5-ulna.xml", "hsi0", NP_DEV_NETDEV },
 	};
 
 	(void)state;

@@ -1,0 +1,274 @@
+/*
+ * topo_ports.c - the live state of a node's adapters, read from sysfs.
+ *
+ * A topology is a snapshot: a cache written at boot, or an administrator's
+ * XML written on another node of the same type.  A cable pulled since, or
+ * a port never cabled on this node, must not receive ranks, so whatever
+ * the topology says, the states used at launch are the kernel's:
+ *   ROOT/class/infiniband/DEV/ports/N/state       "4: ACTIVE"
+ *   ROOT/class/infiniband/DEV/ports/N/link_layer  "InfiniBand", "Ethernet"
+ *   ROOT/class/net/IF/operstate                   "up", "down", ...
+ * Every path is opened relative to ROOT's descriptor, each file without
+ * following a final symbolic link and without blocking, and read with a
+ * small bound: a FIFO or a huge file planted in a test tree cannot hang or
+ * bloat the caller.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "np_topo.h"
+
+#define NP_MAX_PORTS 255
+
+/* One line of a sysfs attribute, without its newline. */
+static int read_attr(int rootfd, const char *rel, unsigned flags, char *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = openat(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    ((flags & NP_PORTS_ROOT_OWNED) && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))) {
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int read_port(int rootfd, const char *dev, unsigned flags, np_port_t *p)
+{
+	char rel[256], buf[64];
+	char *end;
+	long v;
+
+	p->state = -1;
+	p->lid = -1;
+	p->link = NP_LINK_UNKNOWN;
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/state", dev, p->num);
+	/* "4: ACTIVE": the number is the kernel's enum ib_port_state */
+	if (read_attr(rootfd, rel, flags, buf, sizeof(buf)) == 0) {
+		v = strtol(buf, &end, 10);
+		if (end != buf && (*end == ':' || *end == '\0') && v >= 0 && v < 16)
+			p->state = (int)v;
+	}
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/link_layer", dev, p->num);
+	if (read_attr(rootfd, rel, flags, buf, sizeof(buf)) == 0)
+		p->link = !strcmp(buf, "InfiniBand") ? NP_LINK_INFINIBAND :
+		          !strcmp(buf, "Ethernet") ? NP_LINK_ETHERNET : NP_LINK_OTHER;
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/lid", dev, p->num);
+	if (read_attr(rootfd, rel, flags, buf, sizeof(buf)) == 0) {
+		v = strtol(buf, &end, 0);
+		if (end != buf && *end == '\0' && v >= 0)
+			p->lid = v;
+	}
+	return 0;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The port numbers under DEV/ports, sorted; -errno when it cannot be read. */
+static int list_ports(int rootfd, const char *dev, unsigned *nums, unsigned *n)
+{
+	char rel[256];
+	struct dirent *e;
+	DIR *dir;
+	int fd;
+
+	*n = 0;
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports", dev);
+	fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return -errno;
+	}
+	while ((e = readdir(dir)) && *n < NP_MAX_PORTS) {
+		char *end;
+		unsigned long v = strtoul(e->d_name, &end, 10);
+
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && *end == '\0' && v <= NP_MAX_PORTS)
+			nums[(*n)++] = (unsigned)v;
+	}
+	closedir(dir);
+	qsort(nums, *n, sizeof(*nums), cmp_uint);
+	return 0;
+}
+
+static int set_problem(np_device_t *d, const char *root, const char *cls)
+{
+	free(d->problem);
+	if (asprintf(&d->problem, "not present on this node (no %s%sclass/%s/%s)", root,
+	             root[strlen(root) - 1] == '/' ? "" : "/", cls, d->name) < 0) {
+		d->problem = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Found on a later read: only "not present" can have been set before (a
+ * device with a bad name is never read). */
+static void present(np_device_t *d)
+{
+	free(d->problem);
+	d->problem = NULL;
+}
+
+/* What the live ports say about the fabric: Soft-RoCE, iWARP and RoCE
+ * functions are Ethernet whatever their PCI class looked like. */
+static void classify(np_device_t *d)
+{
+	unsigned ib = 0, eth = 0;
+
+	for (unsigned i = 0; i < d->nports; i++) {
+		ib += d->ports[i].link == NP_LINK_INFINIBAND;
+		eth += d->ports[i].link == NP_LINK_ETHERNET;
+	}
+	if (eth && !ib && (d->kind == NP_DEV_IB || d->kind == NP_DEV_OTHER_OFA))
+		d->kind = NP_DEV_ROCE;
+	else if (ib && !eth && (d->kind == NP_DEV_ROCE || d->kind == NP_DEV_OTHER_OFA))
+		d->kind = NP_DEV_IB;
+}
+
+static int read_adapter(int rootfd, const char *root, unsigned flags, np_device_t *d)
+{
+	unsigned nums[NP_MAX_PORTS], n;
+	char rel[256];
+	struct stat st;
+	np_port_t *ports;
+	int rc;
+
+	snprintf(rel, sizeof(rel), "class/infiniband/%s", d->name);
+	if (fstatat(rootfd, rel, &st, 0) < 0 && errno == ENOENT)
+		return set_problem(d, root, "infiniband");
+	present(d);
+	if ((rc = list_ports(rootfd, d->name, nums, &n)) < 0 || n == 0) {
+		/* unreadable: the snapshot's states must not decide */
+		for (unsigned i = 0; i < d->nports; i++)
+			d->ports[i].state = -1;
+		return 0;
+	}
+	if (!(ports = calloc(n, sizeof(*ports))))
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		ports[i].num = nums[i];
+		read_port(rootfd, d->name, flags, &ports[i]);
+	}
+	free(d->ports);
+	d->ports = ports;
+	d->nports = n;
+	classify(d);
+	return 0;
+}
+
+/* The cxiN device behind a Slingshot interface, as the driver links it. */
+static void read_cxi(int rootfd, np_device_t *d)
+{
+	char rel[256];
+	struct dirent *e;
+	DIR *dir;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "class/net/%s/device/cxi", d->name);
+	if ((fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(dir)))
+		if (!strncmp(e->d_name, "cxi", 3) && e->d_name[3] >= '0' && e->d_name[3] <= '9') {
+			d->cxi = atoi(e->d_name + 3);
+			break;
+		}
+	closedir(dir);
+}
+
+static int read_interface(int rootfd, const char *root, unsigned flags, np_device_t *d)
+{
+	char rel[256], buf[32];
+	struct stat st;
+
+	snprintf(rel, sizeof(rel), "class/net/%s", d->name);
+	if (fstatat(rootfd, rel, &st, 0) < 0 && errno == ENOENT)
+		return set_problem(d, root, "net");
+	present(d);
+	free(d->operstate);
+	d->operstate = NULL;
+	snprintf(rel, sizeof(rel), "class/net/%s/operstate", d->name);
+	/* only a plain lower-case word: it ends up in messages */
+	if (read_attr(rootfd, rel, flags, buf, sizeof(buf)) == 0 && buf[0] &&
+	    strspn(buf, "abcdefghijklmnopqrstuvwxyz") == strlen(buf) && !(d->operstate = strdup(buf)))
+		return -ENOMEM;
+	if (d->kind == NP_DEV_SLINGSHOT)
+		read_cxi(rootfd, d);
+	return 0;
+}
+
+int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_t *err)
+{
+	int rootfd, rc;
+
+	if (!root)
+		root = "/sys";
+	if (!*root)
+		return np_error_set(err, -EINVAL, "cannot read port states: empty sysfs path");
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return np_error_set(err, -errno, "cannot read port states under %s: %s", root,
+		                    strerror(errno));
+	rc = np_topo_read_ports_at(t, rootfd, root, flags, err);
+	close(rootfd);
+	return rc;
+}
+
+int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned flags,
+                          np_error_t *err)
+{
+	char *from;
+	int rc = 0;
+
+	if (!root || !*root)
+		return np_error_set(err, -EINVAL, "cannot read port states: no name for the sysfs root");
+	for (unsigned i = 0; i < t->ndevices && rc == 0; i++) {
+		np_device_t *d = &t->devices[i];
+
+		char why[128];
+
+		/* a bad name never becomes a path (its printable form is
+		 * still not a valid name) */
+		if (d->kind == NP_DEV_GPU || np_device_name_check(d->name, why, sizeof(why)) < 0)
+			continue;
+		if (d->kind == NP_DEV_NETDEV || d->kind == NP_DEV_SLINGSHOT)
+			rc = read_interface(rootfd, root, flags, d);
+		else
+			rc = read_adapter(rootfd, root, flags, d);
+	}
+	if (rc < 0)
+		return np_error_set(err, rc, "out of memory");
+	if (!(from = strdup(root)))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	free(t->ports_from);
+	t->ports_from = from;
+	return 0;
+}
