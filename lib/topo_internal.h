@@ -19,4 +19,28 @@ void np_topo_free_devices(np_topo_t *t);
 int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err);
 void np_topo_free_views(np_topo_t *t);
 
+/* The hwloc settings of every load, in-process and in the checker
+ * (topo_setup.c); flags are np_load_opts_t flags. */
+void np_topo_hwloc_setup(hwloc_topology_t h, unsigned flags);
+
+/* An XML file's bytes, NUL-terminated (len counts the NUL, as
+ * hwloc_topology_set_xmlbuffer wants), vouched for as how says. */
+typedef struct np_xml_bytes {
+	char *buf;
+	size_t len;
+	np_xml_check_t how;
+} np_xml_bytes_t;
+
+/* Read the file of o once, and make sure loading it cannot crash this
+ * process: a trust store's verdict, or a checker (topo_xml.c). */
+int np_xml_obtain(const np_load_opts_t *o, np_xml_bytes_t *x, np_error_t *err);
+
+/* Run the checker on x; when only libxml2 reads it, replace x by hwloc's
+ * re-export (topo_xml_check.c).  name is for messages. */
+int np_xml_check(const char *name, np_xml_bytes_t *x, unsigned flags, unsigned timeout_ms,
+                 np_error_t *err);
+
+/* Where the checker program is (topo_xml_check.c). */
+const char *np_xml_checker_path(void);
+
 #endif /* NP_TOPO_INTERNAL_H */
