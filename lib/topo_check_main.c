@@ -125,10 +125,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hwloc could not load it: %s\n", strerror(errno));
 		return 1;
 	}
-	/* hwloc's own consistency check (assertions): a topology that hwloc
-	 * built but that breaks its invariants is refused here, before the
-	 * planner walks it */
-	hwloc_topology_check(h);
+	/* No hwloc_topology_check(): what lstopo accepts must load, even a
+	 * tree that breaks hwloc's invariants (duplicate indexes, cpusets
+	 * that do not add up); the planner's own code copes with those, and
+	 * is fuzzed for it (tests/fuzz). */
 	if (export) {
 		char *xb = NULL;
 		int xl = 0;

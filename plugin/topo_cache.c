@@ -75,7 +75,8 @@ int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err)
 	/* A user's symlink or directory on the way must not lead root's
 	 * mkdir and writes elsewhere. */
 	if ((rc = nps_path_open_parent(dir, &pfd, name, sizeof(name), &why)) < 0)
-		return np_error_set(err, rc, "cache directory %s: %s", dir, why.msg);
+		return np_error_set(err, rc, "%s %s: %s", create && rc == -ENOENT ?
+				    "cannot create the cache directory" : "cache directory", dir, why.msg);
 	if (create) {
 		if (mkdirat(pfd, name, 0755) == 0) {
 			made = true;
