@@ -171,7 +171,9 @@ typedef struct np_load_opts {
 /* Load a live machine or an XML file (checked first, see np_xml_trust_t).
  * An XML file that hwloc refuses or crashes on is -EINVAL, one whose check
  * ran out of time -ETIMEDOUT, one that could not be checked (checker
- * missing) -EIO; the message names the file, and a crash its signal. */
+ * missing) -EIO; the message names the file, and a crash its signal.  A
+ * topology with a PU or NUMA node without a usable OS index (none, or
+ * past 2^20) or with infinite sets is -ERANGE. */
 int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err);
 void np_topo_free(np_topo_t *t);
 

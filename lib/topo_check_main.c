@@ -8,7 +8,8 @@
  *
  * Exit status 0: hwloc loaded it (with --export, hwloc's own re-export of
  * it is on standard output); 1: hwloc refused it (why, on standard error);
- * 2: bad usage or no memory.  A crash ends it by a signal, which is the
+ * 2: bad usage or no memory; 3: hwloc loaded it but the planner cannot use
+ * it (why, on standard error).  A crash ends it by a signal, which is the
  * point.  The caller chooses the importer through the environment.
  */
 #define _GNU_SOURCE
@@ -124,6 +125,14 @@ int main(int argc, char **argv)
 	if (hwloc_topology_set_xmlbuffer(h, buf, (int)(len + 1)) < 0 || hwloc_topology_load(h) < 0) {
 		fprintf(stderr, "hwloc could not load it: %s\n", strerror(errno));
 		return 1;
+	}
+	{
+		char why[160];
+
+		if (np_topo_hwloc_usable(h, why, sizeof(why)) < 0) {
+			fprintf(stderr, "%s\n", why);
+			return 3;
+		}
 	}
 	/* No hwloc_topology_check(): what lstopo accepts must load, even a
 	 * tree that breaks hwloc's invariants (duplicate indexes, cpusets

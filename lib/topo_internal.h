@@ -8,7 +8,13 @@
 
 #include "np_topo.h"
 
-/* Bitmap conversion between hwloc and np_cpuset (both hold OS indexes). */
+/* The largest OS index of a PU or NUMA node the planner takes (the same
+ * bound as np_cpuset_parse's): a damaged file must not make every cpuset
+ * of a plan hundreds of megabytes. */
+#define NP_TOPO_MAX_OS_INDEX (1u << 20)
+
+/* Bitmap conversion between hwloc and np_cpuset (both hold OS indexes);
+ * -ERANGE for an infinite set or an index of NP_TOPO_MAX_OS_INDEX or more. */
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
 
 /* Fill t->devices from the OS devices of h (network first, then GPUs). */
@@ -22,6 +28,10 @@ void np_topo_free_views(np_topo_t *t);
 /* The hwloc settings of every load, in-process and in the checker
  * (topo_setup.c); flags are np_load_opts_t flags. */
 void np_topo_hwloc_setup(hwloc_topology_t h, unsigned flags);
+
+/* 0 when the planner can work on h's OS indexes, else -ERANGE and why
+ * (topo_setup.c; run by the checker and by the load). */
+int np_topo_hwloc_usable(hwloc_topology_t h, char *why, size_t len);
 
 /* An XML file's bytes, NUL-terminated (len counts the NUL, as
  * hwloc_topology_set_xmlbuffer wants), vouched for as how says. */

@@ -19,6 +19,8 @@ int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
 	int i;
 
 	np_cpuset_zero(dst);
+	if (hwloc_bitmap_weight(src) < 0 || hwloc_bitmap_last(src) >= (int)NP_TOPO_MAX_OS_INDEX)
+		return -ERANGE;
 	hwloc_bitmap_foreach_begin(i, src) {
 		if (np_cpuset_set(dst, (unsigned)i) < 0)
 			return -ENOMEM;
@@ -227,6 +229,14 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 		goto fail;
 	}
 	t->priv = h;
+	{
+		char why[160];
+
+		if ((rc = np_topo_hwloc_usable(h, why, sizeof(why))) < 0) {
+			np_error_set(err, rc, "cannot use topology '%s': %s", t->source, why);
+			goto fail;
+		}
+	}
 	read_identity(t, h, is_xml);
 	if ((rc = compute_allowed(t, h, o, err)) < 0)
 		goto fail;

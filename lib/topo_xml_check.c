@@ -387,6 +387,8 @@ static int failure(const char *name, const struct run *r, unsigned timeout_ms, n
 		                    name, sig, abbrev ? abbrev : "?", diag[0] ? ": " : "", diag);
 	}
 	pick_line(r->head, r->nhead, false, diag, sizeof(diag));
+	if (!r->timed_out && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 3)
+		return np_error_set(err, -ERANGE, "cannot use topology '%s': %s", name, diag);
 	if (refused(r))
 		return np_error_set(err, -EINVAL, "cannot load topology file '%s': hwloc rejected it "
 		                    "(invalid or unsupported hwloc XML)%s%s", name,
@@ -458,8 +460,11 @@ int np_xml_check(const char *name, np_xml_bytes_t *x, unsigned flags, unsigned t
 	rc = run_checker(env, x->buf, x->len, flags, true, timeout_ms, &b);
 	free(env);
 	if (rc < 0 || !ok(&b) || b.nout == 0) {
+		bool loaded = rc == 0 && !b.timed_out && WIFEXITED(b.status) && WEXITSTATUS(b.status) == 3;
+
 		free(b.out);
-		return failure(name, &a, timeout_ms, err);
+		/* libxml2 read it, and found what the planner cannot use */
+		return failure(name, loaded ? &b : &a, timeout_ms, err);
 	}
 	rc = run_checker(environ, b.out, b.nout + 1, flags, false, timeout_ms, &c);
 	if (rc < 0 || !ok(&c)) {

@@ -276,6 +276,37 @@ static void test_timeout_kills_and_reaps(void **state)
 	assert_no_children();
 }
 
+static void test_unusable_indexes(void **state)
+{
+	char path[] = "/tmp/np-index-XXXXXX";
+	np_load_opts_t lo = { .xml_path = path };
+	np_error_t err = { 0 };
+	np_topo_t *t;
+	int fd = mkstemp(path);
+	/* hwloc loads it (lstopo shows PU P#2000000); bitmaps of 2^21 bits */
+	const char *o = "cpuset=\"0x00000003\" complete_cpuset=\"0x00000003\" nodeset=\"0x1\" "
+	                "complete_nodeset=\"0x1\"";
+	char xml[2048];
+
+	snprintf(xml, sizeof(xml), "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">"
+	         "<object type=\"Machine\" os_index=\"0\" %s>"
+	         "<object type=\"NUMANode\" os_index=\"0\" %s/>"
+	         "<object type=\"Core\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\">"
+	         "<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\"/></object>"
+	         "<object type=\"Core\" os_index=\"1\" cpuset=\"0x2\" complete_cpuset=\"0x2\">"
+	         "<object type=\"PU\" os_index=\"2000000\" cpuset=\"0x2\" complete_cpuset=\"0x2\"/>"
+	         "</object></object></topology>\n", o, o);
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, xml, strlen(xml)), (ssize_t)strlen(xml));
+	close(fd);
+	assert_int_equal(np_topo_load(&t, &lo, &err), -ERANGE);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "past"));
+	unlink(path);
+	assert_no_children();
+}
+
 /* every HWLOC_* entry of the environment, as one string */
 static char *hwloc_env(void)
 {
@@ -317,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_from_descriptor),
 		cmocka_unit_test(test_trust_store),
 		cmocka_unit_test(test_timeout_kills_and_reaps),
+		cmocka_unit_test(test_unusable_indexes),
 		cmocka_unit_test(test_environment_untouched),
 	};
 
