@@ -386,9 +386,12 @@ static int failure(const char *name, const struct run *r, unsigned timeout_ms, n
 		                    "reading it (the checking process was killed by signal %d, SIG%s)%s%s",
 		                    name, sig, abbrev ? abbrev : "?", diag[0] ? ": " : "", diag);
 	}
-	pick_line(r->head, r->nhead, false, diag, sizeof(diag));
-	if (!r->timed_out && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 3)
+	if (!r->timed_out && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 3) {
+		/* the checker's own reason, after whatever hwloc said */
+		pick_line(r->tail, r->ntail, true, diag, sizeof(diag));
 		return np_error_set(err, -ERANGE, "cannot use topology '%s': %s", name, diag);
+	}
+	pick_line(r->head, r->nhead, false, diag, sizeof(diag));
 	if (refused(r))
 		return np_error_set(err, -EINVAL, "cannot load topology file '%s': hwloc rejected it "
 		                    "(invalid or unsupported hwloc XML)%s%s", name,

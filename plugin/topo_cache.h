@@ -11,8 +11,9 @@
  *              or world-writable, not empty, modified after the boot time
  *              (/proc/stat btime).
  * Both are opened without following a final symlink and checked on the
- * open descriptors; the file is then loaded through /proc/self/fd, so what
- * was checked is what is read.
+ * open descriptors; the file is then read from its descriptor (once, and
+ * parsed by the checker process first, see np_topo_load), so what was
+ * checked is what is read.
  */
 #ifndef NPS_TOPO_CACHE_H
 #define NPS_TOPO_CACHE_H

@@ -79,7 +79,10 @@ static int from_file(const nps_site_t *s, const char *node, const nps_trust_t *t
 		np_error_set(err, rc, "cannot load the topology (%s): %s", path, why.msg);
 		*out = NULL;
 	} else {
-		snprintf(info->text, sizeof(info->text), "file %s", path);
+		/* each step pays three checker runs for such a file: say so */
+		snprintf(info->text, sizeof(info->text), "file %s%s", path,
+			 (*out)->xml_check == NP_XML_CONVERTED ? " (only libxml2 reads it: converted "
+			 "at every step, see numaplan-spank(8), TOPOLOGY FILES)" : "");
 	}
 	close(fd);
 	free(path);

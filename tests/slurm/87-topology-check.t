@@ -53,9 +53,11 @@ bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/emu.xml" || skip_all "c
 chmod 0644 "$dir/emu.xml" "$dir/comment.xml"
 check "reference: lstopo loads the commented file" eval 'lstopo-no-graphics --input "$dir/comment.xml" >/dev/null 2>&1'
 plugstack "topology=$dir/comment.xml on_error=fail"
-run timeout "$NP_SRUN_TIMEOUT" salloc -N1 -w "$node" --exclusive srun -n1 --whole --numa-plan=hca-near,mem=none numaplan-probe --json
+run timeout "$NP_SRUN_TIMEOUT" salloc -N1 -w "$node" --exclusive srun -n1 --whole --numa-plan=hca-near,mem=none,verbose numaplan-probe --json
 check "commented file: loaded, its HCA used (NUMAPLAN_HCA=mlx5_0:1)" \
 	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_0:1 ]'
+check "commented file: the verbose line says it is converted at every step" \
+	grep -q "^numaplan: $node: topology: file $dir/comment.xml (only libxml2 reads it: converted at every step" <<<"$ERR"
 
 # ---- a corpus of damaged real topologies, each named by topology=
 bash "$NP_SRCDIR/tests/xml/mutate-topologies.sh" "$dir/mut" 60 8 >"$dir/mut.list" ||
