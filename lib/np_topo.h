@@ -108,6 +108,16 @@ typedef struct np_device {
 	char *problem;
 } np_device_t;
 
+/* How an XML file reached the in-process load (np_topo_t.xml_check). */
+typedef enum np_xml_check {
+	NP_XML_NOT_XML,     /* live discovery */
+	NP_XML_KNOWN,       /* the trust store vouched for it: not checked again */
+	NP_XML_CHECKED,     /* the checker loaded these bytes */
+	NP_XML_CONVERTED,   /* only libxml2 reads it: the checker loaded it that
+	                     * way and the in-process load used hwloc's own
+	                     * re-export of it (checked as well) */
+} np_xml_check_t;
+
 typedef struct np_topo {
 	char *source;               /* "live" or the XML path */
 	char *hostname;             /* from the topology, or gethostname() */
@@ -129,33 +139,73 @@ typedef struct np_topo {
 	 * XML, or hwloc's live discovery), else the sysfs root they were read
 	 * from by np_topo_read_ports(). */
 	char *ports_from;
+	np_xml_check_t xml_check;   /* for an XML file: how it was vouched for */
 	void *priv;                 /* the loader's hwloc handle; opaque */
 } np_topo_t;
 
 enum np_load_flags {
-	/* Ignore HWLOC_* variables of the calling process: the plugin loads
-	 * as root and must not follow a path a user put in the environment. */
+	/* Refuse the load when an HWLOC_* variable of this process could
+	 * steer hwloc (HWLOC_XMLFILE, HWLOC_FSROOT, HWLOC_COMPONENTS, ...):
+	 * the plugin loads as root and must not follow a path someone put
+	 * in an environment.  Speed settings (HWLOC_PLUGINS_BLACKLIST,
+	 * HWLOC_LIBXML, HWLOC_LIBXML_IMPORT) are allowed. */
 	NP_LOAD_IGNORE_ENV = 1 << 0,
 	/* For a live load: take the allowed set from this process's affinity
 	 * (sched_getaffinity) as well as from the cgroup. */
 	NP_LOAD_USE_AFFINITY = 1 << 1,
-	/* Leave the process environment alone (a multi-threaded root process
-	 * such as slurmstepd).  With NP_LOAD_IGNORE_ENV the load is then
-	 * refused when any HWLOC_* variable that could steer hwloc is set;
-	 * speed settings (HWLOC_PLUGINS_BLACKLIST, HWLOC_LIBXML_IMPORT) are
-	 * the caller's to put in its environment beforehand. */
+	/* Kept for callers written before the loader stopped changing the
+	 * process environment: it never does now, whatever the flags. */
 	NP_LOAD_NO_ENV_CHANGES = 1 << 2,
 	/* Every PU of the machine is allowed, whatever this process's cgroup:
 	 * for a caller that restricts to a step's CPUs itself afterwards. */
 	NP_LOAD_WHOLE_MACHINE = 1 << 3,
+	/* Read the XML from xml_fd (open, left open, read from offset 0)
+	 * instead of opening xml_path, which then only names it in
+	 * messages: for a caller that checked the file it opened. */
+	NP_LOAD_XML_FD = 1 << 4,
 };
+
+/*
+ * hwloc aborts or crashes on some malformed XML, so a file is first read
+ * by a short-lived checker process (numaplan-topo-check, see numaplan(1))
+ * and loaded here only when that process loaded the same bytes.  A store
+ * of verdicts spares later loads of an unchanged file that check.
+ *
+ * key names the file's bytes (its device, inode, size, modification and
+ * change times) and this process's hwloc configuration (hwloc version,
+ * HWLOC_* variables, load flags): one line of printable ASCII, at most
+ * NP_XML_KEY_MAX bytes with its NUL.  known() answers 1 when the store
+ * vouches that this key passed a check.  remember() is called after a
+ * check passed and the file has not changed for a few seconds (a file
+ * written within the file system's timestamp granularity could change
+ * again without a new key).  Either may be NULL.
+ */
+#define NP_XML_KEY_MAX 256
+
+typedef struct np_xml_trust {
+	int (*known)(void *ctx, const char *key);
+	void (*remember)(void *ctx, const char *key);
+	void *ctx;
+} np_xml_trust_t;
+
+/* Longest a checker may run before it is killed (and the load fails). */
+#define NP_XML_CHECK_TIMEOUT_MS 10000
 
 typedef struct np_load_opts {
 	const char *xml_path;       /* NULL: live discovery */
 	const char *restrict_cpus;  /* cpulist intersected with the allowed set, or NULL */
 	unsigned flags;
+	int xml_fd;                 /* with NP_LOAD_XML_FD */
+	const np_xml_trust_t *trust; /* NULL: check the file at every load */
+	unsigned check_timeout_ms;  /* 0: NP_XML_CHECK_TIMEOUT_MS */
 } np_load_opts_t;
 
+/* Load a live machine or an XML file (checked first, see np_xml_trust_t).
+ * An XML file that hwloc refuses or crashes on is -EINVAL, one whose check
+ * ran out of time -ETIMEDOUT, one that could not be checked (checker
+ * missing) -EIO; the message names the file, and a crash its signal.  A
+ * topology with a PU or NUMA node without a usable OS index (none, or
+ * past 2^20) or with infinite sets is -ERANGE. */
 int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err);
 void np_topo_free(np_topo_t *t);
 

@@ -8,7 +8,13 @@
 
 #include "np_topo.h"
 
-/* Bitmap conversion between hwloc and np_cpuset (both hold OS indexes). */
+/* The largest OS index of a PU or NUMA node the planner takes (the same
+ * bound as np_cpuset_parse's): a damaged file must not make every cpuset
+ * of a plan hundreds of megabytes. */
+#define NP_TOPO_MAX_OS_INDEX (1u << 20)
+
+/* Bitmap conversion between hwloc and np_cpuset (both hold OS indexes);
+ * -ERANGE for an infinite set or an index of NP_TOPO_MAX_OS_INDEX or more. */
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
 
 /* Fill t->devices from the OS devices of h (network first, then GPUs). */
@@ -22,5 +28,33 @@ void np_topo_free_views(np_topo_t *t);
 /* raw with bytes outside printable ASCII (and a backslash) as \xHH, cut after 64
  * bytes with "..."; malloc'ed, NULL without memory */
 char *np_name_printable(const char *raw);
+
+/* The hwloc settings of every load, in-process and in the checker
+ * (topo_setup.c); flags are np_load_opts_t flags. */
+void np_topo_hwloc_setup(hwloc_topology_t h, unsigned flags);
+
+/* 0 when the planner can work on h's OS indexes, else -ERANGE and why
+ * (topo_setup.c; run by the checker and by the load). */
+int np_topo_hwloc_usable(hwloc_topology_t h, char *why, size_t len);
+
+/* An XML file's bytes, NUL-terminated (len counts the NUL, as
+ * hwloc_topology_set_xmlbuffer wants), vouched for as how says. */
+typedef struct np_xml_bytes {
+	char *buf;
+	size_t len;
+	np_xml_check_t how;
+} np_xml_bytes_t;
+
+/* Read the file of o once, and make sure loading it cannot crash this
+ * process: a trust store's verdict, or a checker (topo_xml.c). */
+int np_xml_obtain(const np_load_opts_t *o, np_xml_bytes_t *x, np_error_t *err);
+
+/* Run the checker on x; when only libxml2 reads it, replace x by hwloc's
+ * re-export (topo_xml_check.c).  name is for messages. */
+int np_xml_check(const char *name, np_xml_bytes_t *x, unsigned flags, unsigned timeout_ms,
+                 np_error_t *err);
+
+/* Where the checker program is (topo_xml_check.c). */
+const char *np_xml_checker_path(void);
 
 #endif /* NP_TOPO_INTERNAL_H */

@@ -19,6 +19,8 @@ int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
 	int i;
 
 	np_cpuset_zero(dst);
+	if (hwloc_bitmap_weight(src) < 0 || hwloc_bitmap_last(src) >= (int)NP_TOPO_MAX_OS_INDEX)
+		return -ERANGE;
 	hwloc_bitmap_foreach_begin(i, src) {
 		if (np_cpuset_set(dst, (unsigned)i) < 0)
 			return -ENOMEM;
@@ -29,33 +31,16 @@ int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
 /*
  * hwloc reads its environment (HWLOC_XMLFILE, HWLOC_FSROOT,
  * HWLOC_COMPONENTS, ...) at load time.  A root process acting for a user
- * (slurmstepd) must not follow a path a user put there, so with
- * NP_LOAD_IGNORE_ENV every HWLOC_* variable is hidden during the load.
- * Either way some plugins are kept out for the load only, because loading
- * them costs most of a load's time and numaplan needs none of them: GL and
- * OpenCL (display and coprocessor devices) and libxml2 (hwloc's own XML
- * reader parses these files several times faster).
- * Everything is restored afterwards.  Not thread-safe, like setenv.
+ * (slurmstepd) must not follow a path someone put there, and cannot
+ * rewrite its environment safely (it is multi-threaded), so with
+ * NP_LOAD_IGNORE_ENV such a variable makes the load fail instead.  The
+ * loader never changes the process environment: settings the checker
+ * needs go into its own (topo_xml_check.c), and the speed settings below
+ * are the caller's to put in its environment beforehand.
  */
-struct env_save {
-	char **saved;                 /* "NAME=value" of every HWLOC_* before */
-	bool set_blacklist, set_libxml; /* what env_enter added itself */
-};
-
 static int is_hwloc_var(const char *e)
 {
 	return strncmp(e, "HWLOC_", 6) == 0;
-}
-
-static void unset_entry(char *entry)
-{
-	char *eq = strchr(entry, '=');
-
-	if (!eq)
-		return;
-	*eq = '\0';
-	unsetenv(entry);
-	*eq = '=';
 }
 
 /* Variables that only tune speed and name no file. */
@@ -65,103 +50,17 @@ static int harmless_var(const char *e)
 	       !strncmp(e, "HWLOC_LIBXML=", 13);
 }
 
-static int env_enter(struct env_save *es, const np_load_opts_t *o, np_error_t *err)
+static int refuse_steering_env(const np_load_opts_t *o, np_error_t *err)
 {
 	extern char **environ;
-	size_t n = 0, k = 0;
 
-	if (o->flags & NP_LOAD_NO_ENV_CHANGES) {
-		/* A multi-threaded root process cannot rewrite its environment
-		 * safely, so anything that could steer hwloc is refused instead. */
-		for (char **e = environ; e && *e; e++)
-			if ((o->flags & NP_LOAD_IGNORE_ENV) && is_hwloc_var(*e) && !harmless_var(*e))
-				return np_error_set(err, -EPERM,
-				                    "refusing to load the topology: %.*s is set in this process's environment",
-				                    (int)strcspn(*e, "="), *e);
+	if (!(o->flags & NP_LOAD_IGNORE_ENV))
 		return 0;
-	}
-
 	for (char **e = environ; e && *e; e++)
-		n += is_hwloc_var(*e);
-	es->saved = calloc(n + 1, sizeof(char *));
-	if (!es->saved)
-		return -ENOMEM;
-	for (char **e = environ; e && *e && k < n; e++)
-		if (is_hwloc_var(*e) && !(es->saved[k++] = strdup(*e)))
-			return -ENOMEM;
-	if (o->flags & NP_LOAD_IGNORE_ENV)
-		for (size_t i = 0; i < k; i++)
-			unset_entry(es->saved[i]);
-	if (!getenv("HWLOC_PLUGINS_BLACKLIST"))
-		es->set_blacklist = setenv("HWLOC_PLUGINS_BLACKLIST",
-		                           "hwloc_gl,hwloc_opencl,hwloc_xml_libxml", 1) == 0;
-	if (o->xml_path)
-		es->set_libxml = setenv("HWLOC_LIBXML_IMPORT", "0", 1) == 0;
-	return 0;
-}
-
-static void env_leave(struct env_save *es, const np_load_opts_t *o)
-{
-	if (o->flags & NP_LOAD_NO_ENV_CHANGES)
-		return;
-	/* drop what env_enter added, then put the originals back (this also
-	 * restores an HWLOC_LIBXML_IMPORT it overwrote, and whatever
-	 * NP_LOAD_IGNORE_ENV hid) */
-	if (es->set_blacklist)
-		unsetenv("HWLOC_PLUGINS_BLACKLIST");
-	if (es->set_libxml)
-		unsetenv("HWLOC_LIBXML_IMPORT");
-	for (char **s = es->saved; s && *s; s++) {
-		char *eq = strchr(*s, '=');
-
-		if (eq) {
-			*eq = '\0';
-			setenv(*s, eq + 1, 1);
-		}
-		free(*s);
-	}
-	free(es->saved);
-	es->saved = NULL;
-}
-
-/* Topology files are read once, here, and handed to hwloc as a buffer:
- * a FIFO or device at the path cannot hang a root process, and the file
- * checked is the file loaded. */
-#define NP_XML_MAX_BYTES (64u << 20)
-
-static int read_xml_file(const char *path, char **buf, size_t *len, np_error_t *err)
-{
-	struct stat st;
-	ssize_t n;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return np_error_set(err, -errno, "cannot read topology file '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (unsigned long long)st.st_size > NP_XML_MAX_BYTES) {
-		close(fd);
-		return np_error_set(err, -EINVAL, "cannot load topology file '%s': %s", path,
-		                    !S_ISREG(st.st_mode) ? "not a regular file" :
-		                    st.st_size <= 0 ? "empty file" : "larger than 64 MiB");
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (!*buf) {
-		close(fd);
-		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	while (got < (size_t)st.st_size && (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	(*buf)[got] = '\0';
-	*len = got + 1;
-	if (!strstr(*buf, "<?xml") && !strstr(*buf, "<topology")) {
-		free(*buf);
-		*buf = NULL;
-		return np_error_set(err, -EINVAL,
-		                    "cannot load topology file '%s': not an hwloc XML file (no XML header)",
-		                    path);
-	}
+		if (is_hwloc_var(*e) && !harmless_var(*e))
+			return np_error_set(err, -EPERM,
+			                    "refusing to load the topology: %.*s is set in this process's environment",
+			                    (int)strcspn(*e, "="), *e);
 	return 0;
 }
 
@@ -251,7 +150,7 @@ static char *info_dup(hwloc_obj_t o, const char *name)
 	return v ? strdup(v) : NULL;
 }
 
-static void read_identity(np_topo_t *t, hwloc_topology_t h, const char *xml)
+static void read_identity(np_topo_t *t, hwloc_topology_t h, bool xml)
 {
 	hwloc_obj_t root = hwloc_get_root_obj(h);
 	hwloc_obj_t pkg = hwloc_get_obj_by_type(h, HWLOC_OBJ_PACKAGE, 0);
@@ -276,70 +175,69 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 {
 	static const np_load_opts_t defaults = { 0 };
 	const np_load_opts_t *o = opts ? opts : &defaults;
+	bool is_xml = o->xml_path || (o->flags & NP_LOAD_XML_FD);
 	hwloc_topology_t h = NULL;
+	np_xml_bytes_t x = { 0 };
 	np_topo_t *t;
-	struct env_save es = { 0 };
-	char *xml = NULL;
-	size_t xml_len = 0;
 	int rc;
 
 	*out = NULL;
-	if (o->xml_path && (rc = read_xml_file(o->xml_path, &xml, &xml_len, err)) < 0)
+	if ((rc = refuse_steering_env(o, err)) < 0)
+		return rc;
+	/* a file is vouched for (or checked in another process) first */
+	if (is_xml && (rc = np_xml_obtain(o, &x, err)) < 0)
 		return rc;
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (!t) {
+		free(x.buf);
 		return np_error_set(err, -ENOMEM, "out of memory");
+	}
 	t->allowed = np_cpuset_new();
 	t->complete = np_cpuset_new();
-	t->source = strdup(o->xml_path ? o->xml_path : "live");
+	t->source = strdup(o->xml_path ? o->xml_path : is_xml ? "(descriptor)" : "live");
+	t->xml_check = x.how;
 	if (!t->allowed || !t->complete || !t->source) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	/* plugins are chosen in hwloc_topology_init, the XML reader in load */
-	if ((rc = env_enter(&es, o, err)) < 0) {
-		env_leave(&es, o);
-		if (rc == -ENOMEM)
-			np_error_set(err, rc, "out of memory");
 		goto fail;
 	}
 	if (hwloc_topology_init(&h) < 0) {
 		int e = errno;
 
-		env_leave(&es, o);
 		h = NULL;
 		rc = np_error_set(err, -e, "hwloc_topology_init failed: %s", strerror(e));
 		goto fail;
 	}
-	/* With hwloc's default filter every PCI and OS device is dropped, and
-	 * HCA locality is the whole point. */
-	hwloc_topology_set_io_types_filter(h, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	if (o->flags & NP_LOAD_WHOLE_MACHINE)
-		hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-	if (xml && hwloc_topology_set_xmlbuffer(h, xml, (int)xml_len) < 0) {
+	np_topo_hwloc_setup(h, o->flags);
+	if (is_xml && hwloc_topology_set_xmlbuffer(h, x.buf, (int)x.len) < 0) {
 		int e = errno;
 
-		env_leave(&es, o);
 		rc = np_error_set(err, -e, "cannot load topology file '%s': hwloc rejected it: %s "
-		                  "(invalid or unsupported hwloc XML)", o->xml_path, strerror(e));
+		                  "(invalid or unsupported hwloc XML)", t->source, strerror(e));
 		goto fail;
 	}
 	rc = hwloc_topology_load(h);
 	if (rc < 0)
 		rc = errno ? -errno : -EINVAL;
-	env_leave(&es, o);
-	free(xml);
-	xml = NULL;
+	free(x.buf);
+	x.buf = NULL;
 	if (rc < 0) {
-		if (o->xml_path)
+		if (is_xml)
 			np_error_set(err, rc, "cannot load topology file '%s': hwloc: %s (invalid or unsupported hwloc XML)",
-			             o->xml_path, strerror(-rc));
+			             t->source, strerror(-rc));
 		else
 			np_error_set(err, rc, "hwloc cannot discover this machine: %s", strerror(-rc));
 		goto fail;
 	}
 	t->priv = h;
-	read_identity(t, h, o->xml_path);
+	{
+		char why[160];
+
+		if ((rc = np_topo_hwloc_usable(h, why, sizeof(why))) < 0) {
+			np_error_set(err, rc, "cannot use topology '%s': %s", t->source, why);
+			goto fail;
+		}
+	}
+	read_identity(t, h, is_xml);
 	if ((rc = compute_allowed(t, h, o, err)) < 0)
 		goto fail;
 	if ((rc = np_topo_build_views(t, h, err)) < 0)
@@ -349,7 +247,7 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 	*out = t;
 	return 0;
 fail:
-	free(xml);
+	free(x.buf);
 	if (!t->priv && h)
 		hwloc_topology_destroy(h);
 	np_topo_free(t);

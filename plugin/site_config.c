@@ -198,6 +198,13 @@ const char *nps_site_cache_dir(const nps_site_t *s)
 	return s->cache ? s->cache : NPS_CACHE_DEFAULT;
 }
 
+const char *nps_site_state_dir(const nps_site_t *s)
+{
+	if (s->cache_off)
+		return NULL;
+	return s->cache ? s->cache : NPS_CACHE_DEFAULT;
+}
+
 bool nps_site_allows(const nps_site_t *s, np_policy_t p)
 {
 	if ((unsigned)p >= NP_POLICY_COUNT)

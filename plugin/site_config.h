@@ -55,6 +55,11 @@ int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
 #define NPS_CACHE_DEFAULT "/run/numaplan"
 const char *nps_site_cache_dir(const nps_site_t *s);
 
+/* Where the plugin keeps what it learned about the node: the cache file
+ * and the list of topology files that passed the checker (topo_trust.h).
+ * The cache directory, also under topology=; NULL with cache=none. */
+const char *nps_site_state_dir(const nps_site_t *s);
+
 /* Multi-line, human-readable settings (for --numa-plan=help); malloc'ed */
 char *nps_site_describe(const nps_site_t *s);
 

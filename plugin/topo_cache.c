@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "safe_path.h"
 #include "step_cpus.h"
 #include "topo_cache.h"
 
@@ -28,16 +30,6 @@ int nps_cache_path(const char *dir, const char *node, char *buf, size_t len,
 	if (n < 0 || (size_t)n >= len)
 		return np_error_set(err, -ENAMETOOLONG, "cache path %s/%s.xml is too long", dir, node);
 	return 0;
-}
-
-/* Only root can have written it. */
-static const char *not_root_only(const struct stat *st)
-{
-	if (st->st_uid != 0)
-		return "not owned by root";
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return "group- or world-writable";
-	return NULL;
 }
 
 /* The boot time in seconds since the epoch, from /proc/stat. */
@@ -69,32 +61,41 @@ static int boot_time(time_t *out)
 	return rc;
 }
 
-/* DIR opened without following a final symlink, and checked; with create,
- * made first when missing. */
-static int open_dir(const char *dir, bool create, int *dfd, np_error_t *err)
+/* DIR opened without following a final symlink, and checked, its parents
+ * walked from / (safe_path.h); with create, made first when missing. */
+int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err)
 {
+	char name[NAME_MAX + 1];
+	np_error_t why = { 0 };
 	bool made = false;
 	struct stat st;
-	const char *why;
-	int fd;
+	const char *bad;
+	int pfd, fd, rc;
 
+	/* A user's symlink or directory on the way must not lead root's
+	 * mkdir and writes elsewhere. */
+	if ((rc = nps_path_open_parent(dir, &pfd, name, sizeof(name), &why)) < 0)
+		return np_error_set(err, rc, "%s %s: %s", create && rc == -ENOENT ?
+				    "cannot create the cache directory" : "cache directory", dir, why.msg);
 	if (create) {
-		if (mkdir(dir, 0755) == 0)
+		if (mkdirat(pfd, name, 0755) == 0) {
 			made = true;
-		else if (errno != EEXIST)
-			return np_error_set(err, -errno, "cannot create the cache directory %s: %s",
-					    dir, strerror(errno));
+		} else if (errno != EEXIST) {
+			rc = -errno;
+			close(pfd);
+			return np_error_set(err, rc, "cannot create the cache directory %s: %s",
+					    dir, strerror(-rc));
+		}
 	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		if (e == ENOENT)
-			return np_error_set(err, -ENOENT, "no cache directory %s", dir);
-		return np_error_set(err, -e, "cache directory %s: %s", dir,
-				    e == ELOOP || e == ENOTDIR ? "a symbolic link or not a directory" :
-				    strerror(e));
-	}
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	rc = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (rc == -ENOENT)
+		return np_error_set(err, -ENOENT, "no cache directory %s", dir);
+	if (rc < 0)
+		return np_error_set(err, rc, "cache directory %s: %s", dir,
+				    rc == -ELOOP || rc == -ENOTDIR ? "a symbolic link or not a directory" :
+				    strerror(-rc));
 	/* whatever the umask, the mode the documentation promises */
 	if (made && fchmod(fd, 0755) < 0) {
 		int e = errno;
@@ -108,9 +109,9 @@ static int open_dir(const char *dir, bool create, int *dfd, np_error_t *err)
 		close(fd);
 		return np_error_set(err, -e, "cache directory %s: %s", dir, strerror(e));
 	}
-	if ((why = not_root_only(&st))) {
+	if ((bad = nps_not_root_only(&st))) {
 		close(fd);
-		return np_error_set(err, -EPERM, "cache directory %s is %s", dir, why);
+		return np_error_set(err, -EPERM, "cache directory %s is %s", dir, bad);
 	}
 	*dfd = fd;
 	return 0;
@@ -127,7 +128,7 @@ int nps_cache_open(const char *dir, const char *node, int *out, np_error_t *err)
 	*out = -1;
 	if ((rc = nps_cache_path(dir, node, path, sizeof(path), err)) < 0)
 		return rc;
-	if ((rc = open_dir(dir, false, &dfd, err)) == -ENOENT)
+	if ((rc = nps_cache_dir_open(dir, false, &dfd, err)) == -ENOENT)
 		return np_error_set(err, rc, "no cache file %s yet", path);
 	if (rc < 0)
 		return rc;
@@ -145,7 +146,7 @@ int nps_cache_open(const char *dir, const char *node, int *out, np_error_t *err)
 		why = strerror(errno);
 	} else if (!S_ISREG(st.st_mode)) {
 		why = "not a regular file";
-	} else if ((why = not_root_only(&st))) {
+	} else if ((why = nps_not_root_only(&st))) {
 		;
 	} else if (st.st_size == 0) {
 		why = "empty";
@@ -221,7 +222,7 @@ int nps_cache_save(const np_topo_t *t, const char *dir, const char *node,
 	int dfd, rc, n;
 
 	if ((rc = nps_cache_path(dir, node, path, sizeof(path), err)) < 0 ||
-	    (rc = open_dir(dir, true, &dfd, err)) < 0)
+	    (rc = nps_cache_dir_open(dir, true, &dfd, err)) < 0)
 		return rc;
 	/* through the checked directory's descriptor: the temporary file
 	 * and the rename both stay inside it */

@@ -5,17 +5,20 @@
  * slurmstepd loads the file as root, so it is trusted only when nobody but
  * root can have written it, and only for the current boot:
  *   DIR        a directory (not a symlink), owned by root, not group- or
- *              world-writable;
+ *              world-writable, reached from / through directories and
+ *              symlinks of root's alone (safe_path.h);
  *   DIR/N.xml  a regular file (not a symlink), owned by root, not group-
  *              or world-writable, not empty, modified after the boot time
  *              (/proc/stat btime).
  * Both are opened without following a final symlink and checked on the
- * open descriptors; the file is then loaded through /proc/self/fd, so what
- * was checked is what is read.
+ * open descriptors; the file is then read from its descriptor (once, and
+ * parsed by the checker process first, see np_topo_load), so what was
+ * checked is what is read.
  */
 #ifndef NPS_TOPO_CACHE_H
 #define NPS_TOPO_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "numaplan.h"
@@ -24,6 +27,10 @@
  * (empty, '/', leading '.') or the path does not fit. */
 int nps_cache_path(const char *dir, const char *node, char *buf, size_t len,
                    np_error_t *err);
+
+/* DIR, open (O_RDONLY | O_DIRECTORY), when it may be trusted; with
+ * create, made (0755) when missing.  -ENOENT: there is none. */
+int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err);
 
 /* The node's cache file, open for reading, when it may be trusted.
  * -ENOENT: there is none yet; other errors: why it is not used (the

@@ -24,9 +24,9 @@ typedef struct nps_topo_info {
  * whole machine.  A cache that cannot be used or written never fails the
  * load: it only changes info.  t->source is the file or "live".
  * Whatever the source, the adapters' port states are then read live, from
- * /sys or the site's sysfs= directory (checked: nps_trusted_dir_open), as
- * np_topo_read_ports() describes; a sysfs= that fails its checks fails the
- * load.
+ * /sys or the site's sysfs= directory (walked as topology= is:
+ * nps_path_open), as np_topo_read_ports() describes; a sysfs= that fails
+ * its checks fails the load.
  */
 int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
                       nps_topo_info_t *info, np_error_t *err);

@@ -29,7 +29,9 @@ if [ "${NP_BENCH_INNER:-}" != 1 ]; then
 	[ -r "$NP_PLUGIN" ] || { echo "spank-launch: no plugin at $NP_PLUGIN (build it, or set NP_PLUGIN)" >&2; exit 1; }
 	"$VC" status >/dev/null 2>&1 || { echo "spank-launch: the vcluster is not up ($VC up)" >&2; exit 1; }
 	eval "$("$VC" env)"; export SLURM_CONF
-	tmp=$(mktemp -d /tmp/numaplan-bench.XXXXXX); chmod 0755 "$tmp"
+	# topology= and cache= must be root's alone, up to / (not under /tmp)
+	mkdir -p /run/numaplan-tests && chmod 0755 /run/numaplan-tests
+	tmp=$(mktemp -d /run/numaplan-tests/bench.XXXXXX); chmod 0755 "$tmp"
 	lstopo-no-graphics --of xml >"$tmp/topo.xml" && chmod 0644 "$tmp/topo.xml" ||
 		{ echo "spank-launch: lstopo-no-graphics failed" >&2; exit 1; }
 	export NP_BENCH_INNER=1 NP_BENCH_TMP=$tmp

@@ -7,7 +7,7 @@ source "$(dirname "$0")/slurm-lib.sh"
 
 [ -x "$HARNESS" ] || skip_all "numaplan-spank-harness not built"
 H=$HARNESS
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(root_tmpdir harness) || exit 1; trap 'rm -rf "$tmp"' EXIT
 
 # ---- plugstack.conf arguments
 run $H site default=compact allow=compact,spread on_error=fail verbose respect_cpu_bind=no

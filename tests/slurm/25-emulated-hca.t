@@ -12,8 +12,7 @@ need_vcluster
 read -r -a pus <<<"$(machine_pus)"
 n=${#pus[@]}
 [ "$n" -ge 2 ] || skip_all "needs 2 PUs"
-dir=$(mktemp -d /tmp/numaplan-emu.XXXXXX)
-chmod 0755 "$dir"
+dir=$(root_tmpdir emu) || skip_all "cannot make a root-only directory"
 cleanup() { scancel -u root -n np-emu-filler >/dev/null 2>&1; plugstack_reset; rm -rf "$dir"; }
 trap cleanup EXIT
 bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/emu.xml" || skip_all "cannot generate the XML"

@@ -14,8 +14,8 @@ need_vcluster
 read -r -a pus <<<"$(machine_pus)"
 n=${#pus[@]}
 [ "$n" -ge 2 ] || skip_all "needs 2 PUs"
-dir=$(mktemp -d /tmp/numaplan-hca-health.XXXXXX)
-chmod 0755 "$dir"
+# topology=, cache= and sysfs= must be root's alone up to / (not /tmp)
+dir=$(root_tmpdir hca-health) || skip_all "cannot make a root-only directory"
 trap 'plugstack_reset; rm -rf "$dir"' EXIT
 FAKE="bash $NP_SRCDIR/tests/slurm/fake-sysfs.sh"
 bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/emu.xml" two-hcas || skip_all "cannot generate the XML"
@@ -140,7 +140,7 @@ chmod g+w "$dir/sys"
 whole -n1 --numa-plan=hca-near,mem=none numaplan-probe --json
 check "group-writable sysfs=: refused, the task unbound, the reason named" \
 	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] &&
-	      grep -q "warning: cannot read the adapters. state (plugstack.conf sysfs=): $dir/sys: $dir/sys is writable by group or others" <<<"$ERR"'
+	      grep -q "warning: cannot read the adapters. state (plugstack.conf sysfs=$dir/sys): $dir/sys is group- or world-writable (the directory and every directory on its way must be root.s alone)" <<<"$ERR"'
 chmod g-w "$dir/sys"
 
 # ---- the cache does not decide either ----------------------------------------

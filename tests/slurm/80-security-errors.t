@@ -6,7 +6,7 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
-dir=$(mktemp -d /tmp/numaplan-sec.XXXXXX); chmod 0755 "$dir"
+dir=$(root_tmpdir sec) || skip_all "cannot make a root-only directory"
 trap 'plugstack_reset; rm -rf "$dir"' EXIT
 marker=$dir/ran
 bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/emu.xml" || skip_all "cannot generate the XML"

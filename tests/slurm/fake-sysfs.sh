@@ -11,7 +11,10 @@
 #   DIR/class/net/IF/operstate                   "up"
 # A port whose state the XML does not record gets no state file (unknown).
 # The devices are read with hwloc's own tool, not with numaplan.  Files are
-# root's and 0644, directories 0755, as the plugin requires.
+# root's and 0644, directories 0755, as the plugin requires.  For the
+# plugin's sysfs=, DIR's parents must be root's alone too, up to / (it is
+# walked as topology= is): make DIR under slurm-lib.sh's root_tmpdir, not
+# under /tmp.
 #
 #   fake-sysfs.sh set DIR DEV PORT STATE   e.g. set DIR mlx5_0 1 DOWN
 #   fake-sysfs.sh link DIR IF OPERSTATE    e.g. link DIR eth0 down

@@ -35,6 +35,15 @@ plugstack() {
 }
 plugstack_reset() { "$VC" plugstack '' >/dev/null 2>&1; }
 
+# root_tmpdir NAME: a new directory for topology= files and cache= that
+# only root can change, nor any directory above it, as the plugin requires
+# (numaplan-spank(8), SECURITY); /tmp, world-writable, does not qualify.
+root_tmpdir() {
+	local base=/run/numaplan-tests d
+	mkdir -p "$base" && chmod 0755 "$base" && d=$(mktemp -d "$base/$1.XXXXXX") &&
+		chmod 0755 "$d" && echo "$d"
+}
+
 # Run srun/sbatch/salloc with a time limit, capture into $OUT $ERR $RC.
 srun_() { run timeout "$NP_SRUN_TIMEOUT" srun "$@"; }
 

@@ -249,11 +249,14 @@ static void test_live(void **state)
 	np_topo_t *t;
 
 	(void)state;
-	/* a user's HWLOC_XMLFILE must not redirect an IGNORE_ENV load */
+	/* a user's HWLOC_XMLFILE must not redirect an IGNORE_ENV load: it is
+	 * refused, and the environment left as it was */
 	setenv("HWLOC_XMLFILE", topo_path(EPYC7551), 1);
-	assert_int_equal(np_topo_load(&t, &lo, &err), 0);
+	assert_int_equal(np_topo_load(&t, &lo, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "HWLOC_XMLFILE"));
 	assert_string_equal(getenv("HWLOC_XMLFILE"), topo_path(EPYC7551));
 	unsetenv("HWLOC_XMLFILE");
+	assert_int_equal(np_topo_load(&t, &lo, &err), 0);
 	assert_string_equal(t->source, "live");
 	assert_true(t->ncores >= 1);
 	assert_true(t->npus <= (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
