@@ -1,11 +1,13 @@
 #!/bin/bash
-# topology= and cache= are followed by root: the file, and every directory
-# on the way from /, must be root's alone (owned by root, not writable by
-# group or others), and a symbolic link on the way is followed only when
-# root owns it.  Before: a topology= file a user owns, or in a directory a
-# user can write, was loaded; a user-owned symlink in a parent of cache=
-# made root create the directory and write the cache file where the link
-# pointed.  Each case is one a careless admin could configure.
+# topology=, cache= and sysfs= are followed by root, under one rule: the
+# file (or directory), and every directory on the way from /, must be
+# root's alone (owned by root, not writable by group or others; no
+# exception for the sticky /tmp), and a symbolic link on the way is
+# followed only when root owns it.  Before: a topology= file a user owns,
+# or in a directory a user can write, was loaded; a user-owned symlink in
+# a parent of cache= made root create the directory and write the cache
+# file where the link pointed; a sysfs= tree under /tmp was believed.
+# Each case is one a careless admin could configure.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
@@ -79,6 +81,36 @@ check "a user-owned symlink as the file: refused" \
 ln -s "$dir/udir" "$dir/to-udir"
 check "a root-owned symlink into a user's directory: refused, naming that directory" \
 	refused "$dir/to-udir/emu.xml" "$dir/udir is not owned by root"
+
+# ---- sysfs=: the same rule, for the directory and the way to it
+# sysfs_refused DIR WHY: under on_error=warn one warning naming sysfs= and
+# what is wrong on its way, the task unbound; under on_error=fail the step
+# fails
+sysfs_refused() {
+	local d=$1 why=$2 ok=1
+	plugstack "topology=$dir/emu.xml sysfs=$d on_error=warn cache=none"
+	hca_step
+	[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] || ok=
+	[ "$(grep -c "^numaplan: $node: warning: cannot read the adapters' state (plugstack.conf sysfs=$d): " <<<"$ERR")" -eq 1 ] || ok=
+	grep -qF "$why" <<<"$ERR" || ok=
+	plugstack "topology=$dir/emu.xml sysfs=$d on_error=fail cache=none"
+	srun_ -N1 -n1 -w "$node" --numa-plan=compact sh -c "touch $marker"
+	[ "$RC" -ne 0 ] && [ ! -e "$marker" ] && grep -qF "$why" <<<"$ERR" || ok=
+	rm -f "$marker"
+	[ -n "$ok" ]
+}
+cp -a "$dir/sys" "$tmpdir/sys"
+check "a root-only sysfs= tree under /tmp (world-writable, sticky): refused, naming /tmp" \
+	sysfs_refused "$tmpdir/sys" "/tmp is group- or world-writable"
+mkdir -m 0755 "$dir/usys"; cp -a "$dir/sys" "$dir/usys/sys"; chown $nobody "$dir/usys"
+check "sysfs= in a directory a user owns: refused, naming it" \
+	sysfs_refused "$dir/usys/sys" "$dir/usys is not owned by root"
+ln -s sys "$dir/rsys"
+plugstack "topology=$dir/emu.xml sysfs=$dir/rsys cache=none"; hca_step
+check "sysfs= through a root-owned symlink: followed, the adapter's state read" uses_file
+ln -s sys "$dir/usyslink"; chown -h $nobody "$dir/usyslink"
+check "sysfs= through a user-owned symlink: refused, naming it" \
+	sysfs_refused "$dir/usyslink" "$dir/usyslink is a symbolic link not owned by root"
 
 # ---- cache=: every component
 topo_line() { grep "^numaplan: $node: topology: " <<<"$ERR"; }
