@@ -385,7 +385,10 @@ static int cmd_topology(const char *node, int argc, char **argv)
 		return fail(&err);
 	}
 	all = np_cpuset_format(t->complete);
-	printf("topology: %s\nsource: %s\ncpus: %s\n", info.text, t->source, all ? all : "?");
+	/* the source's text carries paths and the checker's reasons */
+	print_escaped(stdout, "topology: %s", info.text);
+	print_escaped(stdout, "source: %s", t->source);
+	printf("cpus: %s\n", all ? all : "?");
 	free(all);
 	np_topo_free(t);
 	nps_site_free(&s);
