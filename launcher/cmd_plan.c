@@ -178,7 +178,8 @@ int np_cmd_plan(int argc, char **argv)
 		if (mem)
 			fclose(mem);
 		np_opt_fail("plan", err.msg[0] ? err.msg : "out of memory");
-		rc = NP_EXIT_FAIL;
+		/* a plan the format cannot express is bad input, not a failure */
+		rc = err.code == -E2BIG ? NP_EXIT_USAGE : NP_EXIT_FAIL;
 		goto out;
 	}
 	fclose(mem);
