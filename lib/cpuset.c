@@ -69,6 +69,11 @@ int np_cpuset_set(np_cpuset_t *s, unsigned idx)
 	return 0;
 }
 
+int np_cpuset_reserve(np_cpuset_t *s, unsigned n)
+{
+	return grow(s, (n + 63) / 64);
+}
+
 void np_cpuset_clr(np_cpuset_t *s, unsigned idx)
 {
 	if (idx / 64 < s->nwords)

@@ -1,5 +1,5 @@
 /*
- * format_launchers.c - a plan as the launchers take it: Open MPI
+ * format_launchers.c - a plan as the launchers take it: Open MPI 5 and 4
  * rankfiles, srun masks (+ SLURM_HOSTFILE), hydra user binding lists and
  * numactl lines.
  */
@@ -26,23 +26,135 @@ static const char *cmd_or_default(const char *cmd)
 	return cmd && *cmd ? cmd : "./a.out";
 }
 
-/* Open MPI: one line per rank with physical PU ids; the header says how
- * to make mpirun read them as physical. */
-static int write_ompi(FILE *f, const np_plan_t *p)
-{
-	fprintf(f, "# Open MPI rankfile (policy %s). Physical PU numbers:\n"
-	        "#   Open MPI 4: mpirun --rankfile FILE --mca rmaps_rank_file_physical 1 ...\n"
-	        "#   Open MPI 5: mpirun --map-by rankfile:file=FILE ...\n",
-	        np_policy_name(p->policy));
-	for (unsigned i = 0; i < p->nranks; i++) {
-		char *cpus = np_cpuset_format(p->ranks[i].cpus);
+/* Both Open MPI readers copy "HOST slot=LIST" into a 64-byte buffer with
+ * sprintf (ORTE in 4.x, PRRTE 3.0 in 5.0): a longer line crashes mpirun
+ * ("buffer overflow detected") rather than being refused. */
+#define OMPI_RANKFILE_ENTRY_MAX 63
 
-		if (!cpus)
-			return -ENOMEM;
-		fprintf(f, "rank %u=%s slot=%s\n", p->ranks[i].rank, p->ranks[i].host, cpus);
-		free(cpus);
+/* Does every rank hold whole cores, as a launcher binding cores would
+ * bind them (every PU hwloc shows in the core)? */
+static int whole_cores(const np_topo_t *t, const np_plan_t *p, const int *pu_core, unsigned npu)
+{
+	for (unsigned i = 0; i < p->nranks; i++) {
+		const np_cpuset_t *s = p->ranks[i].cpus;
+
+		for (int c = np_cpuset_first(s); c >= 0; c = np_cpuset_next(s, c)) {
+			const np_core_t *core;
+
+			if ((unsigned)c >= npu || pu_core[c] < 0)
+				return 0;
+			core = &t->cores[pu_core[c]];
+			if (core->npus != core->npus_all)
+				return 0;
+			for (unsigned k = 0; k < core->npus; k++)
+				if (!np_cpuset_isset(s, core->pus[k]))
+					return 0;
+		}
 	}
+	return 1;
+}
+
+/* The logical index (core, or PU with threads) of each allowed PU. */
+static int *logical_table(const np_topo_t *t, int threads, unsigned *npu, int *pu_core)
+{
+	int last = np_cpuset_last(t->allowed);
+	int *tab;
+
+	*npu = last < 0 ? 0 : (unsigned)last + 1;
+	tab = malloc((*npu ? *npu : 1) * sizeof(int));
+	if (!tab)
+		return NULL;
+	for (unsigned i = 0; i < *npu; i++)
+		tab[i] = pu_core[i] = -1;
+	for (unsigned c = 0; c < t->ncores; c++)
+		for (unsigned k = 0; k < t->cores[c].npus; k++) {
+			unsigned pu = t->cores[c].pus[k];
+
+			if (pu < *npu) {
+				tab[pu] = (int)(threads ? t->cores[c].pus_logical[k] : t->cores[c].logical_index);
+				pu_core[pu] = (int)c;
+			}
+		}
+	return tab;
+}
+
+static int put_rankfile_line(FILE *f, const np_rank_t *r, const char *slots, np_error_t *err)
+{
+	size_t len = strlen(r->host) + strlen(" slot=") + strlen(slots);
+
+	if (len > OMPI_RANKFILE_ENTRY_MAX)
+		return np_error_set(err, -E2BIG,
+		                    "rank %u: \"%s slot=%s\" is %zu characters, but Open MPI's rankfile "
+		                    "reader overflows beyond %d (use --format slurm, mpich or numactl)",
+		                    r->rank, r->host, slots, len, OMPI_RANKFILE_ENTRY_MAX);
+	fprintf(f, "rank %u=%s slot=%s\n", r->rank, r->host, slots);
 	return 0;
+}
+
+/*
+ * Open MPI 5: PRRTE reads slot lists as logical indexes - of cores by
+ * default, of hardware threads under --map-by ...:hwtcpus.  Ranks of whole
+ * cores get core indexes (the plain mpirun line); otherwise PU indexes
+ * and the qualifier.  Open MPI 4 (ompi4) reads physical PU numbers with
+ * rmaps_rank_file_physical, each widened to its core unless
+ * --use-hwthread-cpus.  Ranks sharing CPUs (overcommitted) need
+ * overload-allowed in Open MPI 5; Open MPI 4 accepts them as they are.
+ */
+static int write_ompi(FILE *f, const np_topo_t *t, const np_plan_t *p, const char *cmd, int v5,
+                      np_error_t *err)
+{
+	unsigned npu;
+	int *pu_core = malloc((np_cpuset_last(t->allowed) + 2) * sizeof(int)), *logical, cores;
+	np_cpuset_t *s = np_cpuset_new();
+	int rc = 0;
+
+	logical = pu_core ? logical_table(t, 0, &npu, pu_core) : NULL;
+	if (!logical || !s) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	cores = whole_cores(t, p, pu_core, npu);
+	if (v5 && !cores) {
+		free(logical);
+		logical = logical_table(t, 1, &npu, pu_core);
+		if (!logical) {
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (v5)
+		fprintf(f, "# Open MPI 5 rankfile (policy %s): slots are LOGICAL %s indexes (hwloc's, as\n"
+		        "# lstopo -l shows them). Save it as FILE and run:\n"
+		        "#   mpirun -n %u --map-by rankfile:file=FILE%s%s %s\n",
+		        np_policy_name(p->policy), cores ? "core" : "hardware-thread", p->nranks,
+		        cores ? "" : ":hwtcpus",
+		        !p->overcommitted ? "" : cores ? " --bind-to core:overload-allowed" :
+		        " --bind-to hwthread:overload-allowed", cmd_or_default(cmd));
+	else
+		fprintf(f, "# Open MPI 4 rankfile (policy %s): slots are PHYSICAL PU numbers (OS indexes).\n"
+		        "# Save it as FILE and run:\n"
+		        "#   mpirun -n %u --rankfile FILE --mca rmaps_rank_file_physical 1%s %s\n",
+		        np_policy_name(p->policy), p->nranks, cores ? "" : " --use-hwthread-cpus",
+		        cmd_or_default(cmd));
+	for (unsigned i = 0; i < p->nranks && rc == 0; i++) {
+		const np_rank_t *r = &p->ranks[i];
+		char *list;
+
+		if (v5) {
+			np_cpuset_zero(s);
+			for (int c = np_cpuset_first(r->cpus); c >= 0; c = np_cpuset_next(r->cpus, c))
+				if ((unsigned)c < npu && logical[c] >= 0)
+					np_cpuset_set(s, (unsigned)logical[c]);
+		}
+		list = np_cpuset_format(v5 ? s : r->cpus);
+		rc = list ? put_rankfile_line(f, r, list, err) : np_error_set(err, -ENOMEM, "out of memory");
+		free(list);
+	}
+out:
+	free(pu_core);
+	free(logical);
+	np_cpuset_free(s);
+	return rc;
 }
 
 /* Launchers' per-node bind lists are indexed by local rank; every host
@@ -197,7 +309,8 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 		fprintf(f, "%s\n", js);
 		free(js);
 		break;
-	case NP_FMT_OMPI: rc = write_ompi(f, p); break;
+	case NP_FMT_OMPI: rc = write_ompi(f, t, p, cmd, 1, err); break;
+	case NP_FMT_OMPI4: rc = write_ompi(f, t, p, cmd, 0, err); break;
 	case NP_FMT_SLURM: rc = write_slurm(f, p, cmd); break;
 	case NP_FMT_MPICH:
 		if ((rc = write_mpich(f, p, cmd, err)) < 0)
@@ -207,7 +320,10 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 	default:
 		return np_error_set(err, -EINVAL, "unknown format (valid: %s)", np_format_list());
 	}
-	if (rc == 0 && ferror(f))
-		rc = -EIO;
-	return rc < 0 ? np_error_set(err, rc, "cannot write the plan: %s", strerror(-rc)) : 0;
+	if (rc < 0)
+		return err && err->code == rc ? rc :
+		       np_error_set(err, rc, "cannot write the plan: %s", strerror(-rc));
+	if (ferror(f))
+		return np_error_set(err, -EIO, "cannot write the plan: %s", strerror(EIO));
+	return 0;
 }

@@ -9,6 +9,7 @@ static const struct {
 	np_format_t fmt;
 } formats[] = {
 	{ "table", NP_FMT_TABLE }, { "json", NP_FMT_JSON }, { "ompi", NP_FMT_OMPI },
+	{ "ompi4", NP_FMT_OMPI4 },
 	{ "slurm", NP_FMT_SLURM }, { "mpich", NP_FMT_MPICH }, { "numactl", NP_FMT_NUMACTL },
 };
 
@@ -24,5 +25,5 @@ int np_format_parse(const char *name, np_format_t *out)
 
 const char *np_format_list(void)
 {
-	return "table, json, ompi, slurm, mpich, numactl";
+	return "table, json, ompi, ompi4, slurm, mpich, numactl";
 }

@@ -23,6 +23,9 @@ np_cpuset_t *np_cpuset_dup(const np_cpuset_t *s);
 int np_cpuset_copy(np_cpuset_t *dst, const np_cpuset_t *src);
 
 int np_cpuset_set(np_cpuset_t *s, unsigned idx);
+/* Make room for indexes below n without changing the set, so that filling
+ * it later does not reallocate. */
+int np_cpuset_reserve(np_cpuset_t *s, unsigned n);
 void np_cpuset_clr(np_cpuset_t *s, unsigned idx);
 bool np_cpuset_isset(const np_cpuset_t *s, unsigned idx);
 void np_cpuset_zero(np_cpuset_t *s);

@@ -18,6 +18,7 @@ typedef enum np_format {
 	NP_FMT_SLURM,
 	NP_FMT_MPICH,
 	NP_FMT_NUMACTL,
+	NP_FMT_OMPI4,       /* Open MPI 4's physical rankfile; NP_FMT_OMPI is Open MPI 5's */
 } np_format_t;
 
 int np_format_parse(const char *name, np_format_t *out);

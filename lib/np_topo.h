@@ -78,6 +78,9 @@ typedef struct np_core {
 	int package, numa, l3;      /* indexes; l3 is -1 when the topology has no L3 */
 	unsigned npus;              /* allowed PUs of this core */
 	unsigned *pus;              /* their OS indexes, in topology order */
+	unsigned *pus_logical;      /* their hwloc logical indexes (Open MPI 5 rankfiles count these) */
+	unsigned npus_all;          /* PUs hwloc shows in the core, allowed or not by a --cpuset:
+	                             * a launcher binding this core binds them all */
 } np_core_t;
 
 typedef struct np_port {

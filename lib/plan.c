@@ -100,7 +100,7 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 			np_cpuset_copy(ranks[r].cpus, t->allowed);
 		return 0;
 	case NP_POLICY_COMPACT: return np_place_compact(pool, ranks, nlocal, cpt);
-	case NP_POLICY_SPREAD: return np_place_spread(t, pool, ranks, nlocal, cpt);
+	case NP_POLICY_SPREAD: return np_place_spread(pool, ranks, nlocal, cpt);
 	case NP_POLICY_NUMA: return np_place_domains(t, pool, NP_SCOPE_NUMA, ranks, nlocal);
 	case NP_POLICY_SOCKET: return np_place_domains(t, pool, NP_SCOPE_PACKAGE, ranks, nlocal);
 	case NP_POLICY_L3: return np_place_domains(t, pool, NP_SCOPE_L3, ranks, nlocal);
@@ -110,13 +110,36 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 	return -EINVAL;
 }
 
+/* NUMA OS index of each PU's core (what np_topo_numas_of_cpus() reports),
+ * -1 for none: a lookup per CPU of a rank instead of a walk over every
+ * core of the node per rank. */
+static int *pu_numa_table(const np_topo_t *t, unsigned *n)
+{
+	int last = np_cpuset_last(t->allowed);
+	int *tab;
+
+	*n = last < 0 ? 0 : (unsigned)last + 1;
+	tab = malloc((*n ? *n : 1) * sizeof(int));
+	if (!tab)
+		return NULL;
+	for (unsigned i = 0; i < *n; i++)
+		tab[i] = -1;
+	for (unsigned c = 0; c < t->ncores; c++)
+		for (unsigned k = 0; k < t->cores[c].npus; k++)
+			if (t->cores[c].pus[k] < *n && t->cores[c].numa >= 0)
+				tab[t->cores[c].pus[k]] = (int)t->numa[t->cores[c].numa].os_index;
+	return tab;
+}
+
 static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_rank_t *r,
-                       const char *nic_map)
+                       const int *pu_numa, unsigned npu, const char *nic_map)
 {
 	r->bound = p->policy != NP_POLICY_NONE;
 	r->mem = r->bound ? o->mem : NP_MEM_NONE;
-	if (r->mem != NP_MEM_NONE && np_topo_numas_of_cpus(t, r->cpus, r->mems) < 0)
-		return -ENOMEM;
+	if (r->mem != NP_MEM_NONE)
+		for (int c = np_cpuset_first(r->cpus); c >= 0; c = np_cpuset_next(r->cpus, c))
+			if ((unsigned)c < npu && pu_numa[c] >= 0 && np_cpuset_set(r->mems, (unsigned)pu_numa[c]) < 0)
+				return -ENOMEM;
 	return np_rank_fill_env(t, p, r, nic_map);
 }
 
@@ -124,21 +147,23 @@ static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
  * every rank of a host (Cray MPICH's NIC mapping). */
 static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p)
 {
-	for (unsigned first = 0, n; first < p->nranks; first += n) {
+	unsigned npu;
+	int *pu_numa = pu_numa_table(t, &npu);
+	int rc = pu_numa ? 0 : -ENOMEM;
+
+	for (unsigned first = 0, n; rc == 0 && first < p->nranks; first += n) {
 		char *map = NULL;
-		int rc = 0;
 
 		for (n = 1; first + n < p->nranks && p->ranks[first + n].host == p->ranks[first].host; n++)
 			;
 		if (p->policy == NP_POLICY_HCA_NEAR)
 			rc = np_nic_mapping(t, &p->ranks[first], n, &map);
 		for (unsigned i = 0; rc == 0 && i < n; i++)
-			rc = finish_rank(t, o, p, &p->ranks[first + i], map);
+			rc = finish_rank(t, o, p, &p->ranks[first + i], pu_numa, npu, map);
 		free(map);
-		if (rc < 0)
-			return rc;
 	}
-	return 0;
+	free(pu_numa);
+	return rc;
 }
 
 /* "mlx5_0: port 1 DOWN; hsi0: link down" */
@@ -204,7 +229,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	np_pool_t pool = { 0 };
 	np_plan_t *p;
 	np_rail_t *rails = NULL;
-	unsigned nrails = 0, slots, per_host;
+	unsigned nrails = 0, slots, per_host, cpu_bits, mem_bits = 0;
 	int rc;
 
 	*out = NULL;
@@ -219,7 +244,9 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	if ((rc = set_hosts(p, t, o, err)) < 0)
 		goto fail;
 	rails = calloc(t->ndevices ? t->ndevices : 1, sizeof(*rails));
-	if (!rails || np_pool_init(&pool, t, o->threads) < 0) {
+	/* spread over PUs spreads over cores too: per-core cells */
+	if (!rails || np_pool_init(&pool, t, o->threads,
+	                          o->threads && o->policy == NP_POLICY_SPREAD) < 0) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -244,6 +271,11 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		p->overcommitted = true;
 	}
 
+	/* Sized once: growing each rank's sets bit by bit is a realloc per bit. */
+	cpu_bits = (unsigned)(np_cpuset_last(t->allowed) + 1);
+	for (unsigned i = 0; i < t->nnuma; i++)
+		if (t->numa[i].os_index + 1 > mem_bits)
+			mem_bits = t->numa[i].os_index + 1;
 	p->ranks = calloc(o->ntasks, sizeof(*p->ranks));
 	if (!p->ranks) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
@@ -254,7 +286,9 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		p->ranks[i].cpus = np_cpuset_new();
 		p->ranks[i].mems = np_cpuset_new();
 		p->nranks++;
-		if (!p->ranks[i].cpus || !p->ranks[i].mems) {
+		if (!p->ranks[i].cpus || !p->ranks[i].mems ||
+		    np_cpuset_reserve(p->ranks[i].cpus, cpu_bits) < 0 ||
+		    np_cpuset_reserve(p->ranks[i].mems, mem_bits) < 0) {
 			rc = np_error_set(err, -ENOMEM, "out of memory");
 			goto fail;
 		}

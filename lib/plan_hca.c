@@ -202,6 +202,7 @@ out:
 
 typedef struct numa_rank {
 	unsigned numa;
+	unsigned os;                /* OS index: the documented last tie-break */
 	uint64_t dist;
 	int same_pkg;
 } numa_rank_t;
@@ -214,7 +215,7 @@ static int cmp_numa_rank(const void *a, const void *b)
 		return x->dist < y->dist ? -1 : 1;
 	if (x->same_pkg != y->same_pkg)
 		return y->same_pkg - x->same_pkg;
-	return x->numa < y->numa ? -1 : x->numa > y->numa;
+	return x->os < y->os ? -1 : x->os > y->os;
 }
 
 /* NUMA nodes from the device outwards: the SLIT distance to the nearest
@@ -237,6 +238,7 @@ static int order_from_device(const np_topo_t *t, const np_device_t *d, numa_rank
 				best = v;
 		}
 		ord[i].numa = i;
+		ord[i].os = t->numa[i].os_index;
 		ord[i].dist = best;
 		ord[i].same_pkg = home_pkg >= 0 && t->numa[i].package == home_pkg;
 	}

@@ -45,8 +45,7 @@ int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const np_rail_t *rail
                       unsigned nrails, np_rank_t *ranks, unsigned nlocal, unsigned cpt);
 
 int np_place_compact(np_pool_t *pool, np_rank_t *ranks, unsigned nlocal, unsigned cpt);
-int np_place_spread(const np_topo_t *t, np_pool_t *pool, np_rank_t *ranks, unsigned nlocal,
-                    unsigned cpt);
+int np_place_spread(np_pool_t *pool, np_rank_t *ranks, unsigned nlocal, unsigned cpt);
 int np_place_domains(const np_topo_t *t, np_pool_t *pool, np_scope_t scope, np_rank_t *ranks,
                      unsigned nlocal);
 

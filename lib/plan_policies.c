@@ -1,5 +1,6 @@
 /*
- * plan_policies.c - compact, spread and the one-rank-per-domain policies.
+ * plan_policies.c - compact and the one-rank-per-domain policies (spread
+ * has its own file).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,47 +11,6 @@ int np_place_compact(np_pool_t *pool, np_rank_t *ranks, unsigned nlocal, unsigne
 {
 	for (unsigned r = 0; r < nlocal; r++)
 		np_pool_take(pool, NP_SCOPE_ALL, -1, cpt, ranks[r].cpus);
-	return 0;
-}
-
-/*
- * spread: rank r goes to the next NUMA node (round robin over nodes with
- * CPUs), and inside a node to its next L3 domain, so that consecutive
- * ranks sit on different memory controllers and caches.
- */
-int np_place_spread(const np_topo_t *t, np_pool_t *pool, np_rank_t *ranks, unsigned nlocal,
-                    unsigned cpt)
-{
-	unsigned *l3_cursor = calloc(t->nnuma ? t->nnuma : 1, sizeof(unsigned));
-	unsigned numa_cursor = 0;
-
-	if (!l3_cursor)
-		return -ENOMEM;
-	for (unsigned r = 0; r < nlocal; r++) {
-		unsigned got = 0;
-
-		for (unsigned tries = 0; tries < t->nnuma && got == 0; tries++) {
-			unsigned n = (numa_cursor + tries) % t->nnuma;
-
-			if (t->numa[n].ncores == 0 || np_pool_free_in(pool, NP_SCOPE_NUMA, (int)n) < cpt)
-				continue;
-			/* the node's L3 domains, in turn */
-			for (unsigned k = 0; k < t->nl3 && got == 0; k++) {
-				unsigned l = (l3_cursor[n] + k) % t->nl3;
-
-				if (t->l3[l].numa != (int)n || np_pool_free_in(pool, NP_SCOPE_L3, (int)l) < cpt)
-					continue;
-				got = np_pool_take(pool, NP_SCOPE_L3, (int)l, cpt, ranks[r].cpus);
-				l3_cursor[n] = l + 1;
-			}
-			if (got == 0)
-				got = np_pool_take(pool, NP_SCOPE_NUMA, (int)n, cpt, ranks[r].cpus);
-			numa_cursor = n + 1;
-		}
-		if (got < cpt)
-			np_pool_take(pool, NP_SCOPE_ALL, -1, cpt - got, ranks[r].cpus);
-	}
-	free(l3_cursor);
 	return 0;
 }
 

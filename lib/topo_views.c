@@ -16,8 +16,10 @@ void np_topo_free_views(np_topo_t *t)
 		np_cpuset_free(t->numa[i].cpus);
 	for (unsigned i = 0; i < t->nl3; i++)
 		np_cpuset_free(t->l3[i].cpus);
-	for (unsigned i = 0; i < t->ncores; i++)
+	for (unsigned i = 0; i < t->ncores; i++) {
 		free(t->cores[i].pus);
+		free(t->cores[i].pus_logical);
+	}
 	free(t->packages);
 	free(t->numa);
 	free(t->l3);
@@ -147,20 +149,28 @@ static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
 {
 	np_core_t *c = &t->cores[t->ncores];
 	hwloc_obj_t pu = NULL;
-	unsigned n = 0;
+	unsigned n = 0, all = (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU);
 
-	c->pus = calloc((size_t)hwloc_get_nbobjs_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU) + 1,
-	                sizeof(unsigned));
-	if (!c->pus)
+	c->pus = calloc((size_t)all + 1, sizeof(unsigned));
+	c->pus_logical = calloc((size_t)all + 1, sizeof(unsigned));
+	if (!c->pus || !c->pus_logical) {
+		free(c->pus);
+		free(c->pus_logical);
+		c->pus = c->pus_logical = NULL;
 		return -ENOMEM;
+	}
 	while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU, pu)))
-		if (np_cpuset_isset(t->allowed, pu->os_index))
+		if (np_cpuset_isset(t->allowed, pu->os_index)) {
+			c->pus_logical[n] = pu->logical_index;
 			c->pus[n++] = pu->os_index;
+		}
 	if (n == 0) {
 		free(c->pus);
-		c->pus = NULL;
+		free(c->pus_logical);
+		c->pus = c->pus_logical = NULL;
 		return 0;
 	}
+	c->npus_all = all;
 	c->npus = n;
 	c->os_index = o->os_index;
 	c->logical_index = o->logical_index;

@@ -1,6 +1,7 @@
 /*
- * bench_planner.c - load and plan times over the stored topologies, and
- * live discovery for comparison.  Not a test: it prints figures.
+ * bench_planner.c - load and plan times over the stored topologies, live
+ * discovery for comparison, and plan time against the task count up to
+ * 1,000,000 ranks.  Not a test: it prints figures.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -43,6 +44,100 @@ static double time_load(const char *xml, int reps, np_topo_t **keep)
 			np_topo_free(t);
 	}
 	return best;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One plan of n ranks (overcommitted beyond the cores): best wall and
+ * best CPU time of reps, in ms, np_plan_compute alone and with the free. */
+struct scale_time {
+	double wall, cpu, wall_free;
+};
+
+static struct scale_time time_scale(const np_topo_t *t, np_policy_t pol, unsigned n, int reps)
+{
+	struct scale_time best = { 1e12, 1e12, 1e12 };
+
+	for (int i = 0; i < reps; i++) {
+		np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+		np_error_t err;
+		np_plan_t *p;
+		double w0, c0, w1, c1;
+
+		o.policy = pol;
+		o.ntasks = n;
+		o.overcommit = true;
+		w0 = now();
+		c0 = cpu_now();
+		if (np_plan_compute(t, &o, &p, &err) < 0) {
+			fprintf(stderr, "plan: %s\n", err.msg);
+			exit(1);
+		}
+		w1 = now();
+		c1 = cpu_now();
+		np_plan_free(p);
+		if ((w1 - w0) * 1e3 < best.wall)
+			best.wall = (w1 - w0) * 1e3;
+		if ((c1 - c0) * 1e3 < best.cpu)
+			best.cpu = (c1 - c0) * 1e3;
+		if ((now() - w0) * 1e3 < best.wall_free)
+			best.wall_free = (now() - w0) * 1e3;
+	}
+	return best;
+}
+
+/*
+ * Plan time against the task count, from 500 ranks to the documented
+ * maximum of 1,000,000, side by side with a linear reference: "step" is
+ * the CPU time's growth from the previous row divided by the rank count's
+ * growth - 1.0 is linear, log-linear stays near 1, a quadratic planner
+ * shows about 10 on each tenfold row.  Wall times are best of a few runs
+ * (the machine is shared); CPU time (user + system, page faults included)
+ * is steadier.
+ */
+static void scaling_table(const char *dir, const char *file)
+{
+	static const np_policy_t pols[] = { NP_POLICY_COMPACT, NP_POLICY_SPREAD, NP_POLICY_NUMA,
+	                                    NP_POLICY_HCA_NEAR };
+	static const unsigned counts[] = { 500, 5000, 50000, 500000, 1000000 };
+	char path[4096];
+	np_topo_t *t = NULL;
+	double worst_1m = 0, worst_500 = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	time_load(path, 1, &t);
+	printf("\n== plan scaling: %s (%u cores; beyond them, overcommitted)\n", file, t->ncores);
+	printf("%-9s %9s %11s %11s %13s %11s %8s\n", "policy", "ranks", "wall ms", "cpu ms",
+	       "cpu ns/rank", "+free ms", "step");
+	for (size_t k = 0; k < sizeof(pols) / sizeof(pols[0]); k++) {
+		double prev = 0;
+
+		for (size_t j = 0; j < sizeof(counts) / sizeof(counts[0]); j++) {
+			unsigned n = counts[j];
+			struct scale_time st = time_scale(t, pols[k], n, n >= 500000 ? 3 : n >= 50000 ? 5 : 20);
+			char step[32] = "-";
+
+			if (j > 0)
+				snprintf(step, sizeof(step), "%.2f",
+				         (st.cpu / prev) / ((double)n / counts[j - 1]));
+			prev = st.cpu;
+			printf("%-9s %9u %11.3f %11.3f %13.0f %11.3f %8s\n", np_policy_name(pols[k]), n,
+			       st.wall, st.cpu, st.cpu * 1e6 / n, st.wall_free, step);
+			if (n == 500 && st.wall > worst_500)
+				worst_500 = st.wall;
+			if (n == 1000000 && st.wall > worst_1m)
+				worst_1m = st.wall;
+		}
+	}
+	printf("slowest 500-rank plan: %.3f ms (goal < 1 ms); slowest 1,000,000-rank plan: %.0f ms wall "
+	       "(goal < 2000 ms)\n", worst_500, worst_1m);
+	np_topo_free(t);
 }
 
 static double time_plan(const np_topo_t *t, np_policy_t pol, unsigned n, int reps)
@@ -115,5 +210,7 @@ int main(int argc, char **argv)
 	printf("\nlive discovery: %.2f ms; mean XML load: %.2f ms (%.1fx faster)\n", live,
 	       xml_sum / nxml, live / (xml_sum / nxml));
 	printf("slowest all-core spread plan: %.4f ms (goal: < 1 ms for the 384-PU UV2000)\n", worst_all);
+	scaling_table(dir, "amd-epyc7551-2s-nps4-8numa-mlx5.xml");
+	scaling_table(dir, "sgi-uv2000-24s-24numa-mlx4.xml");
 	return 0;
 }

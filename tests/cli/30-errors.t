@@ -27,7 +27,7 @@ printf '<?xml version="1.0"?>\n<topology version="2.0"><object type="Machine"' >
 expect_error "truncated hwloc XML named with hwloc's reason" "$tmp.*(hwloc|invalid)" \
 	numaplan topo --topology "$tmp"
 rm -f "$tmp"
-expect_error "unknown format lists the valid ones" "unknown format 'yaml'.*table, json, ompi, slurm, mpich, numactl" \
+expect_error "unknown format lists the valid ones" "unknown format 'yaml'.*table, json, ompi, ompi4, slurm, mpich, numactl" \
 	numaplan plan --topology "$EPYC" -n 2 -p compact -f yaml
 expect_error "garbage --ntasks" "--ntasks: '4x' is not a number" numaplan plan --topology "$EPYC" -n 4x -p compact
 expect_error "zero --ntasks" "--ntasks: '0' is out of range" numaplan plan --topology "$EPYC" -n 0 -p compact

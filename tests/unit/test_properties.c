@@ -4,7 +4,9 @@
  *   all ranks placed; no two ranks share a PU (bound policies, not
  *   overcommitted); every CPU is allowed; mems are exactly the NUMA nodes
  *   holding the rank's CPUs (never a CPU-less node); a rank of C cores
- *   gets C whole cores under compact/spread/hca-near.
+ *   gets C whole cores under compact/spread/hca-near; spread shares ranks
+ *   evenly over packages and the NUMA nodes of a package, alternating
+ *   between packages.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +117,136 @@ static void test_every_topology(void **state)
 	free_list(files);
 }
 
+/* Ranks of a domain (package, or NUMA node of a package) and its room. */
+struct tally {
+	unsigned ranks, cores;
+};
+
+/* Shares are as even as the room allows: a domain may hold two ranks
+ * more than another only when the other is full. */
+static void check_even(const char *file, const char *what, unsigned n, const struct tally *d,
+                       unsigned nd, int same_group_only, const int *group)
+{
+	for (unsigned a = 0; a < nd; a++)
+		for (unsigned b = 0; b < nd; b++) {
+			if (same_group_only && group[a] != group[b])
+				continue;
+			if (d[b].cores && d[a].ranks > d[b].ranks + 1 && d[b].ranks < d[b].cores)
+				fail_msg("%s n=%u: %s %u has %u ranks, %s %u only %u of %u cores", file, n, what,
+				         a, d[a].ranks, what, b, d[b].ranks, d[b].cores);
+		}
+}
+
+/*
+ * spread, on every topology with several packages and for every rank
+ * count up to the cores: ranks per package differ by at most one, ranks
+ * per NUMA node of a package likewise, and consecutive ranks alternate
+ * between packages.  A rank's package and node come from its first CPU
+ * (the loader's view of the topology, not the planner's).
+ */
+static void test_spread_even(void **state)
+{
+	char **files = all_topologies();
+	unsigned topologies = 0;
+
+	(void)state;
+	for (char **f = files; *f; f++) {
+		np_topo_t *t = load_topo(*f, NULL);
+		struct tally *pk = calloc(t->npackages + 1, sizeof(*pk)), *nu = calloc(t->nnuma + 1, sizeof(*nu));
+		int *numa_pkg = calloc(t->nnuma + 1, sizeof(int)), *pkg_of = calloc(t->ncores, sizeof(int));
+		int *core_of = calloc((size_t)np_cpuset_last(t->allowed) + 1, sizeof(int));
+
+		if (t->npackages < 2) {
+			free(pk), free(nu), free(numa_pkg), free(pkg_of), free(core_of);
+			np_topo_free(t);
+			continue;
+		}
+		topologies++;
+		for (unsigned c = 0; c < t->ncores; c++)
+			for (unsigned k = 0; k < t->cores[c].npus; k++)
+				core_of[t->cores[c].pus[k]] = (int)c;
+		for (unsigned i = 0; i < t->nnuma; i++)
+			numa_pkg[i] = t->numa[i].package;
+		for (unsigned n = 1; n <= t->ncores; n++) {
+			np_error_t err = { 0 };
+			np_plan_t *p;
+
+			if (make_plan(t, NP_POLICY_SPREAD, n, 1, &p, &err) < 0)
+				fail_msg("%s n=%u: %s", *f, n, err.msg);
+			memset(pk, 0, (t->npackages + 1) * sizeof(*pk));
+			memset(nu, 0, (t->nnuma + 1) * sizeof(*nu));
+			for (unsigned c = 0; c < t->ncores; c++) {
+				if (t->cores[c].package >= 0)
+					pk[t->cores[c].package].cores++;
+				if (t->cores[c].numa >= 0)
+					nu[t->cores[c].numa].cores++;
+			}
+			for (unsigned r = 0; r < n; r++) {
+				const np_core_t *c = &t->cores[core_of[np_cpuset_first(p->ranks[r].cpus)]];
+
+				pkg_of[r] = c->package;
+				if (c->package >= 0)
+					pk[c->package].ranks++;
+				if (c->numa >= 0)
+					nu[c->numa].ranks++;
+			}
+			check_even(*f, "package", n, pk, t->npackages, 0, NULL);
+			check_even(*f, "NUMA node", n, nu, t->nnuma, 1, numa_pkg);
+			/* round robin: two neighbours share a package only once
+			 * every later rank is on that package */
+			for (unsigned r = 0; r + 1 < n; r++)
+				if (pkg_of[r] == pkg_of[r + 1])
+					for (unsigned q = r + 1; q < n; q++)
+						if (pkg_of[q] != pkg_of[r])
+							fail_msg("%s n=%u: ranks %u and %u both on package %d", *f, n, r,
+							         r + 1, pkg_of[r]);
+			np_plan_free(p);
+		}
+		free(pk), free(nu), free(numa_pkg), free(pkg_of), free(core_of);
+		np_topo_free(t);
+	}
+	assert_true(topologies >= 15);
+	free_list(files);
+}
+
+/* spread --threads uses a core's second hardware thread only once every
+ * core has a rank: up to ncores ranks, no two share a core. */
+static void test_spread_threads_cores(void **state)
+{
+	char **files = all_topologies();
+
+	(void)state;
+	for (char **f = files; *f; f++) {
+		np_topo_t *t = load_topo(*f, NULL);
+		unsigned counts[] = { 2, 5, t->ncores / 2, t->ncores };
+
+		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+			np_error_t err = { 0 };
+			np_plan_t *p;
+			unsigned *per_core = calloc(t->ncores, sizeof(unsigned));
+
+			o.policy = NP_POLICY_SPREAD;
+			o.ntasks = counts[k] ? counts[k] : 1;
+			o.threads = true;
+			if (o.ntasks > t->ncores)
+				o.ntasks = t->ncores;
+			if (np_plan_compute(t, &o, &p, &err) < 0)
+				fail_msg("%s n=%u: %s", *f, o.ntasks, err.msg);
+			for (unsigned r = 0; r < p->nranks; r++)
+				for (unsigned c = 0; c < t->ncores; c++)
+					if (np_cpuset_isset(p->ranks[r].cpus, t->cores[c].pus[0]) ||
+					    (t->cores[c].npus > 1 && np_cpuset_isset(p->ranks[r].cpus, t->cores[c].pus[1])))
+						if (++per_core[c] > 1)
+							fail_msg("%s n=%u --threads: two ranks on core %u", *f, o.ntasks, c);
+			free(per_core);
+			np_plan_free(p);
+		}
+		np_topo_free(t);
+	}
+	free_list(files);
+}
+
 static void test_restricted_sets(void **state)
 {
 	/* a job's cgroup: odd cores of socket 1 of the EPYC, then hca-near */
@@ -158,6 +290,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_topology),
+		cmocka_unit_test(test_spread_even),
+		cmocka_unit_test(test_spread_threads_cores),
 		cmocka_unit_test(test_restricted_sets),
 		cmocka_unit_test(test_overcommit_wraps),
 	};
