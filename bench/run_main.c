@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "bench.h"
 #include "run.h"
 #include "run_util.h"
 #include "wrf_parse.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "bench.h"
 #include "report.h"
 #include "run.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "accept.h"
-#include "commands.h"
+#include "bench.h"
 #include "run.h"
 #include "run_util.h"
 
