@@ -32,16 +32,16 @@ static void num(FILE *f, double v, bool last)
 /* The columns that say which experiment a row belongs to. */
 static void experiment_columns(FILE *f, json_t *e, json_t *pl)
 {
-	field(f, np_rep_str(e, "suite"), false);
-	field(f, np_rep_str(e, "name"), false);
-	field(f, np_rep_str(e, "kernel"), false);
-	field(f, np_rep_str(e, "group"), false);
-	field(f, np_rep_str(pl, "description"), false);
-	field(f, np_rep_str(pl, "policy"), false);
+	field(f, np_json_str(e, "suite"), false);
+	field(f, np_json_str(e, "name"), false);
+	field(f, np_json_str(e, "kernel"), false);
+	field(f, np_json_str(e, "group"), false);
+	field(f, np_json_str(pl, "description"), false);
+	field(f, np_json_str(pl, "policy"), false);
 	num(f, (double)json_integer_value(json_object_get(e, "nodes")), false);
 	num(f, (double)json_integer_value(json_object_get(e, "ntasks")), false);
 	num(f, (double)json_integer_value(json_object_get(e, "threads")), false);
-	field(f, np_rep_str(e, "status"), false);
+	field(f, np_json_str(e, "status"), false);
 	num(f, (double)json_integer_value(json_object_get(e, "runs_ok")), false);
 	num(f, (double)json_integer_value(json_object_get(e, "runs_total")), false);
 }
@@ -61,7 +61,7 @@ int np_report_csv(FILE *f, json_t *res)
 		json_object_foreach(st, k, v) {
 			experiment_columns(f, e, pl);
 			field(f, k, false);
-			field(f, np_rep_str(v, "unit"), false);
+			field(f, np_json_str(v, "unit"), false);
 			num(f, (double)json_integer_value(json_object_get(v, "n")), false);
 			num(f, json_number_value(json_object_get(v, "min")), false);
 			num(f, json_number_value(json_object_get(v, "median")), false);

@@ -21,7 +21,7 @@ int np_report_json(FILE *f, json_t *res)
 			json_object_set(out, keep[i], v);
 	}
 	json_array_foreach(json_object_get(res, "experiments"), i, e) {
-		const char *m = np_rep_str(e, "primary_metric");
+		const char *m = np_json_str(e, "primary_metric");
 		json_t *x = json_object();
 		static const char *const ek[] = { "name", "suite", "kernel", "group", "placement", "nodes", "ntasks",
 		                                  "threads", "status", "runs_ok", "runs_total", "primary_metric",

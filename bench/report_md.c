@@ -21,7 +21,7 @@ int np_report_md(FILE *f, json_t *res, const np_report_t *r)
 {
 	unsigned i, j, k;
 
-	fprintf(f, "# numaplan %s report\n\n", np_rep_str(res, "suite"));
+	fprintf(f, "# numaplan %s report\n\n", np_json_str(res, "suite"));
 	for (i = 0; i < r->n; i++) {
 		const np_table_t *t = &r->t[i];
 		fprintf(f, "## %s\n\n|", t->title);

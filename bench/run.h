@@ -18,8 +18,10 @@ typedef enum np_run_mode {
 	NP_MODE_LOCAL,      /* no Slurm: mpiexec.mpich / numactl on this machine */
 } np_run_mode_t;
 
+struct np_suite;
+
 typedef struct np_run_opts {
-	const char *suite;
+	const struct np_suite *suite;
 	np_run_mode_t mode;
 	bool dry_run;
 	bool quiet;
@@ -81,6 +83,8 @@ typedef struct np_exp {
 	char *mems;                 /* memory binding (cpulist of NUMA nodes), or NULL */
 	char *cmd;                  /* shell text of the command */
 	char *workdir;              /* absolute, or NULL for the output dir */
+	char *keep;                 /* a file of workdir kept after each step as
+	                             * raw/NAME.rREP.FILE, or NULL */
 	json_t *params;             /* suite facts: numa_cpu, numa_mem, size... */
 } np_exp_t;
 
@@ -114,22 +118,11 @@ json_t *np_exp_to_json(const np_exp_t *e);
 np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err);
 np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name);
 
-/* Suites: append experiments to c->exps. */
-int np_suite_stream(np_run_ctx_t *c, np_error_t *err);
-int np_suite_hpl(np_run_ctx_t *c, np_error_t *err);
-int np_suite_himeno(np_run_ctx_t *c, np_error_t *err);
-int np_suite_osu(np_run_ctx_t *c, np_error_t *err);
-int np_suite_wrf(np_run_ctx_t *c, np_error_t *err);
-int np_suite_compare(np_run_ctx_t *c, np_error_t *err);
-int np_suite_all(np_run_ctx_t *c, np_error_t *err);
-/* Suite helpers */
-unsigned np_run_nodes(const np_run_ctx_t *c, unsigned dflt);
+/* Suite helpers: the node count of a suite's experiments (--nodes, else
+ * the suite's default; 1 with --local) */
+unsigned np_run_nodes(const np_run_ctx_t *c, const struct np_suite *s);
 /* "0-3,8" of the first PU of every allowed core in a cpuset */
 char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores);
-
-/* HPL sizing */
-void np_hpl_grid(unsigned n, unsigned *p, unsigned *q);
-unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb);
 
 /* Options */
 int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err);
@@ -156,18 +149,34 @@ int np_run_local(np_run_ctx_t *c, const char *script, np_error_t *err);
 int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps,
                  json_t *jobs, np_error_t *err);
 
+/* What the job script recorded of one step (raw/NAME.rREP.rc, .stat). */
+typedef struct np_step {
+	bool ran;
+	int rc;
+	double wall;
+	json_t *cpu;                /* per node shares */
+	double user, sys, idle;
+} np_step_t;
+
+/* Run records of one repetition of an experiment, appended to runs. */
+void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs);
+/* Statistics of the runs that passed: per figure of field_name ("values"),
+ * per message size of the series, and the per-node medians of the primary
+ * figure with the nodes more than pct percent worse (appended to all). */
+json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok);
+json_t *np_runs_series_stats(json_t *runs);
+void np_runs_node_outliers(json_t *exp, json_t *all, double pct);
+
 /* Results */
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);
 /* Print the short human summary of a results object. */
 void np_results_print_summary(FILE *f, json_t *res);
-/* Unit of a metric from its name (MB/s, us, s, GFLOPS...); "" for ratios. */
+/* Unit of a metric: a suite's named figure, or from the name's suffix
+ * (_mbps MB/s, _us us, _s s); "" for ratios. */
 const char *np_metric_unit(const char *metric);
+/* What messages call a metric (a suite's label, else its name). */
+const char *np_metric_label(const char *metric);
 /* Load DIR/results.json (or a results.json path). */
 json_t *np_results_load(const char *dir_or_file, np_error_t *err);
-
-/* Kernel output parsing: fill values (object of numbers) and series. */
-int np_parse_kernel_output(const char *kernel, const char *text,
-                           json_t *values, json_t **series, json_t **placement,
-                           bool *validated, char *why, size_t whylen);
 
 #endif /* NP_RUN_H */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
 
 int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 {
@@ -20,7 +20,7 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 	json_t *m;
 	int rc = 0;
 
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s?, s:f, s:i, s:o}", "suite", o->suite, "repeat", (int)o->repeat,
+	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s?, s:f, s:i, s:o}", "suite", o->suite->name, "repeat", (int)o->repeat,
 	              "mode", o->mode == NP_MODE_LOCAL ? "local" : o->mode == NP_MODE_INLINE ? "inline" : "slurm",
 	              "command", o->cmdline ? o->cmdline : "", "topology", topo, "cpuset", o->cpuset,
 	              "outlier_pct", o->outlier_pct, "wrf_domain", (int)o->wrf_domain,
@@ -84,7 +84,7 @@ int np_run_collect(const np_run_opts_t *in)
 		        meta ? ep : mp, je.text);
 		goto out;
 	}
-	o.suite = json_string_value(json_object_get(meta, "suite"));
+	o.suite = np_suite_find(json_string_value(json_object_get(meta, "suite")));
 	o.repeat = (unsigned)json_integer_value(json_object_get(meta, "repeat"));
 	o.cmdline = (char *)json_string_value(json_object_get(meta, "command"));
 	o.outlier_pct = json_number_value(json_object_get(meta, "outlier_pct"));
@@ -97,7 +97,7 @@ int np_run_collect(const np_run_opts_t *in)
 		         : NP_MODE_SLURM;
 	}
 	if (!o.suite || o.repeat == 0) {
-		fprintf(stderr, "numaplan run --collect: %s: run.json lacks suite/repeat\n", in->collect);
+		fprintf(stderr, "numaplan run --collect: %s: run.json lacks a known suite or repeat\n", in->collect);
 		goto out;
 	}
 	lo.xml_path = json_string_value(json_object_get(meta, "topology"));

@@ -59,6 +59,7 @@ void np_exp_free(np_exp_t *e)
 	free(e->mems);
 	free(e->cmd);
 	free(e->workdir);
+	free(e->keep);
 	json_decref(e->params);
 	free(e);
 }

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
 
 static const char prelude[] =
 "set -u\n"
@@ -167,7 +167,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	np_sb_init(&b);
 	np_sb_add(&b, "#!/bin/bash\n");
 	if (!local) {
-		np_sb_printf(&b, "#SBATCH --job-name=numaplan-%s\n", o->suite);
+		np_sb_printf(&b, "#SBATCH --job-name=numaplan-%s\n", o->suite->name);
 		np_sb_printf(&b, "#SBATCH --nodes=%u\n", nodes);
 		np_sb_printf(&b, "#SBATCH --ntasks-per-node=%u\n", cpn);
 		np_sb_printf(&b, "#SBATCH --output=%s/slurm-%%j.out\n", c->outdir);
@@ -205,10 +205,10 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 			const np_exp_t *e = c->exps.v[i];
 			idx++;
 			np_sb_printf(&b, "# %s: %s\n", e->name, e->desc ? e->desc : "");
-			if (strcmp(e->kernel, "wrf") == 0 && e->workdir) {
+			if (e->keep && e->workdir) {
 				np_sb_add(&b, "NP_POST=");
-				char *post = np_strdup_printf("cp %s/rsl.error.0000 raw/%s.r%u.rsl.error.0000 2>/dev/null",
-				                              e->workdir, e->name, r);
+				char *post = np_strdup_printf("cp %s/%s raw/%s.r%u.%s 2>/dev/null", e->workdir, e->keep,
+				                              e->name, r, e->keep);
 				np_sb_shq(&b, post ? post : "true");
 				free(post);
 				np_sb_add(&b, " ");

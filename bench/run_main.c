@@ -8,9 +8,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "run.h"
 #include "run_util.h"
-#include "wrf_parse.h"
+#include "suite.h"
 
 static int load_topology(const np_run_opts_t *o, np_topo_t **t, np_error_t *err)
 {
@@ -32,7 +31,7 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 		dir = strdup(o->output);
 	} else {
 		np_time_compact(stamp, sizeof(stamp));
-		dir = np_strdup_printf("numaplan-%s-%s", o->suite, stamp);
+		dir = np_strdup_printf("numaplan-%s-%s", o->suite->name, stamp);
 	}
 	c->outdir = dir ? np_abspath(dir) : NULL;
 	free(dir);
@@ -56,22 +55,8 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 	c->summary = json_object();
 
 	if (o->parse_only)
-		return 0;       /* the caller turns existing output into a run */
-	if (strcmp(o->suite, "stream") == 0)
-		rc = np_suite_stream(c, err);
-	else if (strcmp(o->suite, "hpl") == 0)
-		rc = np_suite_hpl(c, err);
-	else if (strcmp(o->suite, "himeno") == 0)
-		rc = np_suite_himeno(c, err);
-	else if (strcmp(o->suite, "osu") == 0)
-		rc = np_suite_osu(c, err);
-	else if (strcmp(o->suite, "wrf") == 0)
-		rc = np_suite_wrf(c, err);
-	else if (strcmp(o->suite, "compare") == 0)
-		rc = np_suite_compare(c, err);
-	else
-		rc = np_suite_all(c, err);
-	return rc;
+		return o->suite->adopt(c, err);        /* existing output becomes the run */
+	return o->suite->generate(c, err);
 }
 
 void np_run_ctx_free(np_run_ctx_t *c)
@@ -100,50 +85,18 @@ static int write_experiments(np_run_ctx_t *c, np_error_t *err)
 	return rc;
 }
 
-/* WRF --parse-only: the existing rsl.error.0000 becomes repetition 1. */
-static int wrf_parse_only(np_run_ctx_t *c, np_error_t *err)
+/* The suites that can adopt existing output: "wrf", "a or b". */
+static char *adopters(void)
 {
-	const np_run_opts_t *o = c->opts;
-	char *src, *text, *dst, *rcf, *raw;
-	np_exp_t *e;
-	int rc;
+	np_sb_t b;
+	unsigned i, n = 0;
 
-	if (!o->wrf_dir)
-		return np_error_set(err, -EINVAL, "--parse-only needs --wrf-dir DIR holding rsl.error.0000");
-	src = np_strdup_printf("%s/rsl.error.0000", o->wrf_dir);
-	text = src ? np_read_file(src, NULL, err) : NULL;
-	free(src);
-	if (!text)
-		return err->code ? err->code : -ENOMEM;
-	e = np_exp_new(c, "wrf", "wrf", "wrf.parse", "wrf");
-	raw = np_strdup_printf("%s/raw", c->outdir);
-	dst = np_strdup_printf("%s/raw/wrf.parse.r1.rsl.error.0000", c->outdir);
-	rcf = np_strdup_printf("%s/raw/wrf.parse.r1.rc", c->outdir);
-	rc = -ENOMEM;
-	if (e && raw && dst && rcf) {
-		char *dir = np_abspath(o->wrf_dir), *nlp = np_strdup_printf("%s/namelist.input", o->wrf_dir);
-		char *nl = nlp ? np_read_file(nlp, NULL, NULL) : NULL;
-		e->desc = np_strdup_printf("existing output of %s", o->wrf_dir);
-		e->cmd = strdup("(parsed only)");
-		json_object_set_new(e->params, "wrf_dir", json_string(dir ? dir : o->wrf_dir));
-		if (nl)
-			json_object_set_new(e->params, "radt", json_real(np_wrf_namelist_radt(nl)));
-		free(nl);
-		free(nlp);
-		free(dir);
-		rc = np_mkdirs(raw, err);
-		if (!rc)
-			rc = np_write_file(dst, text, false, err);
-		if (!rc)
-			rc = np_write_file(rcf, "rc=0 start=0 end=0\n", false, err);
-	} else {
-		np_error_set(err, rc, "out of memory");
-	}
-	free(text);
-	free(raw);
-	free(dst);
-	free(rcf);
-	return rc;
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->adopt)
+			np_sb_printf(&b, "%s%s", n++ ? " or " : "", np_suites[i]->name);
+	return np_sb_take(&b);
 }
 
 static const char *mode_name(np_run_mode_t m)
@@ -163,8 +116,10 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 
 	np_error_clear(&err);
 	if (o.parse_only) {
-		if (strcmp(o.suite, "wrf") != 0) {
-			fprintf(stderr, "numaplan run: --parse-only is for the wrf suite\n");
+		if (!o.suite->adopt) {
+			char *who = adopters();
+			fprintf(stderr, "numaplan run: --parse-only is for the %s suite\n", who ? who : "?");
+			free(who);
 			json_decref(jobs);
 			return 2;
 		}
@@ -175,27 +130,21 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		char *sb = np_which("sbatch");
 		if (!sb) {
 			fprintf(stderr, "numaplan run %s: Slurm is not available: sbatch not found in PATH.  Use --local "
-			        "to run on this machine, or --dry-run to only write the job script\n", o.suite);
+			        "to run on this machine, or --dry-run to only write the job script\n", o.suite->name);
 			json_decref(jobs);
 			return 1;
 		}
 		free(sb);
 	}
-	if (o.parse_only) {
-		rc = np_run_prepare(&o, &c, &err);
-		if (!rc)
-			rc = wrf_parse_only(&c, &err);
-	} else {
-		rc = np_run_prepare(&o, &c, &err);
-	}
+	rc = np_run_prepare(&o, &c, &err);
 	if (rc < 0) {
-		fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+		fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return rc == -ENOMEM ? 1 : 2;
 	}
 	if (c.exps.n == 0) {
-		fprintf(stderr, "numaplan run %s: no experiment to run on this topology\n", o.suite);
+		fprintf(stderr, "numaplan run %s: no experiment to run on this topology\n", o.suite->name);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return 2;
@@ -203,10 +152,10 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	if (write_experiments(&c, &err) < 0 || np_run_write_meta(&c, &err) < 0)
 		goto fail;
 	if (!o.quiet) {
-		printf("numaplan run %s: %u experiments x %u repetitions, mode %s%s\n", o.suite, c.exps.n,
+		printf("numaplan run %s: %u experiments x %u repetitions, mode %s%s\n", o.suite->name, c.exps.n,
 		       o.repeat, mode_name(o.mode), o.dry_run ? " (dry run)" : "");
 		printf("  output: %s\n", c.outdir);
-		if (c.rpeak.gflops > 0 && (strcmp(o.suite, "hpl") == 0 || strcmp(o.suite, "all") == 0))
+		if (c.rpeak.gflops > 0 && o.suite->rpeak)
 			printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
 			       c.rpeak.cores, c.rpeak.cores_src, c.rpeak.ghz, c.rpeak.ghz_src,
 			       c.rpeak.flops_per_cycle, c.rpeak.fpc_src, c.rpeak.gflops);
@@ -232,10 +181,10 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		if (rc < 0 && rc != -ECANCELED && rc != -EIO)
 			goto fail;
 		if (rc == -ECANCELED) {
-			fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+			fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
 			status = 1;
 		} else if (rc == -EIO) {
-			fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+			fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
 			status = 1;
 		}
 	}
@@ -266,7 +215,7 @@ done:
 	np_run_ctx_free(&c);
 	return status;
 fail:
-	fprintf(stderr, "numaplan run %s: %s\n", o.suite, err.msg);
+	fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
 	json_decref(res);
 	json_decref(jobs);
 	free(script);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
 
 enum {
 	O_PARTITION = 256, O_TIME, O_POLICY, O_POLICIES, O_THREADS, O_DRY, O_LOCAL, O_INLINE,
@@ -93,17 +93,6 @@ void np_run_usage(FILE *f)
 static int bad(np_error_t *err, const char *opt, const char *val, const char *want)
 {
 	return np_error_set(err, -EINVAL, "bad value '%s' for %s: %s", val, opt, want);
-}
-
-static bool valid_suite(const char *s)
-{
-	static const char *const suites[] = { "stream", "osu", "himeno", "hpl", "wrf", "compare", "all" };
-	unsigned i;
-
-	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
-		if (strcmp(s, suites[i]) == 0)
-			return true;
-	return false;
 }
 
 int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
@@ -262,16 +251,19 @@ int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 			return np_error_set(err, -EINVAL, "--collect DIR takes no suite (the directory knows it)");
 		return 0;
 	}
-	if (optind >= dashdash)
-		return np_error_set(err, -EINVAL, "which suite? (stream osu himeno hpl wrf compare all)");
-	o->suite = argv[optind];
-	if (!valid_suite(o->suite))
-		return np_error_set(err, -EINVAL, "unknown suite '%s' (valid: stream osu himeno hpl wrf compare all)",
-		                    o->suite);
+	if (optind >= dashdash || !(o->suite = np_suite_find(argv[optind]))) {
+		char *names = np_suite_names(" ");
+		if (optind >= dashdash)
+			np_error_set(err, -EINVAL, "which suite? (%s)", names ? names : "");
+		else
+			np_error_set(err, -EINVAL, "unknown suite '%s' (valid: %s)", argv[optind], names ? names : "");
+		free(names);
+		return -EINVAL;
+	}
 	if (optind + 1 < dashdash)
 		return np_error_set(err, -EINVAL, "unexpected argument '%s'%s", argv[optind + 1],
-		                    strcmp(o->suite, "compare") == 0 ? " (put the command after --)" : "");
-	if (o->ncmd && strcmp(o->suite, "compare") != 0)
+		                    o->suite->command ? " (put the command after --)" : "");
+	if (o->ncmd && !o->suite->command)
 		return np_error_set(err, -EINVAL, "only the compare suite takes a command after --");
 	if (local && inl)
 		return np_error_set(err, -EINVAL, "--local and --inline exclude each other");
@@ -280,18 +272,18 @@ int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 		return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodes %u is not possible", o->nodes);
 	/* --size means the suite's own size */
 	if (o->size) {
-		if (strcmp(o->suite, "stream") == 0 && !o->stream_size)
+		const char *n = o->suite->name;
+		if (strcmp(n, "stream") == 0 && !o->stream_size)
 			o->stream_size = o->size;
-		else if (strcmp(o->suite, "hpl") == 0 && !o->hpl_n)
+		else if (strcmp(n, "hpl") == 0 && !o->hpl_n)
 			o->hpl_n = o->size;
-		else if (strcmp(o->suite, "himeno") == 0 && !o->himeno_size)
+		else if (strcmp(n, "himeno") == 0 && !o->himeno_size)
 			o->himeno_size = o->size;
-		else if (strcmp(o->suite, "osu") == 0 && !o->osu_max)
+		else if (strcmp(n, "osu") == 0 && !o->osu_max)
 			o->osu_max = o->size;
-		else if (strcmp(o->suite, "all") == 0 || strcmp(o->suite, "compare") == 0 ||
-		         strcmp(o->suite, "wrf") == 0)
+		else if (strcmp(n, "all") == 0 || strcmp(n, "compare") == 0 || strcmp(n, "wrf") == 0)
 			return np_error_set(err, -EINVAL, "--size is ambiguous for %s: use --stream-size, --hpl-n, "
-			                    "--himeno-size or --osu-max", o->suite);
+			                    "--himeno-size or --osu-max", n);
 	}
 	if (o->stream_size && (!np_parse_uint(o->stream_size, &u) || !u))
 		return bad(err, "--stream-size", o->stream_size, "a number of array elements");

@@ -396,3 +396,34 @@ int np_cpulist_count(const char *cpulist)
 	np_cpuset_free(s);
 	return n;
 }
+
+const char *np_json_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+double np_json_real(json_t *o, const char *key)
+{
+	json_t *x = json_object_get(o, key);
+
+	return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+bool np_json_num(json_t *o, const char *key, double *out)
+{
+	double v = np_json_real(o, key);
+
+	if (!isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool np_json_streq(json_t *o, const char *key, const char *s)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v && s && strcmp(v, s) == 0;
+}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <jansson.h>
 
 #include "np_error.h"
 
@@ -67,5 +68,13 @@ bool np_parse_size(const char *s, unsigned long long *out);
 char *np_cpulist_plus(const char *cpulist);
 /* Number of CPUs in a cpulist, or -1 when malformed. */
 int np_cpulist_count(const char *cpulist);
+
+/* Members of a JSON object that may be missing or of another type:
+ * np_json_str gives "" then, np_json_real NAN, np_json_num false (and a
+ * number only when finite), np_json_streq false. */
+const char *np_json_str(json_t *o, const char *key);
+double np_json_real(json_t *o, const char *key);
+bool np_json_num(json_t *o, const char *key, double *out);
+bool np_json_streq(json_t *o, const char *key, const char *s);
 
 #endif /* NP_RUN_UTIL_H */

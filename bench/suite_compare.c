@@ -1,13 +1,17 @@
 /*
- * run_suite_compare.c - any command under several placements and thread
- * counts: the bind-vs-unbind study (numactl --cpubind vs nothing).
+ * suite_compare.c - any command under several placements and thread
+ * counts: the bind-vs-unbind study (numactl --cpubind vs nothing), judged
+ * by wall time and the speed-up over no binding.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
+
+extern const np_suite_t np_suite_compare;
 
 /* Split a comma list into at most max items of a writable copy. */
 static unsigned split_list(char *s, char **items, unsigned max)
@@ -21,12 +25,12 @@ static unsigned split_list(char *s, char **items, unsigned max)
 	return n;
 }
 
-int np_suite_compare(np_run_ctx_t *c, np_error_t *err)
+static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	char *pol_copy, *thr_copy, *pols[16], *thrs[16];
 	char dflt_thr[32];
-	unsigned np, nt, i, j, nodes = np_run_nodes(c, 1);
+	unsigned np, nt, i, j, nodes = np_run_nodes(c, &np_suite_compare);
 	unsigned ntasks = o->ntasks ? o->ntasks : nodes;
 	np_sb_t cmd;
 	int rc = 0;
@@ -74,7 +78,7 @@ int np_suite_compare(np_run_ctx_t *c, np_error_t *err)
 			char name[96];
 			np_exp_t *e;
 			snprintf(name, sizeof(name), "compare.%s.t%u", pols[j], t);
-			e = np_exp_new(c, "compare", "cmd", name, "compare");
+			e = np_exp_new(c, np_suite_compare.name, "cmd", name, "compare");
 			if (!e) {
 				rc = np_error_set(err, -ENOMEM, "out of memory");
 				break;
@@ -97,3 +101,104 @@ out:
 	np_sb_free(&cmd);
 	return rc;
 }
+
+/* A command prints no figure: its wall time is the result, its exit
+ * status the validation. */
+static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+{
+	(void)c;
+	(void)e;
+	json_object_set_new(k->values, "wall_s", json_real(k->wall));
+	k->valid = k->rc == 0;
+	if (!k->valid)
+		snprintf(k->why, sizeof(k->why), "exit %d%s%s", k->rc, *k->errline ? ": " : "", k->errline);
+	return 0;
+}
+
+static const char *primary(const np_exp_t *e, bool *higher)
+{
+	(void)e;
+	*higher = false;
+	return "wall_s";
+}
+
+/* derived.speedup of each placement against 'none' at the same thread
+ * count (or the first policy when 'none' was not run), summary.compare */
+static void derive(json_t *exps, json_t *summary)
+{
+	json_t *e, *cmp = json_array();
+	size_t i;
+
+	json_array_foreach(exps, i, e) {
+		json_t *p = json_object_get(e, "params"), *f, *base = NULL;
+		size_t j;
+		double w, wb;
+		if (!np_suite_has(&np_suite_compare, e))
+			continue;
+		json_array_foreach(exps, j, f) {
+			json_t *q = json_object_get(f, "params");
+			if (!np_suite_has(&np_suite_compare, f) ||
+			    json_integer_value(json_object_get(q, "threads")) != json_integer_value(json_object_get(p, "threads")))
+				continue;
+			if (!base || np_json_streq(q, "policy", "none"))
+				base = f;
+			if (np_json_streq(q, "policy", "none"))
+				break;
+		}
+		w = np_rep_stat(e, "wall_s", "median");
+		wb = base ? np_rep_stat(base, "wall_s", "median") : NAN;
+		if (isfinite(w) && isfinite(wb) && w > 0)
+			json_object_set_new(json_object_get(e, "derived"), "speedup", json_real(wb / w));
+		json_array_append_new(cmp, json_pack("{s:s, s:I, s:o, s:o}", "policy", np_json_str(p, "policy"),
+		                      "threads", json_integer_value(json_object_get(p, "threads")),
+		                      "wall_s", isfinite(w) ? json_real(w) : json_null(),
+		                      "speedup", isfinite(w) && isfinite(wb) && w > 0 ? json_real(wb / w) : json_null()));
+	}
+	if (json_array_size(cmp))
+		json_object_set(summary, "compare", cmp);
+	json_decref(cmp);
+}
+
+static void tables(json_t *res, np_report_t *r)
+{
+	json_t *s = json_object_get(json_object_get(res, "summary"), "compare"), *e;
+	np_table_t *t;
+	size_t i;
+
+	if (!json_array_size(s))
+		return;
+	t = np_table_new(r, "compare", "Placement comparison: wall time and speed-up against no binding", 4,
+	                 "policy", "threads", "wall s (median)", "speed-up");
+	if (!t)
+		return;
+	json_array_foreach(s, i, e) {
+		char th[16], w[32], sp[32];
+		snprintf(th, sizeof(th), "%lld", (long long)json_integer_value(json_object_get(e, "threads")));
+		np_rep_fmt(w, sizeof(w), np_json_real(e, "wall_s"));
+		np_rep_fmt(sp, sizeof(sp), np_json_real(e, "speedup"));
+		np_table_row(t, np_json_str(e, "policy"), th, w, sp);
+	}
+}
+
+static void plots(json_t *res, np_sb_t *b)
+{
+	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_compare, .metric = "wall_s",
+	               .title = "Bind vs unbind: wall time", .ylabel = "seconds (median)" });
+	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_compare, .metric = "speedup", .derived = true,
+	               .title = "Bind vs unbind: speed-up over no binding", .ylabel = "speed-up",
+	               .ref = 1.0, .reflabel = "unbound" });
+}
+
+const np_suite_t np_suite_compare = {
+	.name = "compare",
+	.summary = "any command under several policies and thread counts (after --)",
+	.command = true,
+	.kernels = (const char *const[]){ "cmd", NULL },
+	.generate = generate,
+	.parse = parse,
+	.each_output = true,
+	.primary = primary,
+	.derive = derive,
+	.tables = tables,
+	.plots = plots,
+};

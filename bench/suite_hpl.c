@@ -1,20 +1,25 @@
 /*
- * run_suite_hpl.c - HPL: N from a fraction of the allocated memory, P x Q
+ * suite_hpl.c - HPL: N from a fraction of the allocated memory, P x Q
  * near-square from the rank count, efficiency against the topology Rpeak.
- * Runs numaplan-hpl, or an external xhpl (--xhpl) with a generated HPL.dat.
+ * Runs numaplan-hpl, or an external xhpl (--xhpl) with a generated HPL.dat
+ * whose text report is parsed.
  */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
+
+extern const np_suite_t np_suite_hpl;
 
 /* P <= Q, P the largest divisor of n not above sqrt(n): HPL prefers flat
  * grids slightly wider than tall. */
-void np_hpl_grid(unsigned n, unsigned *p, unsigned *q)
+static void hpl_grid(unsigned n, unsigned *p, unsigned *q)
 {
 	unsigned i, best = 1;
 
@@ -26,7 +31,7 @@ void np_hpl_grid(unsigned n, unsigned *p, unsigned *q)
 }
 
 /* N = sqrt(fraction x bytes / 8), rounded down to a multiple of NB. */
-unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb)
+static unsigned long n_from_memory(unsigned long long bytes, double fraction, unsigned nb)
 {
 	double n = sqrt(fraction * (double)bytes / 8.0);
 	unsigned long ni = (unsigned long)n;
@@ -106,10 +111,10 @@ static int write_hpl_dat(const char *dir, unsigned long n, unsigned nb, unsigned
 	return rc;
 }
 
-int np_suite_hpl(np_run_ctx_t *c, np_error_t *err)
+static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
-	unsigned nodes = np_run_nodes(c, 1);
+	unsigned nodes = np_run_nodes(c, &np_suite_hpl);
 	unsigned per_node = o->ntasks ? (o->ntasks + nodes - 1) / nodes : c->topo->ncores;
 	unsigned ntasks = o->ntasks ? o->ntasks : per_node * nodes;
 	unsigned nb = o->nb ? o->nb : 192, p, q;
@@ -134,11 +139,11 @@ int np_suite_hpl(np_run_ctx_t *c, np_error_t *err)
 			mem = node_memory(c->topo);
 		if (!mem)
 			return np_error_set(err, -EINVAL, "hpl: the node's memory is unknown: give --mem or --size N");
-		n = np_hpl_n_from_memory(mem * nodes, frac, nb);
+		n = n_from_memory(mem * nodes, frac, nb);
 	}
-	np_hpl_grid(ntasks, &p, &q);
+	hpl_grid(ntasks, &p, &q);
 	snprintf(name, sizeof(name), "hpl.%un", nodes);
-	e = np_exp_new(c, "hpl", o->xhpl ? "xhpl" : "hpl", name, "hpl");
+	e = np_exp_new(c, np_suite_hpl.name, o->xhpl ? "xhpl" : "hpl", name, "hpl");
 	if (!e)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	e->nodes = nodes;
@@ -182,3 +187,149 @@ int np_suite_hpl(np_run_ctx_t *c, np_error_t *err)
 	json_object_set_new(e->params, "rpeak_gflops", json_real(c->rpeak.gflops * nodes));
 	return e->cmd && e->desc ? 0 : np_error_set(err, -ENOMEM, "out of memory");
 }
+
+/* HPL's text: "WR11C2R4  N  NB  P  Q  Time  Gflops" and the residual line. */
+static int parse_xhpl(np_kout_t *k)
+{
+	const char *p = k->text;
+	bool have = false, passed = false, failed = false;
+	double N = 0, t = 0, res = -1;
+
+	for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		char tag[32];
+		double nb, pp, qq, tm, gf;
+		if (sscanf(p, "%31s %lf %lf %lf %lf %lf %lf", tag, &N, &nb, &pp, &qq, &tm, &gf) == 7 &&
+		    tag[0] == 'W' && tag[1] == 'R') {
+			have = true;
+			t = tm;
+		}
+		if (strncmp(p, "||Ax-b||_oo", 11) == 0) {
+			const char *eq = strchr(p, '=');
+			const char *nlp = strchr(p, '\n');
+			size_t len = nlp ? (size_t)(nlp - p) : strlen(p);
+			if (eq)
+				res = atof(eq + 1);
+			if (memmem(p, len, "PASSED", 6))
+				passed = true;
+			if (memmem(p, len, "FAILED", 6))
+				failed = true;
+		}
+	}
+	if (!have || t <= 0) {
+		snprintf(k->why, sizeof(k->why), "no HPL result line (WR...) in the xhpl output");
+		return -1;
+	}
+	/* recomputed, not copied: HPL rounds Gflops to 3 significant digits */
+	json_object_set_new(k->values, "gflops", json_real((2.0 / 3.0 * N * N * N + 1.5 * N * N) / t / 1e9));
+	json_object_set_new(k->values, "seconds", json_real(t));
+	if (res >= 0)
+		json_object_set_new(k->values, "residual", json_real(res));
+	k->valid = passed && !failed;
+	if (!k->valid)
+		snprintf(k->why, sizeof(k->why), "HPL residual check %s", failed ? "FAILED" : "missing");
+	return 0;
+}
+
+static int parse_hpl(np_kout_t *k)
+{
+	json_t *j = np_kout_json(k, "gflops");
+	double g, s, r;
+
+	if (!j)
+		return -1;
+	if (!np_json_num(j, "gflops", &g) || !np_json_num(j, "seconds", &s)) {
+		snprintf(k->why, sizeof(k->why), "no gflops/seconds in the output");
+		json_decref(j);
+		return -1;
+	}
+	json_object_set_new(k->values, "gflops", json_real(g));
+	json_object_set_new(k->values, "seconds", json_real(s));
+	if (np_json_num(j, "residual", &r))
+		json_object_set_new(k->values, "residual", json_real(r));
+	k->valid = json_is_true(json_object_get(j, "passed"));
+	if (!k->valid)
+		snprintf(k->why, sizeof(k->why), "HPL residual check FAILED");
+	json_decref(j);
+	return 0;
+}
+
+static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+{
+	json_t *g;
+	int rc = strcmp(e->kernel, "xhpl") == 0 ? parse_xhpl(k) : parse_hpl(k);
+
+	/* efficiency is a figure of each run: Gflops / Rpeak of its nodes */
+	g = json_object_get(k->values, "gflops");
+	if (rc == 0 && json_is_number(g) && c->rpeak.gflops > 0)
+		json_object_set_new(k->values, "efficiency",
+		                    json_real(json_number_value(g) / (c->rpeak.gflops * e->nodes)));
+	return rc;
+}
+
+static const char *primary(const np_exp_t *e, bool *higher)
+{
+	(void)e;
+	*higher = true;
+	return "gflops";
+}
+
+static void tables(json_t *res, np_report_t *r)
+{
+	json_t *e, *rp = json_object_get(res, "rpeak");
+	np_table_t *t = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "experiments"), i, e) {
+		json_t *p = json_object_get(e, "params");
+		char n[32], nb[16], pq[32], g[32], rpk[32], ef[32];
+		if (!np_suite_has(&np_suite_hpl, e))
+			continue;
+		if (!t)
+			t = np_table_new(r, "hpl", "HPL: efficiency = Gflops / Rpeak", 7, "experiment", "N", "NB",
+			                 "P x Q", "Gflops (median)", "Rpeak GFLOPS", "efficiency");
+		if (!t)
+			return;
+		snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(p, "n")));
+		snprintf(nb, sizeof(nb), "%lld", (long long)json_integer_value(json_object_get(p, "nb")));
+		snprintf(pq, sizeof(pq), "%lld x %lld", (long long)json_integer_value(json_object_get(p, "p")),
+		         (long long)json_integer_value(json_object_get(p, "q")));
+		np_rep_fmt(g, sizeof(g), np_rep_stat(e, "gflops", "median"));
+		np_rep_fmt(rpk, sizeof(rpk), json_number_value(json_object_get(rp, "gflops_per_node")) *
+		           json_integer_value(json_object_get(e, "nodes")));
+		np_rep_fmt(ef, sizeof(ef), np_rep_stat(e, "efficiency", "median"));
+		np_table_row(t, np_json_str(e, "name"), n, nb, pq, g, rpk, ef);
+	}
+}
+
+static void plots(json_t *res, np_sb_t *b)
+{
+	json_t *e;
+	size_t i;
+	bool one = false;
+
+	/* Rpeak is per node: a reference line only where a 1-node run is */
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		if (np_suite_has(&np_suite_hpl, e) && np_json_streq(e, "kernel", "hpl") &&
+		    json_integer_value(json_object_get(e, "nodes")) == 1)
+			one = true;
+	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_hpl, .kernel = "hpl", .metric = "gflops",
+	               .title = "HPL Gflops", .ylabel = "GFLOPS", .reflabel = "Rpeak (1 node)",
+	               .ref = one ? json_number_value(json_object_get(json_object_get(res, "rpeak"),
+	                                                              "gflops_per_node")) : 0 });
+	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_hpl, .kernel = "xhpl", .metric = "gflops",
+	               .title = "HPL Gflops (xhpl)", .ylabel = "GFLOPS" });
+}
+
+const np_suite_t np_suite_hpl = {
+	.name = "hpl",
+	.summary = "HPL with every core, N from the memory, efficiency against Rpeak",
+	.rpeak = true,
+	.kernels = (const char *const[]){ "hpl", "xhpl", NULL },
+	.programs = (const char *const[]){ "numaplan-hpl", NULL },
+	.metrics = (const np_metric_t[]){ { "gflops", "GFLOPS", "HPL" }, { NULL, NULL, NULL } },
+	.generate = generate,
+	.parse = parse,
+	.primary = primary,
+	.tables = tables,
+	.plots = plots,
+};

@@ -1,17 +1,19 @@
 /*
- * run_suite_util.c - what several suites need from the topology.
+ * suite_util.c - what several suites need from the topology.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
 
-unsigned np_run_nodes(const np_run_ctx_t *c, unsigned dflt)
+unsigned np_run_nodes(const np_run_ctx_t *c, const np_suite_t *s)
 {
 	if (c->opts->mode == NP_MODE_LOCAL)
 		return 1;
-	return c->opts->nodes ? c->opts->nodes : dflt;
+	if (c->opts->nodes)
+		return c->opts->nodes;
+	return s && s->nodes ? s->nodes : 1;
 }
 
 /* One PU per core: STREAM and friends run a thread per core, and the

@@ -1,17 +1,20 @@
 /*
- * run_suite_wrf.c - WRF from a run directory the user prepared (wrf.exe,
+ * suite_wrf.c - WRF from a run directory the user prepared (wrf.exe,
  * namelist.input, wrfinput/wrfbdy).  Sets the MPI decomposition and the
  * tiling in namelist.input (the original is kept as namelist.input.orig),
- * runs it, and the results parse rsl.error.0000 of every repetition.
+ * runs it, and the results parse rsl.error.0000 of every repetition
+ * (wrf_parse.c).  --parse-only adopts an existing rsl.error.0000.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "run.h"
 #include "run_util.h"
+#include "suite.h"
 #include "wrf_parse.h"
+
+extern const np_suite_t np_suite_wrf;
 
 /* Rewrite &domains with nproc_x/nproc_y and numtiles set: drop their old
  * lines and add the new ones right after the group header. */
@@ -69,10 +72,10 @@ out:
 	return rc;
 }
 
-int np_suite_wrf(np_run_ctx_t *c, np_error_t *err)
+static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
-	unsigned nodes = np_run_nodes(c, 1);
+	unsigned nodes = np_run_nodes(c, &np_suite_wrf);
 	unsigned threads = o->tiles && o->tiles > 1 ? o->tiles : 1;
 	unsigned per_node = o->ntasks ? o->ntasks / nodes : c->topo->ncores / threads;
 	const char *exe = o->wrf_exe ? o->wrf_exe : "wrf.exe";
@@ -109,7 +112,7 @@ int np_suite_wrf(np_run_ctx_t *c, np_error_t *err)
 	    (rc = set_namelist(dir, o->nproc_x, o->nproc_y, o->tiles, err)) < 0)
 		goto out;
 	snprintf(name, sizeof(name), "wrf.%un", nodes);
-	e = np_exp_new(c, "wrf", "wrf", name, "wrf");
+	e = np_exp_new(c, np_suite_wrf.name, "wrf", name, "wrf");
 	if (!e) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto out;
@@ -119,6 +122,7 @@ int np_suite_wrf(np_run_ctx_t *c, np_error_t *err)
 	e->threads = threads;
 	e->mpi = true;
 	e->workdir = strdup(dir);
+	e->keep = strdup("rsl.error.0000");
 	e->cmd = np_strdup_printf("./%s", exe);
 	e->desc = np_strdup_printf("%u ranks x %u threads per node on %u node(s)%s", per_node, threads, nodes,
 	                           threads > 1 ? " (dm+sm, tiled)" : " (dmpar)");
@@ -141,3 +145,132 @@ out:
 	free(nlpath);
 	return rc;
 }
+
+/* --parse-only: the existing rsl.error.0000 becomes repetition 1. */
+static int adopt(np_run_ctx_t *c, np_error_t *err)
+{
+	const np_run_opts_t *o = c->opts;
+	char *src, *text, *dst, *rcf, *raw;
+	np_exp_t *e;
+	int rc;
+
+	if (!o->wrf_dir)
+		return np_error_set(err, -EINVAL, "--parse-only needs --wrf-dir DIR holding rsl.error.0000");
+	src = np_strdup_printf("%s/rsl.error.0000", o->wrf_dir);
+	text = src ? np_read_file(src, NULL, err) : NULL;
+	free(src);
+	if (!text)
+		return err->code ? err->code : -ENOMEM;
+	e = np_exp_new(c, np_suite_wrf.name, "wrf", "wrf.parse", "wrf");
+	raw = np_strdup_printf("%s/raw", c->outdir);
+	dst = np_strdup_printf("%s/raw/wrf.parse.r1.rsl.error.0000", c->outdir);
+	rcf = np_strdup_printf("%s/raw/wrf.parse.r1.rc", c->outdir);
+	rc = -ENOMEM;
+	if (e && raw && dst && rcf) {
+		char *dir = np_abspath(o->wrf_dir), *nlp = np_strdup_printf("%s/namelist.input", o->wrf_dir);
+		char *nl = nlp ? np_read_file(nlp, NULL, NULL) : NULL;
+		e->desc = np_strdup_printf("existing output of %s", o->wrf_dir);
+		e->cmd = strdup("(parsed only)");
+		json_object_set_new(e->params, "wrf_dir", json_string(dir ? dir : o->wrf_dir));
+		if (nl)
+			json_object_set_new(e->params, "radt", json_real(np_wrf_namelist_radt(nl)));
+		free(nl);
+		free(nlp);
+		free(dir);
+		rc = np_mkdirs(raw, err);
+		if (!rc)
+			rc = np_write_file(dst, text, false, err);
+		if (!rc)
+			rc = np_write_file(rcf, "rc=0 start=0 end=0\n", false, err);
+	} else {
+		np_error_set(err, rc, "out of memory");
+	}
+	free(text);
+	free(raw);
+	free(dst);
+	free(rcf);
+	return rc;
+}
+
+/* One record per repetition, from the rsl.error.0000 the step kept. */
+static void collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, const np_step_t *st, json_t *runs)
+{
+	char *rel = np_strdup_printf("raw/%s.r%u.rsl.error.0000", e->name, rep);
+	char *text = rel ? np_run_read(c, rel) : NULL;
+	json_t *r = np_run_record(rep, "all", st), *v = json_object_get(r, "values");
+	double radt = json_number_value(json_object_get(e->params, "radt"));
+	unsigned dom = c->opts->wrf_domain ? c->opts->wrf_domain : 1;
+	np_wrf_result_t w;
+	np_error_t err;
+
+	np_error_clear(&err);
+	json_object_set_new(r, "output", json_string(rel ? rel : ""));
+	if (!text) {
+		np_run_record_status(r, false, st->ran ? "no rsl.error.0000" : "did not run");
+	} else if (np_wrf_parse(text, dom, radt, &w, &err) < 0) {
+		np_run_record_status(r, false, err.msg);
+	} else {
+		json_object_set_new(v, "mean_step_s", json_real(w.mean_step));
+		json_object_set_new(v, "mean_step_plain_s", json_real(w.mean_step_plain));
+		if (w.speed > 0)
+			json_object_set_new(v, "speed", json_real(w.speed));
+		json_object_set_new(r, "wrf", np_wrf_result_to_json(&w));
+		if (!w.success)
+			np_run_record_status(r, false, "no SUCCESS COMPLETE WRF in rsl.error.0000");
+		else if (st->ran && st->rc != 0)
+			np_run_record_status(r, false, "wrf.exe exited non-zero");
+		else
+			np_run_record_status(r, true, NULL);
+		np_wrf_result_free(&w);
+	}
+	json_array_append_new(runs, r);
+	free(text);
+	free(rel);
+}
+
+static const char *primary(const np_exp_t *e, bool *higher)
+{
+	(void)e;
+	*higher = false;
+	return "mean_step_s";
+}
+
+static void tables(json_t *res, np_report_t *r)
+{
+	json_t *e;
+	np_table_t *t = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "experiments"), i, e) {
+		char a[32], b[32], c[32];
+		if (!np_suite_has(&np_suite_wrf, e))
+			continue;
+		if (!t)
+			t = np_table_new(r, "wrf", "WRF: mean seconds per step (first step excluded)", 4, "experiment",
+			                 "all steps", "without radiation/output steps", "simulated s per wall s");
+		if (!t)
+			return;
+		np_rep_fmt(a, sizeof(a), np_rep_stat(e, "mean_step_s", "median"));
+		np_rep_fmt(b, sizeof(b), np_rep_stat(e, "mean_step_plain_s", "median"));
+		np_rep_fmt(c, sizeof(c), np_rep_stat(e, "speed", "median"));
+		np_table_row(t, np_json_str(e, "name"), a, b, c);
+	}
+}
+
+static void plots(json_t *res, np_sb_t *b)
+{
+	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_wrf, .metric = "mean_step_s",
+	               .title = "WRF mean seconds per step", .ylabel = "seconds" });
+}
+
+const np_suite_t np_suite_wrf = {
+	.name = "wrf",
+	.summary = "WRF from a prepared run directory: seconds per step",
+	.kernels = (const char *const[]){ "wrf", NULL },
+	.generate = generate,
+	.adopt = adopt,
+	.collect = collect,
+	.primary = primary,
+	.tables = tables,
+	.plots = plots,
+};
