@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "numaplan.h"
+#include "optable.h"
 #include "rpeak.h"
 
 typedef enum np_run_mode {
@@ -20,11 +21,15 @@ typedef enum np_run_mode {
 
 struct np_suite;
 
+/* The options of every suite are the suites' own (suite.h); these are
+ * the core's, described by the table in run_options.c. */
 typedef struct np_run_opts {
 	const struct np_suite *suite;
 	np_run_mode_t mode;
+	bool local, inline_run;     /* --local, --inline: make mode */
 	bool dry_run;
 	bool quiet;
+	bool help;
 	unsigned nodes;             /* 0: the suite's default */
 	unsigned ntasks;            /* 0: every core of every node */
 	unsigned repeat;
@@ -32,36 +37,22 @@ typedef struct np_run_opts {
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
 	const char *policy;         /* NULL: the suite's default */
-	const char *policies;       /* compare */
-	const char *threads;        /* compare: "1,2" */
 	const char *topology;       /* compute node topology XML, NULL: live */
 	const char *cpuset;         /* restrict the planner to these CPUs */
-	const char *size;           /* the suite's size (run SUITE --size) */
-	const char *stream_size;    /* STREAM elements */
-	const char *hpl_n;          /* HPL N */
-	const char *himeno_size;    /* XS S M L XL */
-	const char *osu_max;        /* largest message */
-	unsigned iterations;
-	unsigned nb;
-	double mem_fraction;
-	const char *mem;            /* memory per node for HPL sizing */
-	const char *xhpl;
-	const char *wrf_dir;
-	const char *wrf_exe;
-	unsigned nproc_x, nproc_y, tiles, wrf_domain;
-	bool parse_only;
-	unsigned pairs;             /* osu mbw_mr pairs per node */
+	const char *size;           /* the suite's size (its size_opt) */
+	bool parse_only;            /* the suite adopts existing output */
 	const char *srun_mpi;       /* srun --mpi= value */
+	const char *bind_via;       /* masks or plugin */
 	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
 	bool exclusive;
 	double outlier_pct;
-	const char **sbatch_args;
-	unsigned nsbatch_args;
+	np_optlist_t sbatch_args;
 	np_rpeak_opts_t rpeak;
-	char **cmd;                 /* compare: the command after -- */
+	char **cmd;                 /* the command after -- */
 	unsigned ncmd;
 	char *cmdline;              /* how run was invoked, for the record */
 	const char *collect;        /* --collect DIR: results from an existing run */
+	void **sopts;               /* each suite's option struct, in registry order */
 } np_run_opts_t;
 
 /* One experiment: a kernel under one placement, repeated opts->repeat
@@ -124,10 +115,15 @@ unsigned np_run_nodes(const np_run_ctx_t *c, const struct np_suite *s);
 /* "0-3,8" of the first PU of every allowed core in a cpuset */
 char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores);
 
-/* Options */
+/* Options: 0, 1 for --help, or -errno with err set. */
 int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err);
+/* Every suite's option struct with its defaults (also for --collect). */
+int np_run_opts_init(np_run_opts_t *o, np_error_t *err);
 void np_run_opts_free(np_run_opts_t *o);
 void np_run_usage(FILE *f);
+/* run.json: the options marked NP_OPTF_RECORD, and back. */
+void np_run_opts_record(const np_run_opts_t *o, json_t *meta);
+void np_run_opts_restore(np_run_opts_t *o, json_t *meta);
 /* Build a context (topology, output directory) and the suite's experiments. */
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err);
 void np_run_ctx_free(np_run_ctx_t *c);

@@ -20,11 +20,12 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 	json_t *m;
 	int rc = 0;
 
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s?, s:f, s:i, s:o}", "suite", o->suite->name, "repeat", (int)o->repeat,
+	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s?, s:f, s:o}", "suite", o->suite->name, "repeat", (int)o->repeat,
 	              "mode", o->mode == NP_MODE_LOCAL ? "local" : o->mode == NP_MODE_INLINE ? "inline" : "slurm",
 	              "command", o->cmdline ? o->cmdline : "", "topology", topo, "cpuset", o->cpuset,
-	              "outlier_pct", o->outlier_pct, "wrf_domain", (int)o->wrf_domain,
-	              "rpeak", np_rpeak_to_json(&c->rpeak, 1));
+	              "outlier_pct", o->outlier_pct, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
+	if (m)
+		np_run_opts_record(o, m);      /* the suites' options the results depend on */
 	if (!m || !path || json_dump_file(m, path, JSON_INDENT(2)) != 0)
 		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "run.json");
 	json_decref(m);
@@ -90,7 +91,7 @@ int np_run_collect(const np_run_opts_t *in)
 	o.outlier_pct = json_number_value(json_object_get(meta, "outlier_pct"));
 	if (in->outlier_pct != 10)
 		o.outlier_pct = in->outlier_pct;        /* given on this command line */
-	o.wrf_domain = (unsigned)json_integer_value(json_object_get(meta, "wrf_domain"));
+	np_run_opts_restore(&o, meta);
 	{
 		const char *m = json_string_value(json_object_get(meta, "mode"));
 		o.mode = m && strcmp(m, "local") == 0 ? NP_MODE_LOCAL : m && strcmp(m, "inline") == 0 ? NP_MODE_INLINE

@@ -85,7 +85,7 @@ static int write_experiments(np_run_ctx_t *c, np_error_t *err)
 	return rc;
 }
 
-/* The suites that can adopt existing output: "wrf", "a or b". */
+/* The suites that can adopt existing output, as "a or b". */
 static char *adopters(void)
 {
 	np_sb_t b;

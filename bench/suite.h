@@ -2,7 +2,8 @@
  * suite.h - the suite registry: what `numaplan run SUITE` can run.
  *
  * A suite is described once, in its own file (suite_NAME.c), by one
- * np_suite_t: its name, how it turns the topology into experiments, how it
+ * np_suite_t: its name, its own options (a table over its own struct, see
+ * optable.h), how it turns the topology into experiments, how it
  * reads the outputs of the kernels it owns, the figure an experiment is
  * judged by and in which direction, and what it adds to results.json and
  * to the reports.  The run, report and accept core knows suites only
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
+#include "optable.h"
 #include "report.h"
 #include "run.h"
 
@@ -44,11 +46,19 @@ typedef struct np_suite {
 	const char *name;
 	const char *summary;        /* one line for `numaplan run --help` */
 	unsigned nodes;             /* default node count; 0 means 1 */
-	bool command;               /* takes a command after -- */
+	bool command;               /* runs the command given after -- (required) */
 	bool rpeak;                 /* `run` prints the Rpeak it judges by */
 	const char *const *kernels; /* kernels whose outputs it reads; NULL-ended */
 	const char *const *programs;/* bundled programs it runs (software record) */
 	const np_metric_t *metrics; /* named figures; NULL-ended by name */
+
+	/* Its options: a table over a struct of opts_size bytes, which the
+	 * run holds for every suite with the defaults and the values given
+	 * (np_suite_opts).  An option may be declared by several suites
+	 * (--iterations): each gets the value. */
+	const np_optdef_t *opts;
+	size_t opts_size;
+	const char *size_opt;       /* the option --size means, or NULL */
 
 	/* Append the suite's experiments for the topology to c->exps. */
 	int (*generate)(np_run_ctx_t *c, np_error_t *err);
@@ -79,6 +89,8 @@ typedef struct np_suite {
 extern const np_suite_t *const np_suites[];
 
 const np_suite_t *np_suite_find(const char *name);
+/* The values of a suite's options in a run (its struct). */
+const void *np_suite_opts(const np_run_opts_t *o, const np_suite_t *s);
 /* The suite that reads a kernel's outputs, or NULL. */
 const np_suite_t *np_suite_of_kernel(const char *kernel);
 /* Whether an experiment of results.json is one of the suite's. */

@@ -13,6 +13,13 @@
 
 extern const np_suite_t np_suite_compare;
 
+typedef struct compare_opts {
+	const char *policies;
+	const char *threads;        /* NULL: 1 and every core of a task */
+} compare_opts_t;
+
+#define MAXLIST 16
+
 /* Split a comma list into at most max items of a writable copy. */
 static unsigned split_list(char *s, char **items, unsigned max)
 {
@@ -25,26 +32,58 @@ static unsigned split_list(char *s, char **items, unsigned max)
 	return n;
 }
 
+/* Every item of a --policies or --threads list; 0, or -EINVAL with err
+ * naming the item. */
+static int check_list(const char *opt, const char *val, np_error_t *err)
+{
+	char *copy = strdup(val), *items[MAXLIST];
+	unsigned n, i;
+	int rc = 0;
+
+	if (!copy)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	n = split_list(copy, items, MAXLIST);
+	if (n == 0)
+		rc = np_error_set(err, -EINVAL, "compare: empty %s", opt);
+	for (i = 0; i < n && !rc; i++) {
+		np_policy_t p;
+		unsigned t;
+		if (strcmp(opt, "--threads") == 0 && (!np_parse_uint(items[i], &t) || t == 0))
+			rc = np_error_set(err, -EINVAL, "compare: bad thread count '%s' in --threads", items[i]);
+		else if (strcmp(opt, "--policies") == 0 && np_policy_parse(items[i], &p) < 0)
+			rc = np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", items[i], np_policy_list());
+	}
+	free(copy);
+	return rc;
+}
+
+static const np_optdef_t options[] = {
+	{ .name = "policies", .kind = NP_OPT_STR, .off = offsetof(compare_opts_t, policies), .arg = "LIST",
+	  .help = "policies to compare", .dflt = "none,compact,spread", .check = check_list },
+	{ .name = "threads", .kind = NP_OPT_STR, .off = offsetof(compare_opts_t, threads), .arg = "LIST",
+	  .help = "threads per task (default 1 and every core of a task)", .check = check_list },
+	{ .name = NULL },
+};
+
 static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
-	char *pol_copy, *thr_copy, *pols[16], *thrs[16];
+	const compare_opts_t *co = np_suite_opts(o, &np_suite_compare);
+	char *pol_copy, *thr_copy, *pols[MAXLIST], *thrs[MAXLIST];
 	char dflt_thr[32];
 	unsigned np, nt, i, j, nodes = np_run_nodes(c, &np_suite_compare);
 	unsigned ntasks = o->ntasks ? o->ntasks : nodes;
 	np_sb_t cmd;
 	int rc = 0;
 
-	if (o->ncmd == 0)
-		return np_error_set(err, -EINVAL, "compare needs a command: numaplan run compare [options] -- CMD [ARGS]");
 	if (ntasks % nodes)
 		return np_error_set(err, -EINVAL, "--ntasks %u is not a multiple of --nodes %u", ntasks, nodes);
 	if (c->topo->ncores > 1)
 		snprintf(dflt_thr, sizeof(dflt_thr), "1,%u", c->topo->ncores / (ntasks / nodes ? ntasks / nodes : 1));
 	else
 		snprintf(dflt_thr, sizeof(dflt_thr), "1");
-	pol_copy = strdup(o->policies ? o->policies : "none,compact,spread");
-	thr_copy = strdup(o->threads ? o->threads : dflt_thr);
+	pol_copy = strdup(co->policies);
+	thr_copy = strdup(co->threads ? co->threads : dflt_thr);
 	np_sb_init(&cmd);
 	for (i = 0; i < o->ncmd; i++) {
 		if (i)
@@ -55,19 +94,9 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	np = split_list(pol_copy, pols, 16);
-	nt = split_list(thr_copy, thrs, 16);
-	if (np == 0 || nt == 0) {
-		rc = np_error_set(err, -EINVAL, "compare: empty --policies or --threads");
-		goto out;
-	}
-	for (j = 0; j < np; j++) {
-		np_policy_t pp;
-		if (np_policy_parse(pols[j], &pp) < 0) {
-			rc = np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", pols[j], np_policy_list());
-			goto out;
-		}
-	}
+	/* the lists given were checked when parsed (check_list), not the default */
+	np = split_list(pol_copy, pols, MAXLIST);
+	nt = split_list(thr_copy, thrs, MAXLIST);
 	for (i = 0; i < nt && !rc; i++) {
 		unsigned t;
 		if (!np_parse_uint(thrs[i], &t) || t == 0) {
@@ -194,6 +223,8 @@ const np_suite_t np_suite_compare = {
 	.summary = "any command under several policies and thread counts (after --)",
 	.command = true,
 	.kernels = (const char *const[]){ "cmd", NULL },
+	.opts = options,
+	.opts_size = sizeof(compare_opts_t),
 	.generate = generate,
 	.parse = parse,
 	.each_output = true,

@@ -13,9 +13,24 @@
 
 extern const np_suite_t np_suite_himeno;
 
+typedef struct himeno_opts {
+	const char *size;           /* grid: XS S M L XL */
+	unsigned iterations;        /* 0: the kernel sizes its run to 60 s */
+} himeno_opts_t;
+
+static const np_optdef_t options[] = {
+	{ .name = "himeno-size", .kind = NP_OPT_CHOICE, .off = offsetof(himeno_opts_t, size),
+	  .arg = "XS..XL", .help = "Himeno grid", .dflt = "M", .want = "XS, S, M, L or XL",
+	  .choices = "XS|S|M|L|XL" },
+	{ .name = "iterations", .kind = NP_OPT_UINT, .off = offsetof(himeno_opts_t, iterations), .arg = "N",
+	  .help = "Himeno iterations", .min = 1, .want = "a positive integer" },
+	{ .name = NULL },
+};
+
 static int add_run(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
+	const himeno_opts_t *ho = np_suite_opts(o, &np_suite_himeno);
 	unsigned per_node = o->ntasks ? o->ntasks : c->topo->ncores;
 	const char *policy = o->policy ? o->policy : "compact";
 	char name[64];
@@ -32,11 +47,11 @@ static int add_run(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 	e->desc = np_strdup_printf("%u ranks per node on %u node(s), policy %s", per_node, nodes, policy);
 	np_sb_init(&b);
 	np_sb_add(&b, "numaplan-himeno --json --size ");
-	np_sb_shq(&b, o->himeno_size ? o->himeno_size : "M");
-	if (o->iterations)
-		np_sb_printf(&b, " --iterations %u", o->iterations);
+	np_sb_shq(&b, ho->size);
+	if (ho->iterations)
+		np_sb_printf(&b, " --iterations %u", ho->iterations);
 	e->cmd = np_sb_take(&b);
-	json_object_set_new(e->params, "size", json_string(o->himeno_size ? o->himeno_size : "M"));
+	json_object_set_new(e->params, "size", json_string(ho->size));
 	json_object_set_new(e->params, "ranks_per_node", json_integer(per_node));
 	if (!e->cmd || !e->desc)
 		return np_error_set(err, -ENOMEM, "out of memory");
@@ -48,10 +63,6 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	unsigned nodes = np_run_nodes(c, &np_suite_himeno), n;
 	int rc = 0;
 
-	const char *sz = c->opts->himeno_size;
-
-	if (sz && strcmp(sz, "XS") && strcmp(sz, "S") && strcmp(sz, "M") && strcmp(sz, "L") && strcmp(sz, "XL"))
-		return np_error_set(err, -EINVAL, "himeno: --size must be XS, S, M, L or XL, not '%s'", c->opts->himeno_size);
 	/* 1, 2, 4, ... and N itself */
 	for (n = 1; n < nodes && !rc; n *= 2)
 		rc = add_run(c, n, err);
@@ -158,6 +169,9 @@ const np_suite_t np_suite_himeno = {
 	.kernels = (const char *const[]){ "himeno", NULL },
 	.programs = (const char *const[]){ "numaplan-himeno", NULL },
 	.metrics = (const np_metric_t[]){ { "mflops", "MFLOPS", "Himeno" }, { NULL, NULL, NULL } },
+	.opts = options,
+	.opts_size = sizeof(himeno_opts_t),
+	.size_opt = "himeno-size",
 	.generate = generate,
 	.parse = parse,
 	.primary = primary,

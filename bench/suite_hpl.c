@@ -17,6 +17,33 @@
 
 extern const np_suite_t np_suite_hpl;
 
+typedef struct hpl_opts {
+	unsigned n;                 /* matrix order; 0: from the memory */
+	unsigned nb;
+	double mem_fraction;
+	unsigned long long mem;     /* memory per node; 0: the topology's */
+	const char *xhpl;           /* an external xhpl, or NULL */
+} hpl_opts_t;
+
+#define O(field) offsetof(hpl_opts_t, field)
+static const np_optdef_t options[] = {
+	{ .name = "hpl-n", .kind = NP_OPT_UINT, .off = O(n), .arg = "N",
+	  .help = "HPL matrix order (default: from the memory)", .min = 1,
+	  .want = "the matrix order N, a positive integer" },
+	{ .name = "nb", .kind = NP_OPT_UINT, .off = O(nb), .arg = "NB", .help = "HPL block size",
+	  .dflt = "192", .min = 1, .want = "a positive integer" },
+	{ .name = "mem-fraction", .kind = NP_OPT_DOUBLE, .off = O(mem_fraction), .arg = "F",
+	  .help = "fraction of the memory for the matrix", .dflt = "0.8", .max = 1,
+	  .want = "a number in (0, 1]" },
+	{ .name = "mem", .kind = NP_OPT_BYTES, .off = O(mem), .arg = "SIZE",
+	  .help = "memory per node to size N from (default: the topology's)",
+	  .want = "a size such as 64G" },
+	{ .name = "xhpl", .kind = NP_OPT_STR, .off = O(xhpl), .arg = "PATH",
+	  .help = "run this xhpl with a generated HPL.dat" },
+	{ .name = NULL },
+};
+#undef O
+
 /* P <= Q, P the largest divisor of n not above sqrt(n): HPL prefers flat
  * grids slightly wider than tall. */
 static void hpl_grid(unsigned n, unsigned *p, unsigned *q)
@@ -114,28 +141,22 @@ static int write_hpl_dat(const char *dir, unsigned long n, unsigned nb, unsigned
 static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
+	const hpl_opts_t *ho = np_suite_opts(o, &np_suite_hpl);
 	unsigned nodes = np_run_nodes(c, &np_suite_hpl);
 	unsigned per_node = o->ntasks ? (o->ntasks + nodes - 1) / nodes : c->topo->ncores;
 	unsigned ntasks = o->ntasks ? o->ntasks : per_node * nodes;
-	unsigned nb = o->nb ? o->nb : 192, p, q;
+	unsigned nb = ho->nb, p, q;
 	unsigned long long mem = 0;
-	unsigned long n = 0;
-	double frac = o->mem_fraction > 0 ? o->mem_fraction : 0.8;
+	unsigned long n = ho->n;
+	double frac = ho->mem_fraction;
 	char name[64];
 	np_exp_t *e;
 	int rc;
 
 	if (ntasks % nodes)
 		return np_error_set(err, -EINVAL, "--ntasks %u is not a multiple of --nodes %u", ntasks, nodes);
-	if (o->hpl_n) {
-		unsigned v;
-		if (!np_parse_uint(o->hpl_n, &v) || v == 0)
-			return np_error_set(err, -EINVAL, "hpl: --size must be the matrix order N, not '%s'", o->hpl_n);
-		n = v;
-	} else {
-		if (o->mem && !np_parse_size(o->mem, &mem))
-			return np_error_set(err, -EINVAL, "bad --mem '%s' (e.g. 64G)", o->mem);
-		if (!mem)
+	if (!n) {
+		if (!(mem = ho->mem))
 			mem = node_memory(c->topo);
 		if (!mem)
 			return np_error_set(err, -EINVAL, "hpl: the node's memory is unknown: give --mem or --size N");
@@ -143,7 +164,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	}
 	hpl_grid(ntasks, &p, &q);
 	snprintf(name, sizeof(name), "hpl.%un", nodes);
-	e = np_exp_new(c, np_suite_hpl.name, o->xhpl ? "xhpl" : "hpl", name, "hpl");
+	e = np_exp_new(c, np_suite_hpl.name, ho->xhpl ? "xhpl" : "hpl", name, "hpl");
 	if (!e)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	e->nodes = nodes;
@@ -154,16 +175,16 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", ntasks / nodes, 1, err);
 	if (rc < 0)
 		return rc;
-	if (o->xhpl) {
+	if (ho->xhpl) {
 		char *dir = np_strdup_printf("%s/xhpl", c->outdir);
-		char *abs = np_abspath(o->xhpl);
+		char *abs = np_abspath(ho->xhpl);
 		if (!dir || !abs || np_mkdirs(dir, err) < 0 || write_hpl_dat(dir, n, nb, p, q, err) < 0) {
 			free(dir);
 			free(abs);
 			return err->code ? err->code : -ENOMEM;
 		}
 		if (access(abs, X_OK) != 0) {
-			np_error_set(err, -ENOENT, "--xhpl %s is not an executable file", o->xhpl);
+			np_error_set(err, -ENOENT, "--xhpl %s is not an executable file", ho->xhpl);
 			free(dir);
 			free(abs);
 			return -ENOENT;
@@ -181,7 +202,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	json_object_set_new(e->params, "nb", json_integer(nb));
 	json_object_set_new(e->params, "p", json_integer(p));
 	json_object_set_new(e->params, "q", json_integer(q));
-	json_object_set_new(e->params, "memory_fraction", json_real(o->hpl_n ? 0 : frac));
+	json_object_set_new(e->params, "memory_fraction", json_real(ho->n ? 0 : frac));
 	if (mem)
 		json_object_set_new(e->params, "memory_per_node", json_integer((json_int_t)mem));
 	json_object_set_new(e->params, "rpeak_gflops", json_real(c->rpeak.gflops * nodes));
@@ -326,6 +347,9 @@ const np_suite_t np_suite_hpl = {
 	.rpeak = true,
 	.kernels = (const char *const[]){ "hpl", "xhpl", NULL },
 	.programs = (const char *const[]){ "numaplan-hpl", NULL },
+	.opts = options,
+	.opts_size = sizeof(hpl_opts_t),
+	.size_opt = "hpl-n",
 	.metrics = (const np_metric_t[]){ { "gflops", "GFLOPS", "HPL" }, { NULL, NULL, NULL } },
 	.generate = generate,
 	.parse = parse,

@@ -15,18 +15,35 @@
 
 extern const np_suite_t np_suite_osu;
 
+typedef struct osu_opts {
+	const char *max;            /* largest message, as numaplan-osu -m takes it */
+	unsigned iterations;        /* per message size; 0: the kernel's */
+	unsigned pairs;             /* mbw_mr pairs per domain; 0: every core */
+} osu_opts_t;
+
+static const np_optdef_t options[] = {
+	{ .name = "osu-max", .kind = NP_OPT_STR, .off = offsetof(osu_opts_t, max), .arg = "BYTES",
+	  .help = "largest OSU message" },
+	{ .name = "iterations", .kind = NP_OPT_UINT, .off = offsetof(osu_opts_t, iterations), .arg = "N",
+	  .help = "OSU iterations per message size", .min = 1, .want = "a positive integer" },
+	{ .name = "pairs", .kind = NP_OPT_UINT, .off = offsetof(osu_opts_t, pairs), .arg = "K",
+	  .help = "at most K mbw_mr pairs per domain", .min = 1, .want = "a positive integer" },
+	{ .name = NULL },
+};
+
 static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 {
+	const osu_opts_t *oo = np_suite_opts(c->opts, &np_suite_osu);
 	np_sb_t b;
 
 	np_sb_init(&b);
 	np_sb_printf(&b, "numaplan-osu %s --json", test);
-	if (c->opts->osu_max) {
+	if (oo->max) {
 		np_sb_add(&b, " -m ");
-		np_sb_shq(&b, c->opts->osu_max);
+		np_sb_shq(&b, oo->max);
 	}
-	if (c->opts->iterations)
-		np_sb_printf(&b, " -i %u", c->opts->iterations);
+	if (oo->iterations)
+		np_sb_printf(&b, " -i %u", oo->iterations);
 	return np_sb_take(&b);
 }
 
@@ -84,7 +101,7 @@ static np_exp_t *add(np_run_ctx_t *c, const char *test, const char *name, const 
 static int add_mbw(np_run_ctx_t *c, const char *what, const np_cpuset_t *within, unsigned nodes,
                    const char *hca, np_error_t *err)
 {
-	unsigned k = 0, i, max = c->opts->pairs;
+	unsigned k = 0, i, max = ((const osu_opts_t *)np_suite_opts(c->opts, &np_suite_osu))->pairs;
 	char *cpus[1024], name[96];
 	np_exp_t *e;
 	int pu;
@@ -377,6 +394,9 @@ const np_suite_t np_suite_osu = {
 	.nodes = 2,
 	.kernels = (const char *const[]){ "osu", NULL },
 	.programs = (const char *const[]){ "numaplan-osu", NULL },
+	.opts = options,
+	.opts_size = sizeof(osu_opts_t),
+	.size_opt = "osu-max",
 	.metrics = (const np_metric_t[]){ { "lat_8B_us", "us", "8-byte latency" },
 	                                  { "bw_max_mbps", "MB/s", "bandwidth" },
 	                                  { "rate_max", "messages/s", "message rate" },

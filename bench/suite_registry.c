@@ -13,13 +13,14 @@ extern const np_suite_t np_suite_stream, np_suite_osu, np_suite_himeno, np_suite
 /*
  * Adding a suite NAME touches three files:
  *   1. bench/suite_NAME.c (new): `const np_suite_t np_suite_NAME = {...}`
- *      with its name, generate hook, and the kernels it reads with their
- *      parse and primary hooks (see suite.h; suite_himeno.c is a short
- *      example);
+ *      with its name, its option table over its own struct, its generate
+ *      hook, and the kernels it reads with their parse and primary hooks
+ *      (see suite.h; suite_himeno.c is a short example);
  *   2. this table: the extern above and one entry below (the order is the
  *      order of `numaplan run --help`, of results and of report sections);
  *   3. bench/Makefile.am: suite_NAME.c in libnpbench_la_SOURCES.
- * Nothing in run, report or accept changes.  Its tests and a paragraph in
+ * Nothing in run, report or accept changes: `numaplan run --help` lists
+ * the suite and its options from the tables.  Its tests and a paragraph in
  * SUITES of man/numaplan-run.1 come with it.
  */
 const np_suite_t *const np_suites[] = {

@@ -15,16 +15,25 @@
 
 extern const np_suite_t np_suite_stream;
 
+typedef struct stream_opts {
+	unsigned size;              /* array elements; 0: the kernel's default */
+} stream_opts_t;
+
+static const np_optdef_t options[] = {
+	{ .name = "stream-size", .kind = NP_OPT_UINT, .off = offsetof(stream_opts_t, size), .arg = "E",
+	  .help = "STREAM array elements", .min = 1, .want = "a number of array elements" },
+	{ .name = NULL },
+};
+
 static char *stream_cmd(const np_run_ctx_t *c, unsigned threads)
 {
+	const stream_opts_t *so = np_suite_opts(c->opts, &np_suite_stream);
 	np_sb_t b;
 
 	np_sb_init(&b);
 	np_sb_printf(&b, "numaplan-stream --json --threads %u", threads);
-	if (c->opts->stream_size) {
-		np_sb_add(&b, " --size ");
-		np_sb_shq(&b, c->opts->stream_size);
-	}
+	if (so->size)
+		np_sb_printf(&b, " --size %u", so->size);
 	return np_sb_take(&b);
 }
 
@@ -32,6 +41,7 @@ static int add_domain(np_run_ctx_t *c, const char *name, const char *group, cons
                       const np_cpuset_t *within, const char *mems, const char *kind,
                       int numa_cpu, int numa_mem, np_error_t *err)
 {
+	const stream_opts_t *so = np_suite_opts(c->opts, &np_suite_stream);
 	unsigned ncores = 0, nodes = np_run_nodes(c, &np_suite_stream);
 	char *cpus = np_run_core_cpus(c->topo, within, &ncores);
 	np_exp_t *e;
@@ -61,8 +71,8 @@ static int add_domain(np_run_ctx_t *c, const char *name, const char *group, cons
 		json_object_set_new(e->params, "numa_cpu", json_integer(numa_cpu));
 	if (numa_mem >= 0)
 		json_object_set_new(e->params, "numa_mem", json_integer(numa_mem));
-	if (c->opts->stream_size)
-		json_object_set_new(e->params, "size", json_string(c->opts->stream_size));
+	if (so->size)
+		json_object_set_new(e->params, "size", json_sprintf("%u", so->size));
 	return e->cmd && e->desc ? 0 : np_error_set(err, -ENOMEM, "out of memory");
 }
 
@@ -307,6 +317,9 @@ const np_suite_t np_suite_stream = {
 	.kernels = (const char *const[]){ "stream", NULL },
 	.programs = (const char *const[]){ "numaplan-stream", NULL },
 	.metrics = (const np_metric_t[]){ { "triad_mbps", "MB/s", "Triad" }, { NULL, NULL, NULL } },
+	.opts = options,
+	.opts_size = sizeof(stream_opts_t),
+	.size_opt = "stream-size",
 	.generate = generate,
 	.parse = parse,
 	.primary = primary,

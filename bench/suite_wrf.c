@@ -16,6 +16,33 @@
 
 extern const np_suite_t np_suite_wrf;
 
+typedef struct wrf_opts {
+	const char *dir;            /* the run directory */
+	const char *exe;
+	unsigned nproc_x, nproc_y;  /* 0: WRF's own decomposition */
+	unsigned tiles;             /* OpenMP threads per rank; 0: none */
+	unsigned domain;            /* whose steps are timed */
+} wrf_opts_t;
+
+#define O(field) offsetof(wrf_opts_t, field)
+static const np_optdef_t options[] = {
+	{ .name = "wrf-dir", .kind = NP_OPT_STR, .off = O(dir), .arg = "DIR",
+	  .help = "the WRF run directory (wrf.exe, namelist.input, inputs)" },
+	{ .name = "wrf-exe", .kind = NP_OPT_STR, .off = O(exe), .arg = "NAME",
+	  .help = "the executable in it", .dflt = "wrf.exe" },
+	{ .name = "nproc-x", .kind = NP_OPT_UINT, .off = O(nproc_x), .arg = "X",
+	  .help = "nproc_x of &domains", .min = 1, .want = "a positive integer" },
+	{ .name = "nproc-y", .kind = NP_OPT_UINT, .off = O(nproc_y), .arg = "Y",
+	  .help = "nproc_y of &domains", .min = 1, .want = "a positive integer" },
+	{ .name = "tiles", .kind = NP_OPT_UINT, .off = O(tiles), .arg = "T",
+	  .help = "numtiles: OpenMP threads per rank", .min = 1, .want = "a positive integer" },
+	{ .name = "wrf-domain", .kind = NP_OPT_UINT, .off = O(domain), .arg = "D",
+	  .help = "the domain whose steps are timed", .dflt = "1", .min = 1, .want = "a positive integer",
+	  .flags = NP_OPTF_RECORD },
+	{ .name = NULL },
+};
+#undef O
+
 /* Rewrite &domains with nproc_x/nproc_y and numtiles set: drop their old
  * lines and add the new ones right after the group header. */
 static int set_namelist(const char *dir, unsigned px, unsigned py, unsigned tiles, np_error_t *err)
@@ -75,18 +102,19 @@ out:
 static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
+	const wrf_opts_t *wo = np_suite_opts(o, &np_suite_wrf);
 	unsigned nodes = np_run_nodes(c, &np_suite_wrf);
-	unsigned threads = o->tiles && o->tiles > 1 ? o->tiles : 1;
+	unsigned threads = wo->tiles && wo->tiles > 1 ? wo->tiles : 1;
 	unsigned per_node = o->ntasks ? o->ntasks / nodes : c->topo->ncores / threads;
-	const char *exe = o->wrf_exe ? o->wrf_exe : "wrf.exe";
+	const char *exe = wo->exe;
 	char *dir, *exepath, *nlpath, *nl;
 	char name[64];
 	np_exp_t *e;
 	int rc;
 
-	if (!o->wrf_dir)
+	if (!wo->dir)
 		return np_error_set(err, -EINVAL, "wrf needs --wrf-dir DIR (the WRF run directory with wrf.exe and its inputs)");
-	dir = np_abspath(o->wrf_dir);
+	dir = np_abspath(wo->dir);
 	exepath = np_strdup_printf("%s/%s", dir, exe);
 	nlpath = np_strdup_printf("%s/namelist.input", dir);
 	if (!dir || !exepath || !nlpath) {
@@ -94,22 +122,22 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		goto out;
 	}
 	if (access(exepath, X_OK) != 0) {
-		rc = np_error_set(err, -ENOENT, "%s: no executable %s (give --wrf-exe NAME)", o->wrf_dir, exe);
+		rc = np_error_set(err, -ENOENT, "%s: no executable %s (give --wrf-exe NAME)", wo->dir, exe);
 		goto out;
 	}
 	if (!np_file_exists(nlpath)) {
-		rc = np_error_set(err, -ENOENT, "%s: no namelist.input", o->wrf_dir);
+		rc = np_error_set(err, -ENOENT, "%s: no namelist.input", wo->dir);
 		goto out;
 	}
 	if (per_node == 0)
 		per_node = 1;
-	if (o->nproc_x && o->nproc_y && o->nproc_x * o->nproc_y != per_node * nodes) {
+	if (wo->nproc_x && wo->nproc_y && wo->nproc_x * wo->nproc_y != per_node * nodes) {
 		rc = np_error_set(err, -EINVAL, "--nproc-x %u x --nproc-y %u is not the rank count %u",
-		                  o->nproc_x, o->nproc_y, per_node * nodes);
+		                  wo->nproc_x, wo->nproc_y, per_node * nodes);
 		goto out;
 	}
-	if (!c->opts->dry_run && (o->nproc_x || o->nproc_y || o->tiles) &&
-	    (rc = set_namelist(dir, o->nproc_x, o->nproc_y, o->tiles, err)) < 0)
+	if (!c->opts->dry_run && (wo->nproc_x || wo->nproc_y || wo->tiles) &&
+	    (rc = set_namelist(dir, wo->nproc_x, wo->nproc_y, wo->tiles, err)) < 0)
 		goto out;
 	snprintf(name, sizeof(name), "wrf.%un", nodes);
 	e = np_exp_new(c, np_suite_wrf.name, "wrf", name, "wrf");
@@ -132,12 +160,12 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		free(nl);
 	}
 	json_object_set_new(e->params, "wrf_dir", json_string(dir));
-	if (o->nproc_x)
-		json_object_set_new(e->params, "nproc_x", json_integer(o->nproc_x));
-	if (o->nproc_y)
-		json_object_set_new(e->params, "nproc_y", json_integer(o->nproc_y));
-	if (o->tiles)
-		json_object_set_new(e->params, "numtiles", json_integer(o->tiles));
+	if (wo->nproc_x)
+		json_object_set_new(e->params, "nproc_x", json_integer(wo->nproc_x));
+	if (wo->nproc_y)
+		json_object_set_new(e->params, "nproc_y", json_integer(wo->nproc_y));
+	if (wo->tiles)
+		json_object_set_new(e->params, "numtiles", json_integer(wo->tiles));
 	rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", per_node, threads, err);
 out:
 	free(dir);
@@ -149,14 +177,14 @@ out:
 /* --parse-only: the existing rsl.error.0000 becomes repetition 1. */
 static int adopt(np_run_ctx_t *c, np_error_t *err)
 {
-	const np_run_opts_t *o = c->opts;
+	const wrf_opts_t *wo = np_suite_opts(c->opts, &np_suite_wrf);
 	char *src, *text, *dst, *rcf, *raw;
 	np_exp_t *e;
 	int rc;
 
-	if (!o->wrf_dir)
+	if (!wo->dir)
 		return np_error_set(err, -EINVAL, "--parse-only needs --wrf-dir DIR holding rsl.error.0000");
-	src = np_strdup_printf("%s/rsl.error.0000", o->wrf_dir);
+	src = np_strdup_printf("%s/rsl.error.0000", wo->dir);
 	text = src ? np_read_file(src, NULL, err) : NULL;
 	free(src);
 	if (!text)
@@ -167,11 +195,11 @@ static int adopt(np_run_ctx_t *c, np_error_t *err)
 	rcf = np_strdup_printf("%s/raw/wrf.parse.r1.rc", c->outdir);
 	rc = -ENOMEM;
 	if (e && raw && dst && rcf) {
-		char *dir = np_abspath(o->wrf_dir), *nlp = np_strdup_printf("%s/namelist.input", o->wrf_dir);
+		char *dir = np_abspath(wo->dir), *nlp = np_strdup_printf("%s/namelist.input", wo->dir);
 		char *nl = nlp ? np_read_file(nlp, NULL, NULL) : NULL;
-		e->desc = np_strdup_printf("existing output of %s", o->wrf_dir);
+		e->desc = np_strdup_printf("existing output of %s", wo->dir);
 		e->cmd = strdup("(parsed only)");
-		json_object_set_new(e->params, "wrf_dir", json_string(dir ? dir : o->wrf_dir));
+		json_object_set_new(e->params, "wrf_dir", json_string(dir ? dir : wo->dir));
 		if (nl)
 			json_object_set_new(e->params, "radt", json_real(np_wrf_namelist_radt(nl)));
 		free(nl);
@@ -199,7 +227,7 @@ static void collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, cons
 	char *text = rel ? np_run_read(c, rel) : NULL;
 	json_t *r = np_run_record(rep, "all", st), *v = json_object_get(r, "values");
 	double radt = json_number_value(json_object_get(e->params, "radt"));
-	unsigned dom = c->opts->wrf_domain ? c->opts->wrf_domain : 1;
+	unsigned dom = ((const wrf_opts_t *)np_suite_opts(c->opts, &np_suite_wrf))->domain;
 	np_wrf_result_t w;
 	np_error_t err;
 
@@ -267,6 +295,8 @@ const np_suite_t np_suite_wrf = {
 	.name = "wrf",
 	.summary = "WRF from a prepared run directory: seconds per step",
 	.kernels = (const char *const[]){ "wrf", NULL },
+	.opts = options,
+	.opts_size = sizeof(wrf_opts_t),
 	.generate = generate,
 	.adopt = adopt,
 	.collect = collect,
