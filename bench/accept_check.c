@@ -29,12 +29,10 @@ static bool compare(double m, np_op_t op, double r)
 
 static void fmt(char *b, size_t n, double v, const char *unit)
 {
-	if (!isfinite(v))
-		snprintf(b, n, "-");
-	else if (fabs(v) >= 1000)
-		snprintf(b, n, "%.0f %s", v, unit);
-	else
-		snprintf(b, n, "%.4g %s", v, unit);
+	char num[32];
+
+	np_fmt_num(num, sizeof(num), v);
+	snprintf(b, n, isfinite(v) && *unit ? "%s %s" : "%s", num, unit);
 }
 
 /* Required value in the metric's unit; false with why set when the

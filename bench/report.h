@@ -55,7 +55,6 @@ void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec);
 
 /* Figures out of results.json */
 double np_rep_stat(json_t *exp, const char *metric, const char *stat);
-void np_rep_fmt(char *buf, size_t n, double v);
 
 /* Writers; 0 or -errno. */
 int np_report_md(FILE *f, json_t *res, const np_report_t *r);

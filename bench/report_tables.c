@@ -19,20 +19,6 @@ double np_rep_stat(json_t *exp, const char *metric, const char *stat)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-void np_rep_fmt(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1000)
-		snprintf(buf, n, "%.0f", v);
-	else if (fabs(v) >= 10)
-		snprintf(buf, n, "%.1f", v);
-	else if (fabs(v) >= 0.01 || v == 0)
-		snprintf(buf, n, "%.3f", v);
-	else
-		snprintf(buf, n, "%.3g", v);
-}
-
 np_table_t *np_table_new(np_report_t *r, const char *id, const char *title, unsigned ncols, ...)
 {
 	np_table_t *t;
@@ -183,10 +169,10 @@ static void results_table(json_t *res, np_report_t *r)
 	json_array_foreach(json_object_get(res, "experiments"), i, e) {
 		const char *m = np_json_str(e, "primary_metric");
 		char med[32], mn[32], mx[32], sys[32], nodes[16], rt[32], ok[32];
-		np_rep_fmt(med, sizeof(med), np_rep_stat(e, m, "median"));
-		np_rep_fmt(mn, sizeof(mn), np_rep_stat(e, m, "min"));
-		np_rep_fmt(mx, sizeof(mx), np_rep_stat(e, m, "max"));
-		np_rep_fmt(sys, sizeof(sys), np_rep_stat(e, "sys_pct", "median"));
+		np_fmt_num(med, sizeof(med), np_rep_stat(e, m, "median"));
+		np_fmt_num(mn, sizeof(mn), np_rep_stat(e, m, "min"));
+		np_fmt_num(mx, sizeof(mx), np_rep_stat(e, m, "max"));
+		np_fmt_num(sys, sizeof(sys), np_rep_stat(e, "sys_pct", "median"));
 		snprintf(nodes, sizeof(nodes), "%lld", (long long)json_integer_value(json_object_get(e, "nodes")));
 		snprintf(rt, sizeof(rt), "%lld x %lld", (long long)json_integer_value(json_object_get(e, "ntasks")),
 		         (long long)json_integer_value(json_object_get(e, "threads")));
@@ -215,7 +201,7 @@ static void problems_table(json_t *res, np_report_t *r)
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
 		json_array_foreach(json_object_get(e, "runs"), j, run) {
 			char rep[16];
-			if (strcmp(np_json_str(run, "status"), "ok") == 0)
+			if (np_json_streq(run, "status", "ok"))
 				continue;
 			if (!t)
 				t = np_table_new(r, "failed", "Failed runs (never averaged in)", 4, "experiment", "rep", "node",

@@ -34,13 +34,6 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 	return rc;
 }
 
-static const char *str_or_empty(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
 static void restore_rpeak(json_t *r, np_rpeak_t *p)
 {
 	json_t *src = json_object_get(r, "source");
@@ -50,10 +43,10 @@ static void restore_rpeak(json_t *r, np_rpeak_t *p)
 	p->ghz = json_number_value(json_object_get(r, "ghz"));
 	p->flops_per_cycle = json_number_value(json_object_get(r, "flops_per_cycle"));
 	p->gflops = json_number_value(json_object_get(r, "gflops_per_node"));
-	snprintf(p->cores_src, sizeof(p->cores_src), "%s", str_or_empty(src, "cores"));
-	snprintf(p->ghz_src, sizeof(p->ghz_src), "%s", str_or_empty(src, "ghz"));
+	snprintf(p->cores_src, sizeof(p->cores_src), "%s", np_json_str(src, "cores"));
+	snprintf(p->ghz_src, sizeof(p->ghz_src), "%s", np_json_str(src, "ghz"));
 	snprintf(p->fpc_src, sizeof(p->fpc_src), "%s",
-	         str_or_empty(src, "flops_per_cycle"));
+	         np_json_str(src, "flops_per_cycle"));
 }
 
 int np_run_collect(const np_run_opts_t *in)

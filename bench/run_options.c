@@ -317,16 +317,13 @@ static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 {
 	np_sb_t cl;
-	int i, rc;
+	int rc;
 
 	if ((rc = np_run_opts_init(o, err)) < 0)
 		return rc;
 	np_sb_init(&cl);
-	np_sb_add(&cl, "numaplan");
-	for (i = 0; i < argc; i++) {
-		np_sb_add(&cl, " ");
-		np_sb_shq(&cl, argv[i]);
-	}
+	np_sb_add(&cl, "numaplan ");
+	np_sb_shq_argv(&cl, (unsigned)argc, argv);
 	o->cmdline = np_sb_take(&cl);
 	return parse(argc, argv, o, err);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "report.h"
 #include "run_util.h"
 #include "suite.h"
 
@@ -212,18 +213,6 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	return 0;
 }
 
-static void fmt_num(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1000)
-		snprintf(buf, n, "%.0f", v);
-	else if (fabs(v) >= 10)
-		snprintf(buf, n, "%.1f", v);
-	else
-		snprintf(buf, n, "%.3g", v);
-}
-
 void np_results_print_summary(FILE *f, json_t *res)
 {
 	json_t *exps = json_object_get(res, "experiments"), *e, *o;
@@ -232,41 +221,39 @@ void np_results_print_summary(FILE *f, json_t *res)
 	fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s\n", "experiment", "status", "runs", "median", "min",
 	        "max", "%sys", "metric");
 	json_array_foreach(exps, i, e) {
-		const char *m = json_string_value(json_object_get(e, "primary_metric"));
-		json_t *s = json_object_get(json_object_get(e, "stats"), m);
-		json_t *sys = json_object_get(json_object_get(e, "stats"), "sys_pct");
-		char a[32], b[32], cc[32], d[32], runs[16];
-		fmt_num(a, sizeof(a), s ? json_number_value(json_object_get(s, "median")) : NAN);
-		fmt_num(b, sizeof(b), s ? json_number_value(json_object_get(s, "min")) : NAN);
-		fmt_num(cc, sizeof(cc), s ? json_number_value(json_object_get(s, "max")) : NAN);
-		fmt_num(d, sizeof(d), sys ? json_number_value(json_object_get(sys, "median")) : NAN);
+		const char *m = np_json_str(e, "primary_metric"), *dk;
+		json_t *der = json_object_get(e, "derived"), *dv;
+		char a[32], b[32], cc[32], d[32], runs[32];
+		np_fmt_num(a, sizeof(a), np_rep_stat(e, m, "median"));
+		np_fmt_num(b, sizeof(b), np_rep_stat(e, m, "min"));
+		np_fmt_num(cc, sizeof(cc), np_rep_stat(e, m, "max"));
+		np_fmt_num(d, sizeof(d), np_rep_stat(e, "sys_pct", "median"));
 		snprintf(runs, sizeof(runs), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
 		         (long long)json_integer_value(json_object_get(e, "runs_total")));
-		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", json_string_value(json_object_get(e, "name")),
-		        json_string_value(json_object_get(e, "status")), runs, a, b, cc, d, m,
-		        json_string_value(json_object_get(e, "unit")));
-		if (strcmp(json_string_value(json_object_get(e, "status")), "ok") != 0) {
+		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", np_json_str(e, "name"),
+		        np_json_str(e, "status"), runs, a, b, cc, d, m, np_json_str(e, "unit"));
+		if (!np_json_streq(e, "status", "ok")) {
 			json_t *r;
 			size_t k;
 			json_array_foreach(json_object_get(e, "runs"), k, r)
 				if (json_object_get(r, "error")) {
 					fprintf(f, "    failed: rep %lld node %s: %s\n",
 					        (long long)json_integer_value(json_object_get(r, "rep")),
-					        json_string_value(json_object_get(r, "node")),
-					        json_string_value(json_object_get(r, "error")));
+					        np_json_str(r, "node"), np_json_str(r, "error"));
 					break;
 				}
 		}
-		json_t *der = json_object_get(e, "derived");
-		const char *dk;
-		json_t *dv;
-		json_object_foreach(der, dk, dv)
-			fprintf(f, "    %s = %.3f\n", dk, json_number_value(dv));
-		if ((s = json_object_get(json_object_get(e, "stats"), "efficiency")))
-			fprintf(f, "    efficiency (Gflops/Rpeak) = %.3f\n", json_number_value(json_object_get(s, "median")));
+		json_object_foreach(der, dk, dv) {
+			np_fmt_num(a, sizeof(a), json_is_number(dv) ? json_number_value(dv) : NAN);
+			fprintf(f, "    %s = %s\n", dk, a);
+		}
+		if (json_object_get(json_object_get(e, "stats"), "efficiency")) {
+			np_fmt_num(a, sizeof(a), np_rep_stat(e, "efficiency", "median"));
+			fprintf(f, "    efficiency (Gflops/Rpeak) = %s\n", a);
+		}
 	}
 	json_array_foreach(json_object_get(res, "outliers"), i, o)
-		fprintf(f, "outlier: %s\n", json_string_value(json_object_get(o, "message")));
+		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
 }
 
 json_t *np_results_load(const char *p, np_error_t *err)

@@ -1,6 +1,10 @@
 /*
  * run_slurm.c - submit the job script with sbatch, follow it (job id,
  * state, elapsed, current step), and cancel it on Ctrl-C.
+ *
+ * The job's state comes from `squeue --json` (Slurm's structured output;
+ * Slurm 22.05's scontrol has no --json, and its squeue --json ignores job
+ * filters, so the job is picked by id from the whole list).
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,19 +47,89 @@ static char *capture(const char *cmd, int *status)
 	return np_sb_take(&b);
 }
 
-static char *field(const char *text, const char *key)
-{
-	const char *p = text;
-	size_t n = strlen(key);
+typedef struct job_info {
+	char state[32];             /* JOB_STATE, e.g. RUNNING, COMPLETED */
+	char exit_code[32];         /* as scontrol shows it: status:signal */
+	char elapsed[32];           /* [D-]HH:MM:SS */
+} job_info_t;
 
-	while ((p = strstr(p, key)) != NULL) {
-		if ((p == text || p[-1] == ' ' || p[-1] == '\n') && p[n] == '=') {
-			const char *v = p + n + 1;
-			return strndup(v, strcspn(v, " \n"));
-		}
-		p += n;
+static void fmt_elapsed(char *buf, size_t n, long long s)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		snprintf(buf, n, "%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, n, "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+}
+
+/* A number of squeue's JSON: plain (Slurm 22.05), or {set, infinite,
+ * number} (later releases). */
+static long long jnum(json_t *v)
+{
+	if (json_is_object(v))
+		v = json_object_get(v, "number");
+	return json_integer_value(v);
+}
+
+/* One job of squeue's JSON.  Slurm 22.05 (openapi v0.0.38) gives
+ * job_state as a string and exit_code as the wait status; later releases
+ * give a list of states and an object {return_code, signal}: both read. */
+static void read_job(json_t *j, job_info_t *ji)
+{
+	json_t *st = json_object_get(j, "job_state"), *ec = json_object_get(j, "exit_code");
+	long long start = jnum(json_object_get(j, "start_time"));
+	long long end = jnum(json_object_get(j, "end_time"));
+	const char *state;
+
+	if (json_is_array(st))
+		st = json_array_get(st, 0);
+	state = json_string_value(st);
+	snprintf(ji->state, sizeof(ji->state), "%s", state ? state : "UNKNOWN");
+	if (json_is_integer(ec)) {
+		long long w = json_integer_value(ec);
+		snprintf(ji->exit_code, sizeof(ji->exit_code), "%lld:%lld", (w >> 8) & 0xff, w & 0x7f);
+	} else if (json_is_object(ec)) {
+		snprintf(ji->exit_code, sizeof(ji->exit_code), "%lld:%lld", jnum(json_object_get(ec, "return_code")),
+		         jnum(json_object_get(json_object_get(ec, "signal"), "id")));
+	} else {
+		ji->exit_code[0] = '\0';
 	}
-	return NULL;
+	/* a running job's end_time is its expected end */
+	if (strcmp(ji->state, "PENDING") == 0 || start <= 0)
+		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), 0);
+	else if (strcmp(ji->state, "RUNNING") == 0 || strcmp(ji->state, "SUSPENDED") == 0 || end < start)
+		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), (long long)time(NULL) - start);
+	else
+		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), end - start);
+}
+
+/* 1 with ji filled, 0 when the controller no longer knows the job, -1
+ * when it could not be asked. */
+static int query_job(const char *jobid, job_info_t *ji)
+{
+	char *out = capture("squeue --json 2>/dev/null", NULL);
+	long long id = strtoll(jobid, NULL, 10);
+	json_t *all, *j;
+	json_error_t je;
+	size_t i;
+	int found = -1;
+
+	all = out ? json_loads(out, 0, &je) : NULL;
+	free(out);
+	if (!json_is_array(json_object_get(all, "jobs"))) {
+		json_decref(all);
+		return -1;
+	}
+	found = 0;
+	json_array_foreach(json_object_get(all, "jobs"), i, j)
+		if (jnum(json_object_get(j, "job_id")) == id) {
+			read_job(j, ji);
+			found = 1;
+			break;
+		}
+	json_decref(all);
+	return found;
 }
 
 static bool terminal_state(const char *s)
@@ -129,10 +203,11 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	const np_run_opts_t *o = c->opts;
 	char *sbatch = np_which("sbatch"), *cmd, *out, *jobid, *state = NULL, *elapsed = NULL, *exitc = NULL;
 	char last[256], shown[64] = "";
-	unsigned shown_done = 0;
+	unsigned shown_done = 0, tick;
 	struct sigaction sa, old;
 	bool tty = isatty(STDOUT_FILENO) && !o->quiet;
-	int st, rc = 0, gone = 0;
+	int st, rc = 0, gone = 0, failed = 0;
+	job_info_t ji;
 	np_sb_t b;
 
 	if (!sbatch)
@@ -172,30 +247,28 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	interrupted = 0;
-	for (;;) {
-		char *q = np_strdup_printf("scontrol show job -o %s 2>/dev/null", jobid), *info, line[600];
+	for (tick = 0;; tick++) {
+		char line[600];
 		unsigned done;
-		info = q ? capture(q, &st) : NULL;
-		free(q);
-		if (info && st == 0 && *info) {
+		int q = 0;
+		/* squeue --json lists every job: ask every other second */
+		if (tick % 2 == 0 && (q = query_job(jobid, &ji)) == 1) {
 			free(state);
 			free(elapsed);
 			free(exitc);
-			state = field(info, "JobState");
-			elapsed = field(info, "RunTime");
-			exitc = field(info, "ExitCode");
-			gone = 0;
-		} else if (++gone >= 15) {
-			/* Purged from the controller (or the controller lost it):
+			state = strdup(ji.state);
+			elapsed = strdup(ji.elapsed);
+			exitc = *ji.exit_code ? strdup(ji.exit_code) : NULL;
+			gone = failed = 0;
+		} else if ((q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
+			/* Purged from the controller (or the controller is gone):
 			 * judge by the steps the script recorded. */
-			free(info);
 			if (!state || !terminal_state(state)) {
 				free(state);
 				state = strdup(steps_done(c->outdir, last, sizeof(last)) == nsteps ? "COMPLETED" : "UNKNOWN");
 			}
 			break;
 		}
-		free(info);
 		done = steps_done(c->outdir, last, sizeof(last));
 		snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", jobid, state ? state : "?",
 		         elapsed ? elapsed : "", done, nsteps, last);

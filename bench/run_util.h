@@ -1,6 +1,7 @@
 /*
- * run_util.h - small helpers shared by run, report and accept: a growable
- * string, files, shell quoting, statistics over doubles.
+ * run_util.h - small helpers shared by run, report and accept: files,
+ * commands, time stamps, statistics over doubles, number parsing, JSON
+ * members (and the text helpers of text_util.h).
  */
 #ifndef NP_RUN_UTIL_H
 #define NP_RUN_UTIL_H
@@ -12,26 +13,7 @@
 #include <jansson.h>
 
 #include "np_error.h"
-
-/* A growable string; every append keeps it NUL-terminated.  Allocation
- * failure is sticky (oom) so callers check once at the end. */
-typedef struct np_sb {
-	char *s;
-	size_t len, cap;
-	bool oom;
-} np_sb_t;
-
-void np_sb_init(np_sb_t *b);
-void np_sb_free(np_sb_t *b);
-void np_sb_add(np_sb_t *b, const char *s);
-void np_sb_addn(np_sb_t *b, const char *s, size_t n);
-void np_sb_printf(np_sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append s quoted for a POSIX shell (bare when it is safe as is). */
-void np_sb_shq(np_sb_t *b, const char *s);
-/* Hand the buffer over (caller frees); NULL after an allocation failure. */
-char *np_sb_take(np_sb_t *b);
-
-char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "text_util.h"
 
 /* mkdir -p; 0 or -errno with a message. */
 int np_mkdirs(const char *path, np_error_t *err);

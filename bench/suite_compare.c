@@ -85,11 +85,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	pol_copy = strdup(co->policies);
 	thr_copy = strdup(co->threads ? co->threads : dflt_thr);
 	np_sb_init(&cmd);
-	for (i = 0; i < o->ncmd; i++) {
-		if (i)
-			np_sb_add(&cmd, " ");
-		np_sb_shq(&cmd, o->cmd[i]);
-	}
+	np_sb_shq_argv(&cmd, o->ncmd, o->cmd);
 	if (!pol_copy || !thr_copy || cmd.oom) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto out;
@@ -203,8 +199,8 @@ static void tables(json_t *res, np_report_t *r)
 	json_array_foreach(s, i, e) {
 		char th[16], w[32], sp[32];
 		snprintf(th, sizeof(th), "%lld", (long long)json_integer_value(json_object_get(e, "threads")));
-		np_rep_fmt(w, sizeof(w), np_json_real(e, "wall_s"));
-		np_rep_fmt(sp, sizeof(sp), np_json_real(e, "speedup"));
+		np_fmt_num(w, sizeof(w), np_json_real(e, "wall_s"));
+		np_fmt_num(sp, sizeof(sp), np_json_real(e, "speedup"));
 		np_table_row(t, np_json_str(e, "policy"), th, w, sp);
 	}
 }

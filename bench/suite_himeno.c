@@ -147,9 +147,9 @@ static void tables(json_t *res, np_report_t *r)
 	json_array_foreach(s, i, e) {
 		char n[16], m[32], ef[32], sy[32];
 		snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(e, "nodes")));
-		np_rep_fmt(m, sizeof(m), np_json_real(e, "mflops"));
-		np_rep_fmt(ef, sizeof(ef), np_json_real(e, "efficiency"));
-		np_rep_fmt(sy, sizeof(sy), np_json_real(e, "sys_pct"));
+		np_fmt_num(m, sizeof(m), np_json_real(e, "mflops"));
+		np_fmt_num(ef, sizeof(ef), np_json_real(e, "efficiency"));
+		np_fmt_num(sy, sizeof(sy), np_json_real(e, "sys_pct"));
 		np_table_row(t, n, m, ef, sy);
 	}
 }

@@ -314,10 +314,10 @@ static void tables(json_t *res, np_report_t *r)
 		snprintf(nb, sizeof(nb), "%lld", (long long)json_integer_value(json_object_get(p, "nb")));
 		snprintf(pq, sizeof(pq), "%lld x %lld", (long long)json_integer_value(json_object_get(p, "p")),
 		         (long long)json_integer_value(json_object_get(p, "q")));
-		np_rep_fmt(g, sizeof(g), np_rep_stat(e, "gflops", "median"));
-		np_rep_fmt(rpk, sizeof(rpk), json_number_value(json_object_get(rp, "gflops_per_node")) *
+		np_fmt_num(g, sizeof(g), np_rep_stat(e, "gflops", "median"));
+		np_fmt_num(rpk, sizeof(rpk), json_number_value(json_object_get(rp, "gflops_per_node")) *
 		           json_integer_value(json_object_get(e, "nodes")));
-		np_rep_fmt(ef, sizeof(ef), np_rep_stat(e, "efficiency", "median"));
+		np_fmt_num(ef, sizeof(ef), np_rep_stat(e, "efficiency", "median"));
 		np_table_row(t, np_json_str(e, "name"), n, nb, pq, g, rpk, ef);
 	}
 }

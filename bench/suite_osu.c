@@ -324,7 +324,7 @@ static void size_table(json_t *res, np_report_t *r, bool latency)
 			char b[32] = "-";
 			json_array_foreach(json_object_get(e, "series_stats"), k, it)
 				if (np_json_real(it, "size") == json_number_value(y))
-					np_rep_fmt(b, sizeof(b), np_json_real(it, "median"));
+					np_fmt_num(b, sizeof(b), np_json_real(it, "median"));
 			v[i + 1] = strdup(b);
 		}
 		np_table_row_v(t, v);

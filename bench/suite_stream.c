@@ -251,13 +251,12 @@ static void tables(json_t *res, np_report_t *r)
 		v[0] = np_strdup_printf("NUMA %lld", (long long)json_integer_value(json_array_get(cpus, i)));
 		for (j = 0; j < nc; j++) {
 			json_t *c = json_array_get(rw, j);
+			char num[32];
+			np_fmt_num(num, sizeof(num), json_is_number(c) ? json_number_value(c) : NAN);
 			if (json_is_number(c) && isfinite(local) && local > 0)
-				v[j + 1] = np_strdup_printf("%.0f (%.0f%%)", json_number_value(c),
-				                            100 * json_number_value(c) / local);
-			else if (json_is_number(c))
-				v[j + 1] = np_strdup_printf("%.0f", json_number_value(c));
+				v[j + 1] = np_strdup_printf("%s (%.0f%%)", num, 100 * json_number_value(c) / local);
 			else
-				v[j + 1] = strdup("-");
+				v[j + 1] = strdup(num);
 		}
 		np_table_row_v(t, v);
 		for (j = 0; j <= nc; j++)

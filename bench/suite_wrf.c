@@ -278,9 +278,9 @@ static void tables(json_t *res, np_report_t *r)
 			                 "all steps", "without radiation/output steps", "simulated s per wall s");
 		if (!t)
 			return;
-		np_rep_fmt(a, sizeof(a), np_rep_stat(e, "mean_step_s", "median"));
-		np_rep_fmt(b, sizeof(b), np_rep_stat(e, "mean_step_plain_s", "median"));
-		np_rep_fmt(c, sizeof(c), np_rep_stat(e, "speed", "median"));
+		np_fmt_num(a, sizeof(a), np_rep_stat(e, "mean_step_s", "median"));
+		np_fmt_num(b, sizeof(b), np_rep_stat(e, "mean_step_plain_s", "median"));
+		np_fmt_num(c, sizeof(c), np_rep_stat(e, "speed", "median"));
 		np_table_row(t, np_json_str(e, "name"), a, b, c);
 	}
 }

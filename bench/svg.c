@@ -222,10 +222,7 @@ void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *
 		np_xml_escape(b, labels[i]);
 		np_sb_add(b, "</title></rect>\n");
 		if (isfinite(values[i])) {
-			if (values[i] >= 100)
-				snprintf(lab, sizeof(lab), "%.0f", values[i]);
-			else
-				snprintf(lab, sizeof(lab), "%.3g", values[i]);
+			np_fmt_num(lab, sizeof(lab), values[i]);
 			text(b, x + w / 2, BY(v) - 4, "middle", NULL, lab);
 		}
 		snprintf(tr, sizeof(tr), "transform=\"rotate(-25 %.1f %.1f)\"", x + w / 2, MT + ph + 14);
@@ -276,7 +273,7 @@ void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const cha
 			np_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
 			             "stroke=\"#fff\"/>\n", ML + i * cw, MT + j * ch, cw, ch, col);
 			if (isfinite(x)) {
-				snprintf(lab, sizeof(lab), "%.0f", x);
+				np_fmt_num(lab, sizeof(lab), x);
 				text(b, ML + i * cw + cw / 2, MT + j * ch + ch / 2 + 4, "middle",
 				     f > 0.6 ? "fill=\"#ffffff\"" : NULL, lab);
 			}
