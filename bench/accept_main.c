@@ -80,7 +80,7 @@ int np_cmd_accept(int argc, char **argv)
 		case 's': spec_path = optarg; break;
 		case 'r':
 			if (nr == 64) {
-				fprintf(stderr, "numaplan accept: at most 64 --results\n");
+				np_opt_print("accept: at most 64 --results");
 				goto out;
 			}
 			rdirs[nr++] = optarg;
@@ -89,43 +89,43 @@ int np_cmd_accept(int argc, char **argv)
 		case 'j': jsonp = optarg; break;
 		case 'h': usage(stdout); status = 0; goto out;
 		case ':':
-			fprintf(stderr, "numaplan accept: option %s needs a value\n", argv[optind - 1]);
+			np_opt_print("accept: option %s needs a value", argv[optind - 1]);
 			goto out;
 		default:
-			fprintf(stderr, "numaplan accept: unknown option '%s'\n", argv[optind - 1]);
+			np_opt_print("accept: unknown option '%s'", argv[optind - 1]);
 			usage(stderr);
 			goto out;
 		}
 	}
 	if (optind < dd) {
-		fprintf(stderr, "numaplan accept: unexpected argument '%s'\n", argv[optind]);
+		np_opt_print("accept: unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
 	if (!spec_path) {
-		fprintf(stderr, "numaplan accept: --spec FILE is required\n");
+		np_opt_print("accept: --spec FILE is required");
 		usage(stderr);
 		goto out;
 	}
 	if (np_spec_load(spec_path, &spec, &err) < 0) {
-		fprintf(stderr, "numaplan accept: %s\n", err.msg);
+		np_opt_print("accept: %s", err.msg);
 		goto out;
 	}
 	if (nr) {
 		for (i = 0; i < nr; i++) {
 			if (!(results[nres] = np_results_load(rdirs[i], &err))) {
-				fprintf(stderr, "numaplan accept: %s\n", err.msg);
+				np_opt_print("accept: %s", err.msg);
 				goto out;
 			}
 			nres++;
 		}
 	} else {
 		if (spec.nruns == 0) {
-			fprintf(stderr, "numaplan accept: %s has no 'run' line; give --results DIR of an earlier run\n",
-			        spec_path);
+			np_opt_print("accept: %s has no 'run' line; give --results DIR of an earlier run",
+			     spec_path);
 			goto out;
 		}
 		if (spec.nruns > 64) {
-			fprintf(stderr, "numaplan accept: at most 64 run lines\n");
+			np_opt_print("accept: at most 64 run lines");
 			goto out;
 		}
 		np_time_compact(stamp, sizeof(stamp));
@@ -138,7 +138,7 @@ int np_cmd_accept(int argc, char **argv)
 			char **av = out ? run_argv(spec.runs[i], spec.run_argc[i], extra, nextra, out, &ac) : NULL;
 			if (!av) {
 				free(out);
-				fprintf(stderr, "numaplan accept: out of memory\n");
+				np_opt_print("accept: out of memory");
 				goto out;
 			}
 			rc = np_run_opts_parse(ac, av, &o, &err);
@@ -146,8 +146,8 @@ int np_cmd_accept(int argc, char **argv)
 			free(av);
 			free(out);
 			if (rc != 0) {
-				fprintf(stderr, "numaplan accept: %s: run line %u: %s\n", spec_path, i + 1,
-				        rc == 1 ? "--help is not a run option here" : err.msg);
+				np_opt_print("accept: %s: run line %u: %s", spec_path, i + 1,
+				     rc == 1 ? "--help is not a run option here" : err.msg);
 				goto out;
 			}
 		}
@@ -167,8 +167,8 @@ int np_cmd_accept(int argc, char **argv)
 			free(av);
 			free(out);
 			if (!dir || !(results[nres] = np_results_load(dir, &err))) {
-				fprintf(stderr, "numaplan accept: run line %u produced no results: %s\n", i + 1,
-				        dir ? err.msg : "it stopped early");
+				np_opt_print("accept: run line %u produced no results: %s", i + 1,
+				     dir ? err.msg : "it stopped early");
 				free(dir);
 				status = 1;
 				goto out;
@@ -187,7 +187,7 @@ int np_cmd_accept(int argc, char **argv)
 		json_t *j = json_pack("{s:s, s:b, s:i, s:O}", "spec", spec_path, "accepted", failures == 0,
 		                      "failures", (int)failures, "checks", report);
 		if (json_dump_file(j, jsonp, JSON_INDENT(2)) != 0)
-			fprintf(stderr, "numaplan accept: cannot write %s\n", jsonp);
+			np_opt_print("accept: cannot write %s", jsonp);
 		json_decref(j);
 	}
 	status = failures ? 1 : 0;

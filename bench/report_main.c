@@ -39,21 +39,21 @@ int np_cmd_report(int argc, char **argv)
 		case 'o': outp = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
-			fprintf(stderr, "numaplan report: option %s needs a value\n", argv[optind - 1]);
+			np_opt_print("report: option %s needs a value", argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "numaplan report: unknown option '%s'\n", argv[optind - 1]);
+			np_opt_print("report: unknown option '%s'", argv[optind - 1]);
 			usage(stderr);
 			return 2;
 		}
 	}
 	if (strcmp(fmt, "md") && strcmp(fmt, "markdown") && strcmp(fmt, "html") && strcmp(fmt, "json") &&
 	    strcmp(fmt, "csv")) {
-		fprintf(stderr, "numaplan report: unknown format '%s' (valid: md, html, json, csv)\n", fmt);
+		np_opt_print("report: unknown format '%s' (valid: md, html, json, csv)", fmt);
 		return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "numaplan report: %s\n", optind >= argc ? "which run directory?" : "one directory only");
+		np_opt_print("report: %s", optind >= argc ? "which run directory?" : "one directory only");
 		usage(stderr);
 		return 2;
 	}
@@ -61,16 +61,16 @@ int np_cmd_report(int argc, char **argv)
 	np_error_clear(&err);
 	res = np_results_load(dir, &err);
 	if (!res) {
-		fprintf(stderr, "numaplan report: %s\n", err.msg);
+		np_opt_print("report: %s", err.msg);
 		return 2;
 	}
 	if (np_report_build(res, &rep) < 0) {
-		fprintf(stderr, "numaplan report: out of memory\n");
+		np_opt_print("report: out of memory");
 		json_decref(res);
 		return 1;
 	}
 	if (outp && !(f = fopen(outp, "w"))) {
-		fprintf(stderr, "numaplan report: cannot write %s: %s\n", outp, strerror(errno));
+		np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
 		np_report_free(&rep);
 		json_decref(res);
 		return 2;
@@ -88,7 +88,7 @@ int np_cmd_report(int argc, char **argv)
 	np_report_free(&rep);
 	json_decref(res);
 	if (rc < 0) {
-		fprintf(stderr, "numaplan report: write error\n");
+		np_opt_print("report: write error");
 		return 1;
 	}
 	return 0;

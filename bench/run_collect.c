@@ -70,12 +70,12 @@ int np_run_collect(const np_run_opts_t *in)
 	ep = np_strdup_printf("%s/experiments.json", c.outdir);
 	rp = np_strdup_printf("%s/results.json", c.outdir);
 	if (!c.outdir || !mp || !ep || !rp) {
-		fprintf(stderr, "numaplan run --collect: out of memory\n");
+		np_opt_print("run --collect: out of memory");
 		goto out;
 	}
 	if (!(meta = json_load_file(mp, 0, &je)) || !(exps = json_load_file(ep, 0, &je)) || !json_is_array(exps)) {
-		fprintf(stderr, "numaplan run --collect: %s is not a numaplan run directory (%s: %s)\n", in->collect,
-		        meta ? ep : mp, je.text);
+		np_opt_print("run --collect: %s is not a numaplan run directory (%s: %s)", in->collect,
+		     meta ? ep : mp, je.text);
 		goto out;
 	}
 	o.suite = np_suite_find(json_string_value(json_object_get(meta, "suite")));
@@ -91,19 +91,19 @@ int np_run_collect(const np_run_opts_t *in)
 		         : NP_MODE_SLURM;
 	}
 	if (!o.suite || o.repeat == 0) {
-		fprintf(stderr, "numaplan run --collect: %s: run.json lacks a known suite or repeat\n", in->collect);
+		np_opt_print("run --collect: %s: run.json lacks a known suite or repeat", in->collect);
 		goto out;
 	}
 	lo.xml_path = json_string_value(json_object_get(meta, "topology"));
 	lo.restrict_cpus = json_string_value(json_object_get(meta, "cpuset"));
 	if (np_topo_load(&c.topo, &lo, &err) < 0) {
-		fprintf(stderr, "numaplan run --collect: %s\n", err.msg);
+		np_opt_print("run --collect: %s", err.msg);
 		goto out;
 	}
 	restore_rpeak(json_object_get(meta, "rpeak"), &c.rpeak);
 	json_array_foreach(exps, i, x)
 		if (!np_exp_from_json(&c, x, &err)) {
-			fprintf(stderr, "numaplan run --collect: %s\n", err.msg);
+			np_opt_print("run --collect: %s", err.msg);
 			goto out;
 		}
 	/* keep the Slurm jobs a previous collection recorded */
@@ -112,12 +112,12 @@ int np_run_collect(const np_run_opts_t *in)
 	else
 		jobs = json_array();
 	if (np_results_collect(&c, jobs, &res, &err) < 0) {
-		fprintf(stderr, "numaplan run --collect: %s\n", err.msg);
+		np_opt_print("run --collect: %s", err.msg);
 		status = 1;
 		goto out;
 	}
 	if (json_dump_file(res, rp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-		fprintf(stderr, "numaplan run --collect: cannot write %s\n", rp);
+		np_opt_print("run --collect: cannot write %s", rp);
 		status = 1;
 		goto out;
 	}

@@ -118,7 +118,7 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	if (o.parse_only) {
 		if (!o.suite->adopt) {
 			char *who = adopters();
-			fprintf(stderr, "numaplan run: --parse-only is for the %s suite\n", who ? who : "?");
+			np_opt_print("run: --parse-only is for the %s suite", who ? who : "?");
 			free(who);
 			json_decref(jobs);
 			return 2;
@@ -138,13 +138,13 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	}
 	rc = np_run_prepare(&o, &c, &err);
 	if (rc < 0) {
-		fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
+		np_opt_print("run %s: %s", o.suite->name, err.msg);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return rc == -ENOMEM ? 1 : 2;
 	}
 	if (c.exps.n == 0) {
-		fprintf(stderr, "numaplan run %s: no experiment to run on this topology\n", o.suite->name);
+		np_opt_print("run %s: no experiment to run on this topology", o.suite->name);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return 2;
@@ -181,10 +181,10 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		if (rc < 0 && rc != -ECANCELED && rc != -EIO)
 			goto fail;
 		if (rc == -ECANCELED) {
-			fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
+			np_opt_print("run %s: %s", o.suite->name, err.msg);
 			status = 1;
 		} else if (rc == -EIO) {
-			fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
+			np_opt_print("run %s: %s", o.suite->name, err.msg);
 			status = 1;
 		}
 	}
@@ -215,7 +215,7 @@ done:
 	np_run_ctx_free(&c);
 	return status;
 fail:
-	fprintf(stderr, "numaplan run %s: %s\n", o.suite->name, err.msg);
+	np_opt_print("run %s: %s", o.suite->name, err.msg);
 	json_decref(res);
 	json_decref(jobs);
 	free(script);
@@ -238,7 +238,7 @@ int np_cmd_run(int argc, char **argv)
 		return 0;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "numaplan run: %s\n", err.msg);
+		np_opt_print("run: %s", err.msg);
 		np_run_opts_free(&o);
 		return 2;
 	}

@@ -1,7 +1,8 @@
 /*
  * text_util.c - text helpers with no tie to the benchmark system, kept
  * apart so that they can move to a common library: a growable string,
- * POSIX shell quoting, and the one formatter of figures for people.
+ * POSIX shell quoting, the one formatter of figures for people, and the
+ * escaped error line of the numaplan command.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "np_error.h"
 #include "text_util.h"
 
 void np_sb_init(np_sb_t *b)
@@ -158,4 +160,15 @@ void np_fmt_num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.3f", v);
 	else
 		snprintf(buf, n, "%.3g", v);
+}
+
+void np_opt_print(const char *fmt, ...)
+{
+	char msg[2 * NP_ERRMSG_MAX], safe[NP_ESCAPED_SIZE(sizeof(msg))];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "numaplan %s\n", np_escape(safe, sizeof(safe), msg));
 }

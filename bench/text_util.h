@@ -1,7 +1,7 @@
 /*
  * text_util.h - text helpers with no tie to the benchmark system (the
- * planner CLI uses them too): a growable string, shell quoting, and the
- * one formatter of figures for people.
+ * planner CLI uses them too): a growable string, shell quoting, the one
+ * formatter of figures for people, and the escaped error line.
  */
 #ifndef NP_TEXT_UTIL_H
 #define NP_TEXT_UTIL_H
@@ -30,6 +30,11 @@ void np_sb_shq_argv(np_sb_t *b, unsigned n, char *const *argv);
 char *np_sb_take(np_sb_t *b);
 
 char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "numaplan " and the message on stderr, escaped (np_escape): messages
+ * quote arguments, file names, host names and file contents, none of which
+ * may drive the terminal or fake a line.  No newline in fmt. */
+void np_opt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A figure for a table or a summary line: "-" when not finite, else about
  * 3 significant digits (every command prints a value the same way). */

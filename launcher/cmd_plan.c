@@ -148,6 +148,14 @@ int np_cmd_plan(int argc, char **argv)
 		hosts = np_opt_split(a.hosts, &a.po.nhosts);
 		if (!hosts)
 			return np_opt_fail("plan", "out of memory");
+		for (unsigned h = 0; h < a.po.nhosts; h++)
+			if (!np_host_name_ok(hosts[h])) {
+				np_error_set(&err, -EINVAL, "--hosts: '%.300s' is not a host name (1-255 "
+				             "letters, digits, '.', '-', '_', starting with a letter or digit)",
+				             hosts[h]);
+				free(hosts);
+				return np_opt_fail("plan", err.msg);
+			}
 		a.po.hosts = (const char *const *)hosts;
 	}
 	rc = NP_EXIT_USAGE;
@@ -157,14 +165,16 @@ int np_cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (p->note)
-		fprintf(stderr, "numaplan plan: warning: %s\n", p->note);
+		np_opt_print("plan: warning: %s", p->note);
 	/* Nothing reaches stdout unless the whole plan was written. */
 	mem = open_memstream(&buf, &len);
 	if (!mem || np_plan_write(mem, t, p, a.fmt, a.cmd, &err) < 0) {
 		if (mem)
 			fclose(mem);
 		np_opt_fail("plan", err.msg[0] ? err.msg : "out of memory");
-		rc = NP_EXIT_FAIL;
+		/* a plan the format cannot carry (host names, hydra's limit) is
+		 * bad input; memory and I/O are failures */
+		rc = err.code == -EINVAL || err.code == -E2BIG ? NP_EXIT_USAGE : NP_EXIT_FAIL;
 		goto out;
 	}
 	fclose(mem);

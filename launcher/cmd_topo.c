@@ -38,7 +38,7 @@ int np_cmd_topo(int argc, char **argv)
 		case 'S': sysfs = optarg; break;
 		case 'h': topo_usage(stdout); return NP_EXIT_OK;
 		default:
-			fprintf(stderr, "numaplan topo: unknown or incomplete option '%s'\n", argv[optind - 1]);
+			np_opt_print("topo: unknown or incomplete option '%s'", argv[optind - 1]);
 			topo_usage(stderr);
 			return NP_EXIT_USAGE;
 		}

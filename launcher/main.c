@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "numaplan.h"
 
 static const struct {
 	const char *name;
@@ -44,6 +45,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept)\n", argv[1]);
+	{
+		char safe[NP_ESCAPED_SIZE(64)];
+
+		fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept)\n",
+		        np_escape(safe, sizeof(safe), argv[1]));
+	}
 	return 2;
 }

@@ -61,6 +61,6 @@ int np_opt_load_topology(const char *xml, const char *cpuset, const char *sysfs,
 
 int np_opt_fail(const char *cmd, const char *msg)
 {
-	fprintf(stderr, "numaplan %s: %s\n", cmd, msg);
+	np_opt_print("%s: %s", cmd, msg);
 	return NP_EXIT_USAGE;
 }

@@ -3,6 +3,7 @@
  * rankfiles, srun masks (+ SLURM_HOSTFILE), hydra user binding lists and
  * numactl lines.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,14 @@
 #include "np_format.h"
 
 int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p);
+
+bool np_host_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return n > 0 && n <= 255 && isalnum((unsigned char)name[0]) &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
+}
 
 static const char *cmd_or_default(const char *cmd)
 {
@@ -99,11 +108,16 @@ static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 }
 
 /* hydra: -bind-to user:A+B,C+D (ranks by comma, PUs joined by '+'),
- * applied to the local ranks of each host. */
-static int write_mpich(FILE *f, const np_plan_t *p, const char *cmd)
+ * applied to the local ranks of each host.  -hosts H:N,... has no quoting
+ * (hydra splits at ',' and ':'), and takes fewer than 1000 hosts
+ * (HYD_NUM_TMP_STRINGS in hydra's ui/mpich/utils.c). */
+static int write_mpich(FILE *f, const np_plan_t *p, const char *cmd, np_error_t *err)
 {
 	unsigned nlocal = first_host_ranks(p);
 
+	if (p->nhosts > 999)
+		return np_error_set(err, -E2BIG, "--format mpich: hydra's -hosts takes at most 999 "
+		                    "hosts, not %u", p->nhosts);
 	fprintf(f, "mpiexec.mpich -n %u", p->nranks);
 	if (p->nhosts > 1) {
 		fprintf(f, " -hosts ");
@@ -167,6 +181,13 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 	int rc = 0;
 	char *js;
 
+	/* Launcher lines and files are read by shells and launchers: a host
+	 * name from --hosts or from an XML's HostName must be a plain one. */
+	for (unsigned h = 0; fmt != NP_FMT_JSON && h < p->nhosts; h++)
+		if (!np_host_name_ok(p->hosts[h]))
+			return np_error_set(err, -EINVAL, "host name '%.300s' cannot be written: a host "
+			                    "name is 1-255 letters, digits, '.', '-' and '_', starting "
+			                    "with a letter or digit", p->hosts[h] ? p->hosts[h] : "");
 	switch (fmt) {
 	case NP_FMT_TABLE: rc = np_plan_write_table(f, t, p); break;
 	case NP_FMT_JSON:
@@ -178,7 +199,10 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 		break;
 	case NP_FMT_OMPI: rc = write_ompi(f, p); break;
 	case NP_FMT_SLURM: rc = write_slurm(f, p, cmd); break;
-	case NP_FMT_MPICH: rc = write_mpich(f, p, cmd); break;
+	case NP_FMT_MPICH:
+		if ((rc = write_mpich(f, p, cmd, err)) < 0)
+			return rc;
+		break;
 	case NP_FMT_NUMACTL: rc = write_numactl(f, p, cmd); break;
 	default:
 		return np_error_set(err, -EINVAL, "unknown format (valid: %s)", np_format_list());

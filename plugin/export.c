@@ -9,6 +9,11 @@
 
 #include "export.h"
 
+/* the names nps_export() sets first */
+const char *const nps_own_vars[NPS_OWN_VARS_COUNT] = {
+	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA",
+};
+
 char *nps_rank_hca(const np_rank_t *r)
 {
 	char *s = NULL;

@@ -22,6 +22,12 @@ typedef struct nps_env_ops {
 	void *ctx;
 } nps_env_ops_t;
 
+/* NUMAPLAN_POLICY, _CPUS, _MEMS, _HCA: what numaplan did.  Set in a bound
+ * task; removed from every other task of a step (spank_glue.c), so that a
+ * value from an enclosing step, the batch script or the user never lies. */
+#define NPS_OWN_VARS_COUNT 4
+extern const char *const nps_own_vars[NPS_OWN_VARS_COUNT];
+
 /* "mlx5_0:1", "hsi0", or "" when the rank has no HCA; malloc'ed */
 char *nps_rank_hca(const np_rank_t *r);
 

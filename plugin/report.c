@@ -1,10 +1,13 @@
 /*
- * report.c - verbose lines and --cpu-bind detection.
+ * report.c - verbose lines, escaped messages and --cpu-bind detection.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "report.h"
@@ -58,4 +61,85 @@ char *nps_plan_lines(const char *node, const np_plan_t *p, bool verbose)
 bool nps_cpu_bind_explicit(const char *bind_type)
 {
 	return bind_type && *bind_type;
+}
+
+char *nps_format_message(char *out, const char *fmt, va_list ap)
+{
+	char msg[NPS_MSG_MAX];
+
+	/* a cut message says so, like np_escape's */
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) >= (int)sizeof(msg))
+		memcpy(msg + sizeof(msg) - 4, "...", 4);
+	return np_escape(out, NPS_MSG_SIZE, msg);
+}
+
+static bool cpu_bind_name(const char *name, size_t len)
+{
+	return (len >= 5 && len <= 8 && !strncmp(name, "cpu-bind", len)) ||
+	       (len >= 4 && len <= 8 && !strncmp(name, "cpu_bind", len));
+}
+
+bool nps_cpu_bind_given(int nwords, char *const words[])
+{
+	for (int i = 0; i < nwords; i++) {
+		const char *w = words[i];
+
+		if (!w || strncmp(w, "--", 2) != 0)
+			continue;
+		if (!w[2])
+			break;          /* "--": srun's options end here */
+		if (cpu_bind_name(w + 2, strcspn(w + 2, "=")))
+			return true;
+	}
+	return false;
+}
+
+int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), **words = NULL;
+	int fd, n = 0, rc;
+	ssize_t got;
+
+	if (!buf)
+		return -ENOMEM;
+	if ((fd = open(cmdline_path, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while ((got = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)got;
+		if (cap - len - 1 == 0) {
+			char *more = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
+
+			if (!more) {
+				close(fd);
+				rc = -ENOMEM;
+				goto out;
+			}
+			buf = more;
+			cap *= 2;
+		}
+	}
+	rc = got < 0 ? -errno : 0;
+	close(fd);
+	if (rc < 0)
+		goto out;
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	if (len && buf[len - 1] != '\0')
+		n++;
+	if (!(words = calloc((size_t)n + 1, sizeof(*words)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0, w = 0; i < len && w < (size_t)n; i += strlen(buf + i) + 1)
+		words[w++] = buf + i;
+	/* words[0] is srun itself; the last job_argc words are the command */
+	rc = n - 1 - job_argc > 0 ? nps_cpu_bind_given(n - 1 - job_argc, words + 1) : 0;
+out:
+	free(words);
+	free(buf);
+	return rc;
 }

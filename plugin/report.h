@@ -1,10 +1,11 @@
 /*
- * report.h - what the user reads: the per-task verbose line and the
- * decision whether an explicit --cpu-bind was given.
+ * report.h - what the user and the logs read: the per-task verbose line,
+ * escaped messages, and whether an explicit --cpu-bind was given.
  */
 #ifndef NPS_REPORT_H
 #define NPS_REPORT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "numaplan.h"
@@ -27,5 +28,34 @@ char *nps_plan_lines(const char *node, const np_plan_t *p, bool verbose);
  * a binding of its own; "" or NULL (no --cpu-bind, or only verbose/quiet)
  * is not one. */
 bool nps_cpu_bind_explicit(const char *bind_type);
+
+/*
+ * Whether the user's own srun command line has --cpu-bind.  SLURM_CPU_BIND
+ * in srun's environment counts for srun, but every task of a step inherits
+ * one from slurmstepd, so a nested srun (or a user's exported variable)
+ * would look explicit too.  srun's plugin (local context) looks at srun's
+ * own options and passes the answer to the nodes in NPS_CPU_BIND_MARK,
+ * "1" or "0"; the nodes remove it from the tasks' environment.
+ */
+#define NPS_CPU_BIND_MARK "_NUMAPLAN_SRUN_CPU_BIND"
+
+/* srun's option words (its argv without argv[0] and without the command):
+ * true when one of them is --cpu-bind or --cpu_bind (=VALUE or not), or an
+ * abbreviation getopt_long accepts for them (--cpu-b, --cpu_). */
+bool nps_cpu_bind_given(int nwords, char *const words[]);
+
+/* The same for a process's command line file (/proc/self/cmdline: words
+ * separated by NULs) whose last job_argc words are the command srun runs.
+ * 1 or 0, or a negative errno when the file cannot be read. */
+int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc);
+
+/* What every message of the plugin goes through before a log or a user
+ * sees it: vsnprintf (NPS_MSG_MAX bytes: a verbose line with a long CPU
+ * list fits), then np_escape (control characters and non-ASCII bytes as C
+ * escapes), into out (NPS_MSG_SIZE bytes). */
+#define NPS_MSG_MAX 4096
+#define NPS_MSG_SIZE NP_ESCAPED_SIZE(NPS_MSG_MAX)
+char *nps_format_message(char *out, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 #endif /* NPS_REPORT_H */

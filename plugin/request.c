@@ -42,8 +42,11 @@ static int parse_hca(nps_request_t *r, const char *text, const char *v, np_error
 	char *list;
 	size_t n = strlen(v);
 
-	if (n == 0 || v[0] == '+' || v[n - 1] == '+' || strstr(v, "++"))
-		return bad_value(err, text, "bad HCA name list", v);
+	if (n == 0)
+		return np_error_set(err, -EINVAL, "invalid --numa-plan value '%s': 'hca=' is empty; "
+				    "give hca=NAME[+NAME...] or leave it out", text);
+	if (v[0] == '+' || v[n - 1] == '+' || strstr(v, "++"))
+		return bad_value(err, text, "an empty name in the HCA list", v);
 	for (const char *p = v; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("_.:-+", *p))
 			return bad_value(err, text, "bad character in HCA name", v);
@@ -63,6 +66,15 @@ static int parse_hca(nps_request_t *r, const char *text, const char *v, np_error
 	return 0;
 }
 
+/* Each modifier at most once: with mem=none,mem=local one of the two
+ * would be dropped without a word. */
+static int repeated(np_error_t *err, const char *text, const char *mod)
+{
+	return np_error_set(err, -EINVAL,
+		"invalid --numa-plan value '%s': the modifier '%s' is given twice; "
+		"give each modifier at most once", text, mod);
+}
+
 static int parse_word(nps_request_t *r, const char *text, const char *w, np_error_t *err)
 {
 	np_policy_t p;
@@ -75,16 +87,26 @@ static int parse_word(nps_request_t *r, const char *text, const char *w, np_erro
 		r->has_policy = true;
 		r->policy = p;
 	} else if (!strcmp(w, "verbose")) {
+		if (r->verbose)
+			return repeated(err, text, w);
 		r->verbose = true;
 	} else if (!strcmp(w, "help")) {
+		if (r->help)
+			return repeated(err, text, w);
 		r->help = true;
 	} else if (!strcmp(w, "threads")) {
+		if (r->threads)
+			return repeated(err, text, w);
 		r->threads = true;
 	} else if (!strncmp(w, "mem=", 4)) {
+		if (r->has_mem)
+			return repeated(err, text, "mem=");
 		if (np_mem_parse(w + 4, &r->mem) < 0)
 			return bad_value(err, text, "unknown memory mode", w);
 		r->has_mem = true;
 	} else if (!strncmp(w, "hca=", 4)) {
+		if (r->hca)
+			return repeated(err, text, "hca=");
 		return parse_hca(r, text, w + 4, err);
 	} else {
 		return bad_value(err, text, "unknown policy or modifier", w);

@@ -143,8 +143,20 @@ static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 	return 0;
 }
 
+/* The earlier argument with the same key (the text before '='), or NULL */
+static const char *same_key(int i, char *const argv[])
+{
+	size_t k = strcspn(argv[i], "=");
+
+	for (int j = 0; j < i; j++)
+		if (argv[j] && strcspn(argv[j], "=") == k && !strncmp(argv[j], argv[i], k))
+			return argv[j];
+	return NULL;
+}
+
 int nps_site_parse(nps_site_t *s, int argc, char *const argv[], np_error_t *err)
 {
+	const char *first;
 	int rc;
 
 	nps_site_init(s);
@@ -153,6 +165,14 @@ int nps_site_parse(nps_site_t *s, int argc, char *const argv[], np_error_t *err)
 			continue;
 		if ((rc = parse_one(s, argv[i], err)) < 0)
 			goto fail;
+		/* "on_error=fail on_error=warn" must not quietly mean warn */
+		if ((first = same_key(i, argv))) {
+			rc = np_error_set(err, -EINVAL,
+				"plugstack.conf: '%.*s' is given twice ('%s', then '%s'); "
+				"give each argument once", (int)strcspn(argv[i], "="), argv[i],
+				first, argv[i]);
+			goto fail;
+		}
 	}
 	if (s->enforce && !s->has_default) {
 		rc = np_error_set(err, -EINVAL,

@@ -8,6 +8,8 @@
  *                       site's arguments; option callback: check the value
  *                       (syntax, allow=, enforce) and refuse a bad one
  *                       before anything is submitted; `help` prints, exits.
+ *   srun                slurm_spank_local_user_init: tell the nodes whether
+ *                       srun's own command line has --cpu-bind.
  *   slurmstepd (root)   slurm_spank_init_post_opt: skip batch/extern/
  *                       interactive steps, apply precedence, honour an
  *                       explicit --cpu-bind, load the topology as root
@@ -18,8 +20,10 @@
  *                       now), restrict, plan the node's local tasks with
  *                       their global ranks.
  *   each task (user)    slurm_spank_task_init: after Slurm's own task
- *                       binding and just before exec: bind, read back,
- *                       export the environment, print the verbose line.
+ *                       binding and just before exec: drop inherited
+ *                       NUMAPLAN_*, bind, read back, export the
+ *                       environment, print the verbose line.
+ * Every message goes through log_() or say(), which escape it.
  * Nothing here exits slurmstepd itself or fails its callbacks; the only
  * exit is of a task child under on_error=fail, see task_fail().
  */
@@ -82,6 +86,52 @@ static struct spank_option numa_plan_option = {
 	1, 0, option_cb
 };
 
+/* ---- messages ------------------------------------------------------------ */
+
+/* Slurm's log functions, with the message escaped: a value with a newline
+ * must not forge a line in slurmd's log or on srun's terminal. */
+typedef void (*slurm_log_fn)(const char *fmt, ...);
+
+static void log_(slurm_log_fn fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void log_(slurm_log_fn fn, const char *fmt, ...)
+{
+	char out[NPS_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	nps_format_message(out, fmt, ap);
+	va_end(ap);
+	fn("%s", out);
+}
+
+/* One line on the task's (the user's) standard error, escaped the same way */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	char out[NPS_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	nps_format_message(out, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", out);
+	fflush(stderr);
+}
+
+/* Text made of whole lines (nps_plan_lines): say() each, so that only its
+ * own line breaks break lines. */
+static void say_lines(const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		say("%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 /* ---- srun / sbatch / salloc ------------------------------------------- */
 
 static int remember(const char *text)
@@ -101,12 +151,12 @@ static int local_check(const char *text)
 	np_error_t err = { 0 };
 
 	if (!g.site_ok) {
-		slurm_error("numaplan: --numa-plan unavailable, the site configuration is invalid: %s",
-			    g.site_err.msg);
+		log_(slurm_error, "numaplan: --numa-plan unavailable, the site configuration is invalid: %s",
+		     g.site_err.msg);
 		return -1;
 	}
 	if (nps_request_parse(&r, text, &err) < 0) {
-		slurm_error("numaplan: %s", err.msg);
+		log_(slurm_error, "numaplan: %s", err.msg);
 		return -1;
 	}
 	if (r.help) {
@@ -120,7 +170,7 @@ static int local_check(const char *text)
 		exit(help ? 0 : 1);
 	}
 	if (nps_request_check(&r, text, &g.site, &err) < 0) {
-		slurm_error("numaplan: %s", err.msg);
+		log_(slurm_error, "numaplan: %s", err.msg);
 		nps_request_free(&r);
 		return -1;
 	}
@@ -147,16 +197,40 @@ int slurm_spank_init(spank_t sp, int ac, char *av[])
 		spank_err_t e = spank_option_register(sp, &numa_plan_option);
 
 		if (e != ESPANK_SUCCESS) {
-			slurm_error("numaplan: cannot register --numa-plan: %s", spank_strerror(e));
+			log_(slurm_error, "numaplan: cannot register --numa-plan: %s", spank_strerror(e));
 			rc = -1;
 		}
 	}
 	if (nps_site_parse(&g.site, ac, av, &g.site_err) < 0) {
-		slurm_error("numaplan: %s", g.site_err.msg);
+		log_(slurm_error, "numaplan: %s", g.site_err.msg);
 		return -1;
 	}
 	g.site_ok = true;
 	return rc;
+}
+
+/*
+ * srun, once the step exists: does srun's own command line say --cpu-bind?
+ * (see NPS_CPU_BIND_MARK).  srun merges its environment into the step's
+ * after this callback, so setenv() here reaches the nodes; "0" is written
+ * too, over any value inherited or set by the user.
+ */
+int slurm_spank_local_user_init(spank_t sp, int ac, char *av[])
+{
+	int argc = 0, given = 0;
+	char **argv = NULL;
+
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_LOCAL)
+		return 0;
+	/* Without the command's length the option words are unknown: a
+	 * --cpu-bind among the program's own arguments must not count. */
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
+		given = nps_srun_cpu_bind_given("/proc/self/cmdline", argc) == 1;
+	if (setenv(NPS_CPU_BIND_MARK, given ? "1" : "0", 1) != 0)
+		log_(slurm_error, "numaplan: cannot set %s", NPS_CPU_BIND_MARK);
+	return 0;
 }
 
 /* ---- slurmstepd ---------------------------------------------------------- */
@@ -190,10 +264,16 @@ static bool is_job_step(spank_t sp)
 	       step != SLURM_INTERACTIVE_STEP && step != SLURM_PENDING_STEP;
 }
 
+/* srun's own --cpu-bind (the mark), asking for a binding type (not only
+ * verbose) as srun passed it on: SLURM_CPU_BIND_TYPE. */
 static bool explicit_cpu_bind(spank_t sp)
 {
-	char buf[sizeof(g.cpu_bind)];
-	spank_err_t e = spank_getenv(sp, "SLURM_CPU_BIND_TYPE", buf, sizeof(buf));
+	char buf[sizeof(g.cpu_bind)], mark[4];
+	spank_err_t e = spank_getenv(sp, NPS_CPU_BIND_MARK, mark, sizeof(mark));
+
+	if (e != ESPANK_SUCCESS || strcmp(mark, "1") != 0)
+		return false;
+	e = spank_getenv(sp, "SLURM_CPU_BIND_TYPE", buf, sizeof(buf));
 
 	if (e != ESPANK_SUCCESS && e != ESPANK_NOSPACE)
 		return false;
@@ -249,7 +329,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char *av[])
 		set_error(g.fail, err.msg);
 		return 0;
 	}
-	slurm_debug("numaplan: %s: topology: %s", g.node, g.topo_info.text);
+	log_(slurm_debug, "numaplan: %s: topology: %s", g.node, g.topo_info.text);
 	g.state = ST_LOADED;
 	return 0;
 }
@@ -292,7 +372,7 @@ static unsigned *global_ranks(spank_t sp, uint32_t ntasks)
 
 		if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &gid) != ESPANK_SUCCESS) {
 			/* only the verbose label would suffer: carry on */
-			slurm_debug("numaplan: %s: no global rank for local task %u", g.node, i);
+			log_(slurm_debug, "numaplan: %s: no global rank for local task %u", g.node, i);
 			gid = i ? ids[i - 1] + 1 : 0;
 		}
 		ids[i] = gid;
@@ -328,8 +408,8 @@ static int plan_node(spank_t sp, np_error_t *err)
 		goto out;
 	if (strcmp(from, "cgroup") != 0 && (rc = alloc_cores(sp, cpus, &from, err)) < 0)
 		goto out;
-	slurm_debug("numaplan: %s: %u local task(s), %u cpu(s) each, step cpus from %s",
-		    g.node, ntasks, cpt, from);
+	log_(slurm_debug, "numaplan: %s: %u local task(s), %u cpu(s) each, step cpus from %s",
+	     g.node, ntasks, cpt, from);
 	in.ntasks = ntasks;
 	in.cpus_per_task = cpt;
 	in.rank_ids = ranks;
@@ -339,8 +419,8 @@ static int plan_node(spank_t sp, np_error_t *err)
 	in.no_fallback = g.site.on_error == NPS_ON_ERROR_FAIL;
 	rc = nps_node_plan(g.topo, &in, &g.plan, err);
 	for (unsigned i = 0; rc == 0 && i < g.plan->nskipped; i++)
-		slurm_verbose("numaplan: %s: adapter %s not used: %s", g.node,
-			      g.plan->skipped[i].name, g.plan->skipped[i].reason);
+		log_(slurm_verbose, "numaplan: %s: adapter %s not used: %s", g.node,
+		     g.plan->skipped[i].name, g.plan->skipped[i].reason);
 out:
 	free(ranks);
 	np_cpuset_free(cpus);
@@ -367,8 +447,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char *av[])
 	 * report "launch failed" yet srun exit 0, and an `optional` one is
 	 * ignored altogether. */
 	if (g.state == ST_ERROR)
-		slurm_info("numaplan: %s: %s (on_error=%s)", g.node, g.err.msg,
-			   g.fail ? "fail" : "warn");
+		log_(slurm_info, "numaplan: %s: %s (on_error=%s)", g.node, g.err.msg,
+		     g.fail ? "fail" : "warn");
 	return 0;
 }
 
@@ -390,6 +470,19 @@ static int env_set(void *ctx, const char *name, const char *value)
 }
 
 /*
+ * NUMAPLAN_* describe this step: a task gets them only when numaplan bound
+ * it, never from an enclosing step, the batch script or the user's shell
+ * (srun passes its whole environment on).  The --cpu-bind mark is srun's
+ * message to the nodes, not the program's.
+ */
+static void clear_task_env(spank_t sp)
+{
+	for (unsigned i = 0; i < NPS_OWN_VARS_COUNT; i++)
+		(void)spank_unsetenv(sp, nps_own_vars[i]);
+	(void)spank_unsetenv(sp, NPS_CPU_BIND_MARK);
+}
+
+/*
  * on_error=fail in a task: this process is the forked task, not
  * slurmstepd, about to exec the user's program.  Slurm ends it the same
  * way when a `required` plugin fails here; doing it ourselves makes the
@@ -400,18 +493,6 @@ static void task_fail(void)
 {
 	fflush(stderr);
 	_exit(1);
-}
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fflush(stderr);
 }
 
 static int bind_task(spank_t sp, unsigned task)
@@ -439,17 +520,24 @@ static int bind_task(spank_t sp, unsigned task)
 		nps_saved_free(&saved);
 		return np_error_set(&g.err, rc, "task %u: %s", task, err.msg);
 	}
-	nps_saved_free(&saved);
-	if ((rc = nps_export(&ops, g.plan, r, &kept, &err)) < 0)
+	if ((rc = nps_export(&ops, g.plan, r, &kept, &err)) < 0) {
+		/* unbound, then, and saying nothing about a binding */
+		np_error_t ignored = { 0 };
+
+		(void)nps_bind_restore(&saved, &ignored);
+		nps_saved_free(&saved);
+		clear_task_env(sp);
 		return np_error_set(&g.err, rc, "task %u: %s", task, err.msg);
+	}
+	nps_saved_free(&saved);
 	if (g.decision.verbose) {
 		char *line = nps_task_line(g.node, task, r->rank, r);
 
-		say("%s\n", line ? line : "numaplan: (out of memory)");
+		say("%s", line ? line : "numaplan: (out of memory)");
 		free(line);
 		if (kept)
-			fprintf(stderr, "numaplan: %s task %u: %u variable(s) of the plan "
-				"left as you set them\n", g.node, task, kept);
+			say("numaplan: %s task %u: %u variable(s) of the plan left as you set them",
+			    g.node, task, kept);
 	}
 	return 0;
 }
@@ -460,49 +548,49 @@ int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 
 	(void)ac;
 	(void)av;
-	if (spank_context() != S_CTX_REMOTE || g.state == ST_IDLE)
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	/* every task of every step, bound below or not */
+	clear_task_env(sp);
+	if (g.state == ST_IDLE)
 		return 0;
 	if (spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS || task < 0)
 		return 0;
 
 	if (task == 0 && g.decision.note[0])
-		say("numaplan: %s: note: %s\n", g.node, g.decision.note);
+		say("numaplan: %s: note: %s", g.node, g.decision.note);
 
 	switch (g.state) {
 	case ST_RESPECT:
-		if (task == 0) {
-			fprintf(stderr, "numaplan: %s: note: an explicit --cpu-bind (%s) wins; "
-				"policy '%s' not applied\n", g.node, g.cpu_bind,
-				np_policy_name(g.decision.policy));
-			fflush(stderr);
-		}
+		if (task == 0)
+			say("numaplan: %s: note: an explicit --cpu-bind (%s) wins; policy '%s' not applied",
+			    g.node, g.cpu_bind, np_policy_name(g.decision.policy));
 		return 0;
 	case ST_PLANNED:
 		if (task == 0) {
 			char *lines = nps_plan_lines(g.node, g.plan, g.decision.verbose);
 
 			if (g.decision.verbose)
-				say("numaplan: %s: topology: %s\n", g.node, g.topo_info.text);
-			if (lines)
-				say("%s", lines);
+				say("numaplan: %s: topology: %s", g.node, g.topo_info.text);
+			say_lines(lines);
 			free(lines);
 		}
 		if (bind_task(sp, (unsigned)task) == 0)
 			return 0;
 		if (g.fail) {
-			say("numaplan: %s: error: %s (on_error=fail)\n", g.node, g.err.msg);
+			say("numaplan: %s: error: %s (on_error=fail)", g.node, g.err.msg);
 			task_fail();
 		}
-		say("numaplan: %s: warning: %s; the task runs unbound\n", g.node, g.err.msg);
+		say("numaplan: %s: warning: %s; the task runs unbound", g.node, g.err.msg);
 		return 0;
 	case ST_ERROR:
 		if (g.fail) {
 			if (task == 0)
-				say("numaplan: %s: error: %s (on_error=fail)\n", g.node, g.err.msg);
+				say("numaplan: %s: error: %s (on_error=fail)", g.node, g.err.msg);
 			task_fail();
 		}
 		if (task == 0)
-			say("numaplan: %s: warning: %s; tasks run unbound\n", g.node, g.err.msg);
+			say("numaplan: %s: warning: %s; tasks run unbound", g.node, g.err.msg);
 		return 0;
 	default:
 		return 0;

@@ -10,6 +10,7 @@
  *   numaplan-spank-harness bind VALUE NTASKS[:RANK,...] TASK [ARG...]
  *   numaplan-spank-harness cores CORELIST [ARG...]
  *   numaplan-spank-harness topology NODE [ARG...]
+ *   numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC
  *
  * ARG are plugstack.conf arguments; unless they have a cache=, cache=none
  * is added, so that a test does not write the default cache directory.
@@ -19,9 +20,14 @@
  * to its own environment, print the verbose line and NUMAPLAN_*, then
  * restore.  `topology` loads as slurmstepd does on node NODE (the site's
  * XML, the cache, or live and then cached) and says where it came from.
+ * `cpubind` says whether srun's command line in CMDLINE_FILE (NUL-separated
+ * words, like /proc/PID/cmdline), whose last JOB_ARGC words are the
+ * command, has its own --cpu-bind, as srun's plugin decides it.
+ * Messages are printed as the plugin prints them (escaped).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +62,22 @@ static int parse_site(nps_site_t *s, int argc, char **argv, np_error_t *err)
 	return rc;
 }
 
+static void print_escaped(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void print_escaped(FILE *f, const char *fmt, ...)
+{
+	char out[NPS_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	nps_format_message(out, fmt, ap);
+	va_end(ap);
+	fprintf(f, "%s\n", out);
+}
+
 static int fail(const np_error_t *err)
 {
-	fprintf(stderr, "numaplan: %s\n", err->msg);
+	print_escaped(stderr, "numaplan: %s", err->msg);
 	return 1;
 }
 
@@ -123,7 +142,7 @@ static int cmd_request(const char *value, int argc, char **argv)
 	       np_policy_name(d.policy), d.verbose, d.threads, np_mem_name(d.mem),
 	       d.hca ? d.hca : "", r.help, d.from_user);
 	if (d.note[0])
-		printf("note: %s\n", d.note);
+		print_escaped(stdout, "note: %s", d.note);
 	nps_request_free(&r);
 	nps_site_free(&s);
 	return 0;
@@ -373,6 +392,23 @@ static int cmd_topology(const char *node, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_cpubind(const char *file, const char *job_argc)
+{
+	unsigned n;
+	int rc;
+
+	if (parse_uint(job_argc, &n) < 0) {
+		fprintf(stderr, "numaplan-spank-harness: bad JOB_ARGC '%s'\n", job_argc);
+		return 2;
+	}
+	if ((rc = nps_srun_cpu_bind_given(file, (int)n)) < 0) {
+		fprintf(stderr, "numaplan-spank-harness: %s: %s\n", file, strerror(-rc));
+		return 1;
+	}
+	printf("%s\n", rc ? "given" : "not given");
+	return 0;
+}
+
 static int usage(void)
 {
 	fputs("usage: numaplan-spank-harness site ARG...\n"
@@ -381,7 +417,8 @@ static int usage(void)
 	      "       numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]\n"
 	      "       numaplan-spank-harness bind VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
 	      "       numaplan-spank-harness cores CORELIST [ARG...]\n"
-	      "       numaplan-spank-harness topology NODE [ARG...]\n", stderr);
+	      "       numaplan-spank-harness topology NODE [ARG...]\n"
+	      "       numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC\n", stderr);
 	return 2;
 }
 
@@ -403,5 +440,7 @@ int main(int argc, char **argv)
 		return cmd_bind(argv[2], argv[3], argv[4], argc - 5, argv + 5);
 	if (!strcmp(argv[1], "topology") && argc >= 3)
 		return cmd_topology(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "cpubind") && argc == 4)
+		return cmd_cpubind(argv[2], argv[3]);
 	return usage();
 }

@@ -15,6 +15,9 @@ ok()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 notok() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
 # check "what" cmd args...: ok when the command exits 0
 check() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; fi; }
+# check_jq "what" FILTER: ok when jq -e FILTER holds on $OUT (the JSON of the
+# last run); jq's own output is discarded, never the TAP line.
+check_jq() { local what=$1; shift; if jq -e "$@" <<<"$OUT" >/dev/null 2>&1; then ok "$what"; else notok "$what"; fi; }
 # diag: a comment line, ignored by the counter
 diag() { echo "# $*"; }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - # SKIP $*"; }

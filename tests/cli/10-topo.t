@@ -13,7 +13,7 @@ check "distance matrix printed with the SLIT values 10/16/32" \
 	grep -Eq '^ +5 +32 +32 +32 +32 +16 +10 +16 +16$' <<<"$OUT"
 
 run numaplan topo --topology "$EPYC" --json
-check "topo --json is valid JSON" jq -e . <<<"$OUT" >/dev/null
+check_jq "topo --json is valid JSON" .
 check "JSON: 8 NUMA nodes, 2 packages, 16 L3" \
 	test "$(jq -c '[(.numa|length),(.packages|length),(.l3|length)]' <<<"$OUT")" = "[8,2,16]"
 check "JSON: the HCA's locality is NUMA 5" test "$(jq -r '.devices[0].name + " " + .devices[0].numa' <<<"$OUT")" = "mlx5_0 5"

@@ -8,10 +8,10 @@ SPR=$TOPO/intel-spr8480-2s-snc4-8numa-4h100-4mlx5.xml
 run numaplan plan --topology "$EPYC" --ntasks 8 --policy hca-near --format json
 check "hca-near json exits 0" test "$RC" -eq 0
 check "JSON contract: policy and 8 ranks" test "$(jq -r '.policy + " " + (.ranks|length|tostring)' <<<"$OUT")" = "hca-near 8"
-check "JSON contract: every rank has rank/host/cpus/mems/hca/env" \
-	jq -e '.ranks | all(has("rank") and has("host") and has("cpus") and has("mems") and has("hca") and has("env"))' <<<"$OUT" >/dev/null
-check "hca-near 8: every rank's memory on NUMA 5" jq -e '[.ranks[].mems] | all(. == "5")' <<<"$OUT" >/dev/null
-check "hca-near 8: UCX_NET_DEVICES=mlx5_0:1 exported" jq -e '[.ranks[].env.UCX_NET_DEVICES] | all(. == "mlx5_0:1")' <<<"$OUT" >/dev/null
+check_jq "JSON contract: every rank has rank/host/cpus/mems/hca/env" \
+	'.ranks | all(has("rank") and has("host") and has("cpus") and has("mems") and has("hca") and has("env"))'
+check_jq "hca-near 8: every rank's memory on NUMA 5" '[.ranks[].mems] | all(. == "5")'
+check_jq "hca-near 8: UCX_NET_DEVICES=mlx5_0:1 exported" '[.ranks[].env.UCX_NET_DEVICES] | all(. == "mlx5_0:1")'
 check "hca-near 8: CPUs inside 40-47,104-111 and all different" \
 	bash -c 'jq -r ".ranks[].cpus" <<<"$1" | tr "," "\n" | awk -F- "{ if (\$1 < 40 || (\$1 > 47 && \$1 < 104) || \$1 > 111) bad=1 } END { exit bad }" && [ "$(jq -r ".ranks[].cpus" <<<"$1" | sort -u | wc -l)" = 8 ]' _ "$OUT"
 
@@ -32,8 +32,8 @@ check "SPR, every port ACTIVE: each of the 4 HCAs serves 2 of 8 ranks" \
 rm -f "$spr4"
 
 run numaplan plan --topology "$EPYC" -n 2 -c 4 -p compact -f json
-check "cpus-per-task 4: OMP_NUM_THREADS/PLACES/PROC_BIND exported" \
-	jq -e '.ranks[0].env | .OMP_NUM_THREADS == "4" and .OMP_PLACES == "cores" and .OMP_PROC_BIND == "close"' <<<"$OUT" >/dev/null
+check_jq "cpus-per-task 4: OMP_NUM_THREADS/PLACES/PROC_BIND exported" \
+	'.ranks[0].env | .OMP_NUM_THREADS == "4" and .OMP_PLACES == "cores" and .OMP_PROC_BIND == "close"'
 check "cpus-per-task 4: a rank is one 4-core CCX (0-3,64-67)" test "$(jq -r '.ranks[0].cpus' <<<"$OUT")" = "0-3,64-67"
 
 run numaplan plan --topology "$EPYC" -n 4 -p compact --mem interleave -f numactl -- ./a.out x

@@ -41,6 +41,49 @@ expect_error "bad --cpuset" "invalid CPU list '3-1'" numaplan plan --topology "$
 expect_error "--cpuset outside the machine" "no CPU in the allowed set" numaplan plan --topology "$EPYC" --cpuset 900 -n 1 -p compact
 expect_error "unknown option" "unknown or incomplete option '--fast'" numaplan plan --fast -n 1 -p compact
 expect_error "unknown command" "unknown command 'plna'" numaplan plna
+# --hca: empty is empty, not "no HCA on this node"
+expect_error "--hca '' says it is empty" "is empty" numaplan plan --topology "$EPYC" -n 1 -p hca-near --hca ''
+check "--hca '': no 'no HCA' message" eval '! grep -q "no HCA" <<<"$ERR"'
+for v in 'mlx5_0,' ',mlx5_0' 'mlx5_0,,mlx5_0'; do
+	expect_error "--hca '$v': an empty name" "'$v'.*an empty name" \
+		numaplan plan --topology "$EPYC" -n 1 -p hca-near --hca "$v"
+done
+# --hosts: only plain host names reach launcher lines (hydra's -hosts splits
+# at ',' and ':' and has no quoting; the lines are run by a shell)
+for h in 'a b' 'n1:4' '$(id)' 'a;b' "a'b" '-n1' $'a\nb' 'a*'; do
+	label=${h//$'\n'/\\n}
+	expect_error "--hosts '$label' refused, naming it" "--hosts: '.*' is not a host name" \
+		numaplan plan --topology "$EPYC" -n 2 -p compact --hosts "n1,$h" -f mpich
+done
+expect_error "--hosts with an empty name" "--hosts: '' is not a host name" \
+	numaplan plan --topology "$EPYC" -n 2 -p compact --hosts "n1,,n2" -f mpich
+hosts=$(seq -f 'h%g' 1 1000 | paste -sd,)
+expect_error "--format mpich: more hosts than hydra's -hosts takes" "at most 999 hosts, not 1000" \
+	numaplan plan --topology "$EPYC" -n 1000 -p compact --hosts "$hosts" -f mpich
+run numaplan plan --topology "$EPYC" -n 999 -p compact --overcommit --hosts "${hosts%,h1000}" -f mpich
+check "--format mpich: 999 hosts are fine" eval '[ "$RC" -eq 0 ] && grep -q -- "-hosts h1:1,h2:1,.*,h999:1 " <<<"$OUT"'
+# a HostName from the XML is held to the same rule in launcher formats
+tmpx=$(mktemp)
+sed 's|name="HostName" value="[^"]*"|name="HostName" value="x\&#10;touch /tmp/pwned;y"|' "$EPYC" >"$tmpx"
+for f in ompi slurm mpich numactl table; do
+	expect_error "XML HostName with a newline: --format $f refuses, escaped" \
+		"host name 'x\\\\ntouch /tmp/pwned;y' cannot be written" \
+		numaplan plan --topology "$tmpx" -n 2 -p compact -f $f
+done
+run numaplan plan --topology "$tmpx" -n 2 -p compact -f json
+check "XML HostName with a newline: json (escaped by JSON) still works" \
+	eval '[ "$RC" -eq 0 ] && [ "$(jq -r ".ranks[0].host" <<<"$OUT")" = $'"'"'x\ntouch /tmp/pwned;y'"'"' ]'
+rm -f "$tmpx"
+# control bytes in messages are escaped: one line, no raw ESC
+run numaplan plan --topology "$EPYC" -n 1 -p hca-near --hca $'bo\ngus\e[31m'
+check "a newline and ESC in --hca come back escaped on one line" \
+	eval '[ "$RC" -eq 2 ] && [ "$(wc -l <<<"$ERR")" -eq 1 ] && grep -qF "'"'"'bo\ngus\x1b[31m'"'"'" <<<"$ERR"'
+run numaplan $'plan\e[2J'
+check "an unknown command is shown escaped" grep -qF "unknown command 'plan\x1b[2J'" <<<"$ERR"
+run numaplan plan --topology $'/no/such\nfile' -n 1 -p compact
+check "a file name with a newline is shown escaped" \
+	eval '[ "$RC" -eq 2 ] && [ "$(wc -l <<<"$ERR")" -eq 1 ] && grep -qF "/no/such\nfile" <<<"$ERR"'
+
 run numaplan plan --topology "$EPYC" -n 130 -p compact --overcommit -f json
 check "--overcommit accepts more tasks than cores" test "$RC" -eq 0 -a "$(jq .overcommitted <<<"$OUT")" = true
 done_testing

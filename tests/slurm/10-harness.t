@@ -32,6 +32,16 @@ run $H site topology=/x/%n.xml cache=/var/cache/np
 check "site: topology= makes the cache moot" grep -q 'topology *: /x/%n.xml$' <<<"$OUT"
 run $H site enforce
 check "enforce without default= explains why" grep -q "needs default=" <<<"$ERR"
+# an argument given twice is refused, naming both (not: the last one wins)
+for dup in "on_error=fail on_error=warn" "default=compact default=spread" "verbose verbose" \
+	   "allow=compact allow=spread" "cache=/a cache=none" "topology=/a.xml topology=/b.xml" \
+	   "respect_cpu_bind=no respect_cpu_bind=yes" "default=compact enforce enforce"; do
+	# shellcheck disable=SC2086
+	run $H site $dup
+	read -r -a w <<<"$dup"; first=${w[-2]}; last=${w[-1]}
+	check "site '$dup' refused: given twice, both named" \
+		eval '[ "$RC" -ne 0 ] && grep -qF "plugstack.conf: '"'${last%%=*}'"' is given twice ('"'$first'"', then '"'$last'"')" <<<"$ERR"'
+done
 
 # ---- --numa-plan values
 run $H request hca-near,verbose,mem=interleave,hca=mlx5_0+mlx5_1:2,threads
@@ -46,6 +56,29 @@ for bad in bogus compact,spread compact,mem=fast 'compact,hca=a;b' compact,,verb
 	run $H request "$bad"
 	check "value '${bad:0:20}' refused" [ "$RC" -ne 0 ]
 done
+# a modifier given twice is refused, not decided by its last occurrence
+for v in compact,mem=none,mem=local hca-near,hca=mlx5_0,hca=mlx5_1 compact,verbose,verbose \
+	 compact,threads,verbose,threads help,help; do
+	run $H request "$v"
+	mod=$(tr ',' '\n' <<<"$v" | sed 's/=.*/=/' | sort | uniq -d)
+	check "value '$v' refused: '$mod' given twice" \
+		eval '[ "$RC" -ne 0 ] && grep -qF "invalid --numa-plan value '"'$v'"': the modifier '"'$mod'"' is given twice" <<<"$ERR"'
+done
+run $H request hca-near,hca=
+check "hca= with nothing says it is empty" \
+	eval '[ "$RC" -ne 0 ] && grep -qF "'"'hca='"' is empty" <<<"$ERR" && ! grep -q "no HCA" <<<"$ERR"'
+run $H request hca-near,hca=mlx5_0+
+check "hca=NAME+ says a name is empty" grep -q "an empty name in the HCA list" <<<"$ERR"
+# control characters in a message are escaped: one line, no raw escape byte
+run $H request $'compact\nerror: forged line\e[31m'
+check "a newline in the value cannot make a second message line" \
+	eval '[ "$RC" -ne 0 ] && [ "$(wc -l <<<"$ERR")" -eq 1 ] && ! grep -q "^error: forged" <<<"$ERR"'
+check "the newline and ESC are shown as \\n and \\x1b" \
+	grep -qF "invalid --numa-plan value 'compact\\nerror: forged line\\x1b[31m'" <<<"$ERR"
+run $H bind $'hca-near,hca=\x01' 1 0
+check "a control byte is escaped on the bind path too" \
+	eval '[ "$RC" -ne 0 ] && grep -qF "hca-near,hca=\\x01" <<<"$ERR"'
+
 run $H request bogus
 check "bad value: message names the value" grep -q "invalid --numa-plan value 'bogus'" <<<"$ERR"
 check "bad value: message lists the policies" grep -q "none, compact, spread, numa, socket, l3, hca-near" <<<"$ERR"
@@ -74,6 +107,32 @@ check "enforce accepts its own policy with verbose" grep -q '^policy=hca-near ve
 run $H help default=compact enforce
 check "help lists policies and the site's settings" \
 	eval 'grep -q "hca-near" <<<"$OUT" && grep -q "enforced *: yes" <<<"$OUT" && grep -q "default policy *: compact" <<<"$OUT"'
+
+# ---- srun's own --cpu-bind: the option words of a command line, not the
+# program's arguments, not SLURM_CPU_BIND (Slurm's variable, which every task
+# inherits and a nested srun would take for the option)
+cmdline() { printf '%s\0' "$@" >"$tmp/cmdline"; }
+while IFS='|' read -r want argc words; do
+	# shellcheck disable=SC2086
+	cmdline $words
+	run $H cpubind "$tmp/cmdline" "$argc"
+	check "cpubind: '$words' (command: last $argc): --cpu-bind $want" [ "$OUT" = "$want" ]
+done <<'EOF'
+given|1|srun -n2 --cpu-bind=map_cpu:1,0 ./app
+given|2|srun -n2 --cpu-bind map_cpu:1,0 ./app x
+given|1|srun --cpu_bind=cores ./app
+given|1|srun --cpu-b=none ./app
+given|1|srun --cpu_=none ./app
+given|1|srun -N1 --cpu-bind=verbose --numa-plan=compact ./app
+not given|2|srun -n2 ./app --cpu-bind=map_cpu:1
+not given|1|srun -n2 --cpu-freq=high --cpus-per-task=1 ./app
+not given|2|srun -n2 --numa-plan=compact ./app --cpu-bind=none
+not given|1|srun --cpu=1 ./app
+not given|2|srun -- --cpu-bind=x ./app
+not given|0|srun
+EOF
+run $H cpubind "$tmp/no-such-file" 1
+check "cpubind: an unreadable command line is an error, not a guess" eval '[ "$RC" -ne 0 ] && [ -z "$OUT" ]'
 
 # ---- step CPUs from a fake cgroup tree (v1 and v2)
 mkdir -p "$tmp/cg/cpuset/slurm/uid_0/job_1/step_0" "$tmp/cg2/slurm/job_1/step_0"
@@ -194,6 +253,10 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: request" vg $H request hca-near,verbose,mem=interleave,hca=a+b:1 default=compact
 	check "valgrind: refused request" vg $H request spread default=compact enforce
 	check "valgrind: bad request" vg $H request compact,bogus
+	check "valgrind: repeated modifier, escaped message" vg $H request $'compact,mem=none,mem=local\n'
+	check "valgrind: repeated site argument" vg $H site on_error=fail on_error=warn
+	cmdline srun -n2 --cpu-bind=map_cpu:1,0 ./app
+	check "valgrind: cpubind" vg $H cpubind "$tmp/cmdline" 1
 	check "valgrind: help" vg $H help default=compact
 	check "valgrind: stepcpus" vg $H stepcpus "$tmp/proc1" "$tmp/cg"
 	check "valgrind: plan and bind (live)" vg $H bind compact,verbose "$npus" 0

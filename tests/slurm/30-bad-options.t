@@ -29,6 +29,15 @@ srun_ -N1 -n1 --numa-plan=compact,spread touch "$marker"
 refused "srun two policies" "a second policy 'spread'"
 srun_ -N1 -n1 --numa-plan=numa touch "$marker"
 refused "srun disallowed policy" "--numa-plan=numa refused: the policy 'numa' is not allowed on this cluster; valid: none, compact, spread"
+srun_ -N1 -n1 --numa-plan=compact,mem=none,mem=interleave touch "$marker"
+refused "srun mem= twice" "invalid --numa-plan value 'compact,mem=none,mem=interleave': the modifier 'mem=' is given twice"
+srun_ -N1 -n1 --numa-plan=hca-near,hca=mlx5_0,hca=mlx5_1 touch "$marker"
+refused "srun hca= twice" "the modifier 'hca=' is given twice"
+srun_ -N1 -n1 --numa-plan=compact,verbose,verbose touch "$marker"
+refused "srun verbose twice" "the modifier 'verbose' is given twice"
+srun_ -N1 -n1 --numa-plan=hca-near,hca= touch "$marker"
+refused "srun hca= empty: says so" "'hca=' is empty"
+check "srun hca= empty: not 'no HCA on this node'" eval '! grep -q "no HCA" <<<"$ERR"'
 SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan=socket srun_ -N1 -n1 touch "$marker"
 refused "Slurm's SPANK environment variable, disallowed policy" "policy 'socket' is not allowed"
 
@@ -64,5 +73,20 @@ check "sbatch help: exit 0, no job" eval '[ "$RC" -eq 0 ] && ! grep -q "Submitte
 plugstack 'default=compact bogus=1'
 srun_ -N1 -n1 --numa-plan=compact touch "$marker"
 refused "invalid plugstack.conf argument" "unknown argument 'bogus=1'"
+# an argument given twice is a broken configuration too (not: the last wins)
+plugstack 'on_error=fail on_error=warn'
+srun_ -N1 -n1 --numa-plan=compact touch "$marker"
+refused "plugstack.conf on_error= twice" "plugstack.conf: 'on_error' is given twice \('on_error=fail', then 'on_error=warn'\)"
+srun_ -N1 -n1 numaplan-probe --json
+check "on_error= twice, optional line: the plugin is off, tasks run unbound, warned" \
+	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && grep -q "warning: plugstack.conf: .on_error. is given twice" <<<"$ERR"'
+# with a required line (as numaplan-spank(8) advises) no step runs at all
+conf=$(dirname "$SLURM_CONF")/plugstack.conf
+printf 'required %s default=compact on_error=fail on_error=warn\n' "$PLUGIN_SO" >"$conf.tmp" && mv "$conf.tmp" "$conf"
+srun_ -N1 -n1 touch "$marker"
+refused "required line, on_error= twice: srun refuses the step" "'on_error' is given twice"
+run timeout "$NP_SRUN_TIMEOUT" sbatch --wait -N1 -n1 -o /dev/null --wrap "touch $marker"
+refused "required line, on_error= twice: sbatch refuses the job" "'on_error' is given twice"
+plugstack_reset
 
 done_testing

@@ -1,7 +1,11 @@
 #!/bin/bash
 # respect_cpu_bind: an explicit --cpu-bind wins (with a note) by default,
 # not with respect_cpu_bind=no, and never against an enforced policy;
-# --cpu-bind=verbose alone is not a binding request.
+# --cpu-bind=verbose alone is not a binding request.  Explicit means srun's
+# own command line: Slurm's SLURM_CPU_BIND* variables that every task
+# inherits (a nested srun takes SLURM_CPU_BIND for the option) and that a
+# user may export are not, and when the note says "wins", Slurm's binding is
+# what the tasks got.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
@@ -22,6 +26,38 @@ check "respect: one note saying so" \
 srun_ -N1 -n2 --cpu-bind=verbose --numa-plan=compact numaplan-probe --json
 check "--cpu-bind=verbose is not an explicit binding: the plugin binds" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ]'
+
+# --- inherited, not explicit: the plugin binds, no note.  Every task of a
+# step has SLURM_CPU_BIND=quiet,mask_cpu:... from slurmstepd (here the
+# outer step's auto binding to both CPUs); the nested srun reads it as
+# --cpu-bind and passes SLURM_CPU_BIND_TYPE=mask_cpu: on.
+nested() { srun_ -N1 -n1 -c2 sh -c "$1"; }
+nested 'echo "outer:$SLURM_CPU_BIND_TYPE" >&2; srun -n1 --overlap --numa-plan=compact numaplan-probe --json'
+check "nested srun: the outer task did have SLURM_CPU_BIND_TYPE (the premise)" \
+	grep -q '^outer:mask_cpu:' <<<"$ERR"
+check "nested srun: the inherited binding is not explicit: compact binds" \
+	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ]'
+check "nested srun: no 'wins' note" eval '! grep -q "note: an explicit" <<<"$ERR"'
+nested "srun -n1 --overlap --cpu-bind=map_cpu:$b --numa-plan=compact numaplan-probe --json"
+check "nested srun with its own --cpu-bind: Slurm's map_cpu wins, with the note" \
+	eval '[ "$(pfield 0 .cpus)" = "$b" ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && grep -q "note: an explicit --cpu-bind (map_cpu:) wins" <<<"$ERR"'
+
+SLURM_CPU_BIND_TYPE=map_cpu: SLURM_CPU_BIND_LIST=$b,$a srun_ -N1 -n2 --numa-plan=compact numaplan-probe --json
+check "exported SLURM_CPU_BIND_TYPE: not explicit (srun ignores it), compact binds" \
+	eval '[ "$(pfield 0 .cpus)" = "$a" ] && [ "$(pfield 1 .cpus)" = "$b" ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ]'
+check "exported SLURM_CPU_BIND_TYPE: no 'wins' note" eval '! grep -q "note: an explicit" <<<"$ERR"'
+SLURM_CPU_BIND=map_cpu:$b,$a srun_ -N1 -n2 --numa-plan=compact numaplan-probe --json
+check "exported SLURM_CPU_BIND (not srun's option): compact binds, no note" \
+	eval '[ "$(pfield 0 .cpus)" = "$a" ] && [ "$(pfield 1 .env.NUMAPLAN_POLICY)" = compact ] && ! grep -q "note: an explicit" <<<"$ERR"'
+# srun's plugin writes the mark whatever the user's environment says
+_NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND=map_cpu:$b,$a srun_ -N1 -n2 --numa-plan=compact numaplan-probe --json
+check "a forged mark in the environment is overwritten by srun's plugin: compact binds" \
+	eval '[ "$(pfield 0 .cpus)" = "$a" ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ]'
+srun_ -N1 -n1 --cpu-bind=map_cpu:$a --numa-plan=compact sh -c 'echo "mark:${_NUMAPLAN_SRUN_CPU_BIND-unset}"'
+check "the mark does not reach the program" grep -qx 'mark:unset' <<<"$OUT"
+srun_ -N1 -n2 --cpu-b=map_cpu:$b,$a --numa-plan=compact numaplan-probe --json
+check "an abbreviated --cpu-b (getopt_long takes it) is explicit too" \
+	eval '[ "$(pfield 0 .cpus)" = "$b" ] && [ "$(pfield 1 .cpus)" = "$a" ] && grep -q "note: an explicit" <<<"$ERR"'
 
 plugstack 'respect_cpu_bind=no'
 srun_ -N1 -n2 "$MAP" --numa-plan=compact numaplan-probe --json

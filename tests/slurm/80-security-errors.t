@@ -76,6 +76,32 @@ for v in "$long" 'compact,hca=$(id)' $'compact\nspread' 'compact,mem=' ',,,'; do
 	rm -f "$marker"
 done
 check "the nodes are still up after odd values" nodes_alive
+
+# A value with control characters cannot forge a line in slurmd's log (as
+# root) nor drive the user's terminal: every message is escaped.
+log=$(scontrol show config | awk '$1 == "SlurmdLogFile" {print $3}')
+tag=FORGED-$$-$RANDOM
+n1log=${log//%n/n1}
+# only what this step logs (the log may hold earlier runs')
+since=$(stat -c %s "$n1log" 2>/dev/null || echo 0)
+_SLURM_SPANK_OPTION_numaplan_numa_plan=$'compact\n[2026-01-01T00:00:00.000] error: '"$tag"$'\e[2J' \
+	srun_ -N1 -n1 -w n1 true
+check "log forging: the step fails cleanly" [ "$RC" -ne 0 ]
+if [ -r "$n1log" ]; then
+	tail -c +$((since + 1)) "$n1log" >"$dir/n1.log"
+	check "log forging: no line of slurmd's log starts with the forged text" \
+		eval '! grep -q "^\[2026-01-01T00:00:00.000\] error: $tag" "$dir/n1.log"'
+	check "log forging: the value is in slurmd's log, escaped on one line" \
+		grep -qF "numaplan: n1: invalid --numa-plan value 'compact\n[2026-01-01T00:00:00.000] error: $tag\x1b[2J'" "$dir/n1.log"
+	check "log forging: no raw ESC in what the step logged" eval '! grep -q $'"'"'\e'"'"' "$dir/n1.log"'
+else
+	skip "slurmd log $n1log not readable"
+fi
+check "user's stderr: the message is escaped too (one line, no ESC)" \
+	eval 'grep -qF "error: invalid --numa-plan value '"'"'compact\n[2026" <<<"$ERR" && ! grep -q "^\[2026-01-01" <<<"$ERR" && ! grep -q $'"'"'\e'"'"' <<<"$ERR"'
+srun_ -N1 -n1 --numa-plan=$'bogus\e[2J' true
+check "srun's own check: the message names the value escaped" \
+	grep -qF "srun: error: numaplan: invalid --numa-plan value 'bogus\x1b[2J'" <<<"$ERR"
 srun_ -N2 -n2 --numa-plan=compact true
 check "and still run steps with the plugin" [ "$RC" -eq 0 ]
 
