@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "opts.h"
+#include "text_util.h"
 
 static void plan_usage(FILE *f)
 {
@@ -33,33 +34,11 @@ struct plan_args {
  * when it needs to be. */
 static char *join_command(int argc, char **argv)
 {
-	size_t len = 1;
-	char *s;
+	np_sb_t b;
 
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) * 4 + 3;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	for (int i = 0; i < argc; i++) {
-		int plain = argv[i][0] && strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		                                            "0123456789-_./=:,+%@") == strlen(argv[i]);
-
-		if (i)
-			strcat(s, " ");
-		if (plain) {
-			strcat(s, argv[i]);
-			continue;
-		}
-		strcat(s, "'");
-		for (const char *p = argv[i]; *p; p++)
-			if (*p == '\'')
-				strcat(s, "'\\''");
-			else
-				strncat(s, p, 1);
-		strcat(s, "'");
-	}
-	return s;
+	np_sb_init(&b);
+	np_sb_shq_argv(&b, (unsigned)argc, argv);
+	return np_sb_take(&b);
 }
 
 static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *err)

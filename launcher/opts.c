@@ -1,6 +1,5 @@
 /* opts.c - option helpers of the numaplan command */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,17 +57,6 @@ int np_opt_load_topology(const char *xml, const char *cpuset, const char *sysfs,
 		*t = NULL;
 	}
 	return rc;
-}
-
-void np_opt_print(const char *fmt, ...)
-{
-	char msg[2 * NP_ERRMSG_MAX], safe[NP_ESCAPED_SIZE(sizeof(msg))];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "numaplan %s\n", np_escape(safe, sizeof(safe), msg));
 }
 
 int np_opt_fail(const char *cmd, const char *msg)

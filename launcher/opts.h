@@ -5,6 +5,7 @@
 #define NP_OPTS_H
 
 #include "numaplan.h"
+#include "text_util.h"
 
 /* Exit statuses of the numaplan command. */
 enum { NP_EXIT_OK = 0, NP_EXIT_FAIL = 1, NP_EXIT_USAGE = 2 };
@@ -23,10 +24,8 @@ char **np_opt_split(const char *list, unsigned *n);
 int np_opt_load_topology(const char *xml, const char *cpuset, const char *sysfs, np_topo_t **t,
                          np_error_t *err);
 
-/* Print "numaplan " and the message on stderr, escaped (np_escape): messages
- * quote arguments, file names, host names and file contents, none of which
- * may drive the terminal or fake a line.  No newline in fmt. */
-void np_opt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* np_opt_print, the escaped "numaplan ..." message on stderr, is in
+ * text_util.h: the benchmark system prints with it too. */
 
 /* Print "numaplan CMD: MSG" (np_opt_print) and return NP_EXIT_USAGE. */
 int np_opt_fail(const char *cmd, const char *msg);

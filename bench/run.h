@@ -1,0 +1,178 @@
+/*
+ * run.h - `numaplan run`: suites turn the topology into a list of
+ * experiments; one job script runs them (under sbatch, inside an
+ * allocation, or on this machine); the raw outputs become results.json.
+ */
+#ifndef NP_RUN_H
+#define NP_RUN_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "numaplan.h"
+#include "optable.h"
+#include "rpeak.h"
+
+typedef enum np_run_mode {
+	NP_MODE_SLURM,      /* sbatch the job script and follow it */
+	NP_MODE_INLINE,     /* run the script's srun steps in this allocation */
+	NP_MODE_LOCAL,      /* no Slurm: mpiexec.mpich / numactl on this machine */
+} np_run_mode_t;
+
+struct np_suite;
+
+/* The options of every suite are the suites' own (suite.h); these are
+ * the core's, described by the table in run_options.c. */
+typedef struct np_run_opts {
+	const struct np_suite *suite;
+	np_run_mode_t mode;
+	bool local, inline_run;     /* --local, --inline: make mode */
+	bool dry_run;
+	bool quiet;
+	bool help;
+	unsigned nodes;             /* 0: the suite's default */
+	unsigned ntasks;            /* 0: every core of every node */
+	unsigned repeat;
+	const char *partition;
+	const char *time_limit;
+	const char *output;         /* NULL: numaplan-SUITE-DATE */
+	const char *policy;         /* NULL: the suite's default */
+	const char *topology;       /* compute node topology XML, NULL: live */
+	const char *cpuset;         /* restrict the planner to these CPUs */
+	const char *size;           /* the suite's size (its size_opt) */
+	bool parse_only;            /* the suite adopts existing output */
+	const char *srun_mpi;       /* srun --mpi= value */
+	const char *bind_via;       /* masks or plugin */
+	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
+	bool exclusive;
+	double outlier_pct;
+	np_optlist_t sbatch_args;
+	np_rpeak_opts_t rpeak;
+	char **cmd;                 /* the command after -- */
+	unsigned ncmd;
+	char *cmdline;              /* how run was invoked, for the record */
+	const char *collect;        /* --collect DIR: results from an existing run */
+	void **sopts;               /* each suite's option struct, in registry order */
+} np_run_opts_t;
+
+/* One experiment: a kernel under one placement, repeated opts->repeat
+ * times.  Cross-node layout: every node runs the same local layout. */
+typedef struct np_exp {
+	char *name;                 /* unique; [A-Za-z0-9._-] */
+	char *suite;
+	char *kernel;               /* stream hpl xhpl himeno osu wrf cmd */
+	char *group;                /* how report groups it */
+	char *desc;                 /* placement for humans */
+	char *policy;               /* planner policy, or NULL */
+	unsigned nodes;
+	unsigned ntasks;            /* total ranks */
+	unsigned threads;           /* per rank */
+	bool mpi;
+	bool per_node;              /* serial, runs on each node: one result per node */
+	unsigned nrank_cpus;        /* ranks per node with a binding */
+	char **rank_cpus;           /* cpulist per local rank; NULL: unbound */
+	char *mems;                 /* memory binding (cpulist of NUMA nodes), or NULL */
+	char *cmd;                  /* shell text of the command */
+	char *workdir;              /* absolute, or NULL for the output dir */
+	char *keep;                 /* a file of workdir kept after each step as
+	                             * raw/NAME.rREP.FILE, or NULL */
+	json_t *params;             /* suite facts: numa_cpu, numa_mem, size... */
+} np_exp_t;
+
+typedef struct np_exp_list {
+	unsigned n, cap;
+	np_exp_t **v;
+} np_exp_list_t;
+
+/* Everything a suite needs to build its experiments. */
+typedef struct np_run_ctx {
+	const np_run_opts_t *opts;
+	np_topo_t *topo;
+	char *outdir;               /* absolute */
+	np_exp_list_t exps;
+	np_rpeak_t rpeak;           /* per node */
+	json_t *summary;            /* suite facts recorded at generation */
+} np_run_ctx_t;
+
+/* Experiments */
+np_exp_t *np_exp_new(np_run_ctx_t *c, const char *suite, const char *kernel,
+                     const char *name, const char *group);
+void np_exp_free(np_exp_t *e);
+void np_exp_list_free(np_exp_list_t *l);
+int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus);
+/* Fill rank_cpus from a plan computed with the given policy for one node
+ * of ntasks_per_node ranks of `threads` cores; writes plans/NAME.json. */
+int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
+                unsigned ntasks_per_node, unsigned threads, np_error_t *err);
+json_t *np_exp_to_json(const np_exp_t *e);
+/* The inverse, for --collect: appended to c->exps. */
+np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err);
+np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name);
+
+/* Suite helpers: the node count of a suite's experiments (--nodes, else
+ * the suite's default; 1 with --local) */
+unsigned np_run_nodes(const np_run_ctx_t *c, const struct np_suite *s);
+/* "0-3,8" of the first PU of every allowed core in a cpuset */
+char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores);
+
+/* Options: 0, 1 for --help, or -errno with err set. */
+int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err);
+/* Every suite's option struct with its defaults (also for --collect). */
+int np_run_opts_init(np_run_opts_t *o, np_error_t *err);
+void np_run_opts_free(np_run_opts_t *o);
+void np_run_usage(FILE *f);
+/* run.json: the options marked NP_OPTF_RECORD, and back. */
+void np_run_opts_record(const np_run_opts_t *o, json_t *meta);
+void np_run_opts_restore(np_run_opts_t *o, json_t *meta);
+/* Build a context (topology, output directory) and the suite's experiments. */
+int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err);
+void np_run_ctx_free(np_run_ctx_t *c);
+/* Generate, execute and collect: the whole of `numaplan run` after parsing.
+ * Returns an exit status (0, 1, 2) and prints what it does. */
+int np_run_execute(const np_run_opts_t *o, char **outdir_ret);
+
+/* run.json: what --collect needs to redo the results of a directory. */
+int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err);
+/* numaplan run --collect DIR; returns an exit status. */
+int np_run_collect(const np_run_opts_t *o);
+
+/* Job script */
+int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err);
+
+/* Execution; return 0, or -errno with err set (job failure is not an
+ * error here: results record it). */
+int np_run_local(np_run_ctx_t *c, const char *script, np_error_t *err);
+int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps,
+                 json_t *jobs, np_error_t *err);
+
+/* What the job script recorded of one step (raw/NAME.rREP.rc, .stat). */
+typedef struct np_step {
+	bool ran;
+	int rc;
+	double wall;
+	json_t *cpu;                /* per node shares */
+	double user, sys, idle;
+} np_step_t;
+
+/* Run records of one repetition of an experiment, appended to runs. */
+void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs);
+/* Statistics of the runs that passed: per figure of field_name ("values"),
+ * per message size of the series, and the per-node medians of the primary
+ * figure with the nodes more than pct percent worse (appended to all). */
+json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok);
+json_t *np_runs_series_stats(json_t *runs);
+void np_runs_node_outliers(json_t *exp, json_t *all, double pct);
+
+/* Results */
+int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);
+/* Print the short human summary of a results object. */
+void np_results_print_summary(FILE *f, json_t *res);
+/* Unit of a metric: a suite's named figure, or from the name's suffix
+ * (_mbps MB/s, _us us, _s s); "" for ratios. */
+const char *np_metric_unit(const char *metric);
+/* What messages call a metric (a suite's label, else its name). */
+const char *np_metric_label(const char *metric);
+/* Load DIR/results.json (or a results.json path). */
+json_t *np_results_load(const char *dir_or_file, np_error_t *err);
+
+#endif /* NP_RUN_H */

@@ -1,0 +1,238 @@
+/*
+ * run_jobscript.c - the one script that runs every experiment of a run.
+ *
+ * The same script serves sbatch and --inline (srun steps with --cpu-bind
+ * masks or --numa-plan) and, generated with NP_MODE=local, runs the same
+ * steps with mpiexec.mpich -bind-to user:... and numactl.  Each step
+ * records its exit status, wall time and the /proc/stat CPU counters of
+ * every node it used before and after, next to its raw output.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_util.h"
+#include "suite.h"
+
+static const char prelude[] =
+"set -u\n"
+"cd \"$NP_OUT\" || exit 2\n"
+"mkdir -p raw\n"
+": >progress.log\n"
+"NP_FAILED=0\n"
+"NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
+"# CPU time split of every node of a step, before and after it: the\n"
+"# system share next to each result (user/sys/idle from /proc/stat).\n"
+"np_stat() { # file nodes when\n"
+"\tif [ \"$NP_MODE\" = local ]; then\n"
+"\t\tprintf '%s %s %s\\n' \"$3\" \"$NP_NODE\" \"$(head -1 /proc/stat)\" >>\"$1\"\n"
+"\telse\n"
+"\t\tsrun --overlap -N \"$2\" -n \"$2\" --ntasks-per-node=1 --cpu-bind=none \\\n"
+"\t\t\tbash -c 'printf \"%s %s %s\\n\" \"$0\" \"${SLURMD_NODENAME:-$(hostname -s)}\" \"$(head -1 /proc/stat)\"' \"$3\" \\\n"
+"\t\t\t>>\"$1\" 2>/dev/null\n"
+"\tfi\n"
+"}\n"
+"np_step() { # index name rep nodes -- command...\n"
+"\tlocal idx=$1 name=$2 rep=$3 nodes=$4 base=raw/$2.r$3 t0 t1 rc\n"
+"\tshift 5\n"
+"\tnp_stat \"$base.stat\" \"$nodes\" before\n"
+"\tt0=$(date +%s.%N)\n"
+"\tif [ \"$NP_MODE\" = local ]; then\n"
+"\t\t\"$@\" >\"$base.$NP_NODE.out\" 2>\"$base.$NP_NODE.err\"\n"
+"\telse\n"
+"\t\t\"$@\" >\"$base.srun.log\" 2>&1\n"
+"\tfi\n"
+"\trc=$?\n"
+"\t[ \"$rc\" -eq 0 ] || NP_FAILED=$((NP_FAILED + 1))\n"
+"\tt1=$(date +%s.%N)\n"
+"\tnp_stat \"$base.stat\" \"$nodes\" after\n"
+"\tif [ -n \"${NP_POST:-}\" ]; then eval \"$NP_POST\"; fi\n"
+"\tprintf 'rc=%s start=%s end=%s\\n' \"$rc\" \"$t0\" \"$t1\" >\"$base.rc\"\n"
+"\tprintf '%s/%s %s rep %s exit %s %ss\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$rc\" \\\n"
+"\t\t\"$(awk -v a=\"$t0\" -v b=\"$t1\" 'BEGIN { printf \"%.2f\", b - a }')\" | tee -a progress.log\n"
+"}\n";
+
+static void env_part(np_sb_t *b, const np_exp_t *e, bool bound)
+{
+	np_sb_printf(b, "env OMP_NUM_THREADS=%u ", e->threads);
+	if (bound && e->threads > 1)
+		np_sb_add(b, "OMP_PLACES=cores OMP_PROC_BIND=close ");
+}
+
+static int local_launch(np_sb_t *b, const np_exp_t *e)
+{
+	unsigned i;
+	bool bound = e->nrank_cpus > 0;
+
+	if (!e->mpi) {
+		if (e->workdir) {
+			np_sb_add(b, "env -C ");
+			np_sb_shq(b, e->workdir);
+			np_sb_add(b, " ");
+		}
+		env_part(b, e, bound);
+		if (bound || e->mems) {
+			np_sb_add(b, "numactl ");
+			if (bound)
+				np_sb_printf(b, "--physcpubind=%s ", e->rank_cpus[0]);
+			if (e->mems)
+				np_sb_printf(b, "--membind=%s ", e->mems);
+		}
+		np_sb_add(b, e->cmd);
+		return 0;
+	}
+	np_sb_printf(b, "mpiexec.mpich -n %u ", e->ntasks);
+	if (e->workdir) {
+		np_sb_add(b, "-wdir ");
+		np_sb_shq(b, e->workdir);
+		np_sb_add(b, " ");
+	}
+	if (bound) {
+		np_sb_add(b, "-bind-to user:");
+		for (i = 0; i < e->nrank_cpus; i++) {
+			char *plus = np_cpulist_plus(e->rank_cpus[i]);
+			if (!plus)
+				return -EINVAL;
+			np_sb_printf(b, "%s%s", i ? "," : "", plus);
+			free(plus);
+		}
+		np_sb_add(b, " ");
+	}
+	np_sb_printf(b, "-genv OMP_NUM_THREADS %u ", e->threads);
+	np_sb_add(b, e->cmd);
+	return 0;
+}
+
+static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, unsigned rep)
+{
+	unsigned i, per_node = e->ntasks / (e->nodes ? e->nodes : 1);
+	bool bound = e->nrank_cpus > 0;
+
+	np_sb_printf(b, "srun -N %u -n %u --ntasks-per-node=%u -c %u ", e->nodes, e->ntasks,
+	             per_node ? per_node : 1, e->threads);
+	if (c->opts->bind_plugin && e->policy) {
+		np_sb_printf(b, "--numa-plan=%s ", e->policy);
+	} else if (bound) {
+		np_sb_add(b, "--cpu-bind=mask_cpu:");
+		for (i = 0; i < e->nrank_cpus; i++) {
+			np_cpuset_t *s = np_cpuset_new();
+			char *hex = NULL;
+			if (s && np_cpuset_parse(s, e->rank_cpus[i]) == 0)
+				hex = np_cpuset_format_hex(s);
+			np_cpuset_free(s);
+			if (!hex)
+				return -EINVAL;
+			np_sb_printf(b, "%s%s", i ? "," : "", hex);
+			free(hex);
+		}
+		np_sb_add(b, " ");
+	} else {
+		np_sb_add(b, "--cpu-bind=none ");
+	}
+	if (e->mpi)
+		np_sb_add(b, "--mpi=\"$NP_SRUN_MPI\" ");
+	if (e->workdir) {
+		np_sb_add(b, "--chdir=");
+		np_sb_shq(b, e->workdir);
+		np_sb_add(b, " ");
+	}
+	np_sb_printf(b, "--output=raw/%s.r%u.%%N.out --error=raw/%s.r%u.%%N.err ", e->name, rep, e->name, rep);
+	if (e->mems)
+		np_sb_printf(b, "numactl --membind=%s ", e->mems);
+	env_part(b, e, bound);
+	np_sb_add(b, e->cmd);
+	return 0;
+}
+
+static unsigned max_u(unsigned a, unsigned b)
+{
+	return a > b ? a : b;
+}
+
+int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err)
+{
+	const np_run_opts_t *o = c->opts;
+	bool local = o->mode == NP_MODE_LOCAL;
+	unsigned i, r, idx = 0, nodes = 1, cpn = 1, total;
+	np_sb_t b;
+	int rc;
+
+	total = c->exps.n * o->repeat;
+	for (i = 0; i < c->exps.n; i++) {
+		const np_exp_t *e = c->exps.v[i];
+		unsigned per = e->ntasks / (e->nodes ? e->nodes : 1);
+		nodes = max_u(nodes, e->nodes);
+		cpn = max_u(cpn, (per ? per : 1) * e->threads);
+	}
+	np_sb_init(&b);
+	np_sb_add(&b, "#!/bin/bash\n");
+	if (!local) {
+		np_sb_printf(&b, "#SBATCH --job-name=numaplan-%s\n", o->suite->name);
+		np_sb_printf(&b, "#SBATCH --nodes=%u\n", nodes);
+		np_sb_printf(&b, "#SBATCH --ntasks-per-node=%u\n", cpn);
+		np_sb_printf(&b, "#SBATCH --output=%s/slurm-%%j.out\n", c->outdir);
+		if (o->partition)
+			np_sb_printf(&b, "#SBATCH --partition=%s\n", o->partition);
+		if (o->time_limit)
+			np_sb_printf(&b, "#SBATCH --time=%s\n", o->time_limit);
+		if (o->exclusive)
+			np_sb_add(&b, "#SBATCH --exclusive\n");
+		for (i = 0; i < o->sbatch_args.n; i++)
+			np_sb_printf(&b, "#SBATCH %s\n", o->sbatch_args.v[i]);
+	}
+	np_sb_add(&b, "# Generated by: ");
+	np_sb_add(&b, o->cmdline ? o->cmdline : "numaplan run");
+	np_sb_printf(&b, "\n# %u experiments x %u repetitions; raw outputs in raw/, results by numaplan.\n",
+	             c->exps.n, o->repeat);
+	np_sb_add(&b, "NP_OUT=");
+	np_sb_shq(&b, c->outdir);
+	np_sb_printf(&b, "\nNP_MODE=%s\nNP_NSTEPS=%u\n", local ? "local" : "slurm", total);
+	np_sb_add(&b, "NP_SRUN_MPI=${NP_SRUN_MPI:-");
+	np_sb_add(&b, o->srun_mpi ? o->srun_mpi : "pmi2");
+	np_sb_add(&b, "}\n");
+	np_sb_add(&b, "PATH=");
+	{
+		const char *p = getenv("PATH");
+		np_sb_shq(&b, p ? p : "/usr/bin:/bin");
+	}
+	np_sb_add(&b, "\nexport PATH\n");
+	np_sb_add(&b, prelude);
+	np_sb_add(&b, "\n");
+	/* Repetitions outermost: a drift of the machine during the run
+	 * spreads over every experiment instead of biasing one. */
+	for (r = 1; r <= o->repeat; r++) {
+		for (i = 0; i < c->exps.n; i++) {
+			const np_exp_t *e = c->exps.v[i];
+			idx++;
+			np_sb_printf(&b, "# %s: %s\n", e->name, e->desc ? e->desc : "");
+			if (e->keep && e->workdir) {
+				np_sb_add(&b, "NP_POST=");
+				char *post = np_strdup_printf("cp %s/%s raw/%s.r%u.%s 2>/dev/null", e->workdir, e->keep,
+				                              e->name, r, e->keep);
+				np_sb_shq(&b, post ? post : "true");
+				free(post);
+				np_sb_add(&b, " ");
+			}
+			np_sb_printf(&b, "np_step %u %s %u %u -- ", idx, e->name, r, e->nodes);
+			rc = local ? local_launch(&b, e) : slurm_launch(&b, c, e, r);
+			if (rc < 0) {
+				np_sb_free(&b);
+				return np_error_set(err, rc, "%s: cannot format the binding", e->name);
+			}
+			np_sb_add(&b, "\n");
+		}
+	}
+	/* A failed step fails the job, so sacct and the follower see it. */
+	np_sb_add(&b, "if [ \"$NP_FAILED\" -ne 0 ]; then\n"
+	          "\techo \"numaplan: $NP_FAILED of $NP_NSTEPS steps failed\" >&2\n\texit 1\nfi\n"
+	          "echo \"numaplan: all $NP_NSTEPS steps done\"\n");
+	if (b.oom) {
+		np_sb_free(&b);
+		return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	rc = np_write_file(path, b.s, true, err);
+	np_sb_free(&b);
+	if (nsteps)
+		*nsteps = total;
+	return rc;
+}

@@ -1,0 +1,288 @@
+/*
+ * run_results.c - raw outputs to results.json: the run records of every
+ * repetition (run_records.c), statistics over the runs that passed
+ * (run_stats.c), the figures each suite derives across its experiments,
+ * cross-node outliers, and what ran where (software, topology, Rpeak).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "report.h"
+#include "run_util.h"
+#include "suite.h"
+
+/* The figure an experiment is judged by, from the suite that reads its
+ * kernel: its wall time when no suite does. */
+static const char *primary_metric(const np_exp_t *e, bool *higher)
+{
+	const np_suite_t *s = np_suite_of_kernel(e->kernel);
+
+	if (s && s->primary)
+		return s->primary(e, higher);
+	*higher = false;
+	return "wall_s";
+}
+
+static const np_metric_t *metric_find(const char *m)
+{
+	unsigned i, k;
+
+	for (i = 0; m && np_suites[i]; i++)
+		for (k = 0; np_suites[i]->metrics && np_suites[i]->metrics[k].name; k++)
+			if (strcmp(np_suites[i]->metrics[k].name, m) == 0)
+				return &np_suites[i]->metrics[k];
+	return NULL;
+}
+
+/* Figures without an entry in a suite follow the naming convention. */
+const char *np_metric_unit(const char *m)
+{
+	const np_metric_t *d = metric_find(m);
+	size_t n = m ? strlen(m) : 0;
+
+	if (d)
+		return d->unit;
+	if (n > 5 && strcmp(m + n - 5, "_mbps") == 0)
+		return "MB/s";
+	if (n > 3 && strcmp(m + n - 3, "_us") == 0)
+		return "us";
+	if (n > 2 && strcmp(m + n - 2, "_s") == 0)
+		return "s";
+	if (n > 4 && strcmp(m + n - 4, "_pct") == 0)
+		return "%";
+	if (n && strcmp(m, "seconds") == 0)
+		return "s";
+	return "";
+}
+
+const char *np_metric_label(const char *m)
+{
+	const np_metric_t *d = metric_find(m);
+
+	return d && d->label ? d->label : m ? m : "";
+}
+
+/* Figures across experiments, suite by suite in registry order. */
+static void derive(json_t *exps, json_t *summary)
+{
+	unsigned i;
+
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->derive)
+			np_suites[i]->derive(exps, summary);
+}
+
+static json_t *software(bool slurm)
+{
+	json_t *s = json_object();
+	struct utsname u;
+	char *v;
+
+	json_object_set_new(s, "numaplan", json_string(PACKAGE_VERSION));
+	if (uname(&u) == 0)
+		json_object_set_new(s, "kernel", json_sprintf("%s %s %s", u.sysname, u.release, u.machine));
+	if ((v = np_cmd_firstline("mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p' | grep .")))
+		json_object_set_new(s, "mpich", json_string(v));
+	free(v);
+	/* sbatch rereads slurm.conf for a minute when it is missing: only ask
+	 * when the run used Slurm, and not for long */
+	v = NULL;
+	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
+		json_object_set_new(s, "slurm", json_string(v));
+	free(v);
+	if ((v = np_cmd_firstline("hwloc-info --version")))
+		json_object_set_new(s, "hwloc", json_string(v));
+	free(v);
+	if ((v = np_cmd_firstline("gcc -dumpfullversion")))
+		json_object_set_new(s, "gcc", json_string(v));
+	free(v);
+	{
+		json_t *kp = json_object();
+		unsigned i, k;
+		for (i = 0; np_suites[i]; i++)
+			for (k = 0; np_suites[i]->programs && np_suites[i]->programs[k]; k++) {
+				const char *prog = np_suites[i]->programs[k];
+				char *p = np_which(prog);
+				json_object_set_new(kp, prog, p ? json_string(p) : json_null());
+				free(p);
+			}
+		json_object_set_new(s, "kernels", kp);
+	}
+	return s;
+}
+
+static json_t *topo_summary(const np_topo_t *t)
+{
+	json_t *d = json_array();
+	unsigned i;
+	char *allowed = np_cpuset_format(t->allowed);
+
+	for (i = 0; i < t->ndevices; i++)
+		if (t->devices[i].kind != NP_DEV_GPU) {
+			char *nm = np_cpuset_format(t->devices[i].numas);
+			json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "name", t->devices[i].name,
+			                      "kind", np_dev_kind_name(t->devices[i].kind), "numa", nm ? nm : ""));
+			free(nm);
+		}
+	json_t *o = json_pack("{s:s?, s:s?, s:s?, s:i, s:i, s:i, s:i, s:i, s:s, s:o}", "source", t->source,
+	                      "hostname", t->hostname, "cpu_model", t->cpu_model, "packages", (int)t->npackages,
+	                      "numa_nodes", (int)t->nnuma, "l3_domains", (int)t->nl3, "cores", (int)t->ncores,
+	                      "pus", (int)t->npus, "allowed", allowed ? allowed : "", "devices", d);
+	free(allowed);
+	return o;
+}
+
+int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
+{
+	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
+	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0;
+	char ts[32];
+	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
+	                   : "slurm";
+
+	if (!res || !exps)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < c->exps.n; i++) {
+		const np_exp_t *e = c->exps.v[i];
+		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
+		bool higher;
+		const char *prim = primary_metric(e, &higher);
+		unsigned nok;
+		size_t k;
+		double sys[4096];
+		unsigned nsys = 0;
+
+		for (r = 1; r <= c->opts->repeat; r++)
+			np_records_collect(c, e, r, runs);
+		json_array_foreach(runs, k, rr) {
+			json_t *sp = json_object_get(rr, "sys_pct");
+			total_runs++;
+			if (!np_json_streq(rr, "status", "ok"))
+				failed_runs++;
+			else if (json_is_number(sp) && nsys < 4096)
+				sys[nsys++] = json_number_value(sp);
+		}
+		json_object_set_new(j, "primary_metric", json_string(prim));
+		json_object_set_new(j, "unit", json_string(np_metric_unit(prim)));
+		json_object_set_new(j, "higher_is_better", json_boolean(higher));
+		json_object_set_new(j, "runs", runs);
+		json_t *st = np_runs_stats(runs, "values", &nok);
+		if (nsys) {
+			np_stats_t ss;
+			np_stats_compute(sys, nsys, &ss);
+			json_object_set_new(st, "sys_pct", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)ss.n,
+			                    "min", ss.min, "median", ss.median, "mean", ss.mean, "max", ss.max, "unit", "%"));
+		}
+		json_object_set_new(j, "stats", st);
+		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
+		json_object_set_new(j, "runs_ok", json_integer(nok));
+		json_object_set_new(j, "runs_total", json_integer(json_array_size(runs)));
+		json_object_set_new(j, "status", json_string(nok == json_array_size(runs) ? "ok" : nok ? "partial"
+		                                             : "failed"));
+		json_object_set_new(j, "derived", json_object());
+		if (nok == 0)
+			failed++;
+		np_runs_node_outliers(j, outl, c->opts->outlier_pct);
+		json_array_append_new(exps, j);
+	}
+	derive(exps, summary);
+	np_time_iso(ts, sizeof(ts));
+	json_object_set_new(res, "schema", json_string("numaplan-results/1"));
+	json_object_set_new(res, "suite", json_string(c->opts->suite->name));
+	json_object_set_new(res, "created", json_string(ts));
+	json_object_set_new(res, "mode", json_string(mode));
+	json_object_set_new(res, "command", json_string(c->opts->cmdline ? c->opts->cmdline : ""));
+	json_object_set_new(res, "output_dir", json_string(c->outdir));
+	json_object_set_new(res, "repeat", json_integer(c->opts->repeat));
+	json_object_set_new(res, "software", software(c->opts->mode != NP_MODE_LOCAL));
+	json_object_set_new(res, "topology", topo_summary(c->topo));
+	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
+	json_object_set_new(res, "jobs", json_deep_copy(jobs));
+	json_object_set_new(res, "experiments", exps);
+	json_object_set_new(res, "summary", summary);
+	json_object_set_new(res, "outliers", outl);
+	json_object_set_new(res, "failed_experiments", json_integer(failed));
+	json_object_set_new(res, "failed_runs", json_integer(failed_runs));
+	json_object_set_new(res, "total_runs", json_integer(total_runs));
+	*out = res;
+	return 0;
+}
+
+void np_results_print_summary(FILE *f, json_t *res)
+{
+	json_t *exps = json_object_get(res, "experiments"), *e, *o;
+	size_t i;
+
+	fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s\n", "experiment", "status", "runs", "median", "min",
+	        "max", "%sys", "metric");
+	json_array_foreach(exps, i, e) {
+		const char *m = np_json_str(e, "primary_metric"), *dk;
+		json_t *der = json_object_get(e, "derived"), *dv;
+		char a[32], b[32], cc[32], d[32], runs[32];
+		np_fmt_num(a, sizeof(a), np_rep_stat(e, m, "median"));
+		np_fmt_num(b, sizeof(b), np_rep_stat(e, m, "min"));
+		np_fmt_num(cc, sizeof(cc), np_rep_stat(e, m, "max"));
+		np_fmt_num(d, sizeof(d), np_rep_stat(e, "sys_pct", "median"));
+		snprintf(runs, sizeof(runs), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
+		         (long long)json_integer_value(json_object_get(e, "runs_total")));
+		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", np_json_str(e, "name"),
+		        np_json_str(e, "status"), runs, a, b, cc, d, m, np_json_str(e, "unit"));
+		if (!np_json_streq(e, "status", "ok")) {
+			json_t *r;
+			size_t k;
+			json_array_foreach(json_object_get(e, "runs"), k, r)
+				if (json_object_get(r, "error")) {
+					fprintf(f, "    failed: rep %lld node %s: %s\n",
+					        (long long)json_integer_value(json_object_get(r, "rep")),
+					        np_json_str(r, "node"), np_json_str(r, "error"));
+					break;
+				}
+		}
+		json_object_foreach(der, dk, dv) {
+			np_fmt_num(a, sizeof(a), json_is_number(dv) ? json_number_value(dv) : NAN);
+			fprintf(f, "    %s = %s\n", dk, a);
+		}
+		if (json_object_get(json_object_get(e, "stats"), "efficiency")) {
+			np_fmt_num(a, sizeof(a), np_rep_stat(e, "efficiency", "median"));
+			fprintf(f, "    efficiency (Gflops/Rpeak) = %s\n", a);
+		}
+	}
+	json_array_foreach(json_object_get(res, "outliers"), i, o)
+		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+}
+
+json_t *np_results_load(const char *p, np_error_t *err)
+{
+	char *path = NULL;
+	json_error_t je;
+	json_t *j;
+
+	if (np_file_exists(p) && strlen(p) > 5 && strcmp(p + strlen(p) - 5, ".json") == 0)
+		path = strdup(p);
+	else
+		path = np_strdup_printf("%s/results.json", p);
+	if (!path) {
+		np_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (!np_file_exists(path)) {
+		np_error_set(err, -ENOENT, "%s: no results.json (is it a numaplan run directory?)", p);
+		free(path);
+		return NULL;
+	}
+	j = json_load_file(path, 0, &je);
+	if (!j)
+		np_error_set(err, -EINVAL, "%s: invalid JSON at line %d: %s", path, je.line, je.text);
+	else if (!json_is_object(j) || !json_is_array(json_object_get(j, "experiments"))) {
+		np_error_set(err, -EINVAL, "%s: not a numaplan results file (no experiments array)", path);
+		json_decref(j);
+		j = NULL;
+	}
+	free(path);
+	return j;
+}

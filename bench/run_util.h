@@ -1,0 +1,62 @@
+/*
+ * run_util.h - small helpers shared by run, report and accept: files,
+ * commands, time stamps, statistics over doubles, number parsing, JSON
+ * members (and the text helpers of text_util.h).
+ */
+#ifndef NP_RUN_UTIL_H
+#define NP_RUN_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "np_error.h"
+#include "text_util.h"
+
+/* mkdir -p; 0 or -errno with a message. */
+int np_mkdirs(const char *path, np_error_t *err);
+/* Write a whole file (mode 0644, or 0755 when exec). */
+int np_write_file(const char *path, const char *text, bool exec, np_error_t *err);
+/* Read a whole file; NULL with err set when it cannot be read. */
+char *np_read_file(const char *path, size_t *len, np_error_t *err);
+bool np_file_exists(const char *path);
+/* Absolute form of a path that may not exist yet (no symlink resolution). */
+char *np_abspath(const char *path);
+/* Find an executable in PATH (or a path with a slash); malloc'ed or NULL. */
+char *np_which(const char *name);
+/* First line of a command's output (stdout+stderr), or NULL. */
+char *np_cmd_firstline(const char *shell_cmd);
+
+/* UTC time as 2026-12-02T09:32:20Z, and a compact form for directory names. */
+void np_time_iso(char *buf, size_t n);
+void np_time_compact(char *buf, size_t n);
+
+/* Statistics of n values (n >= 1); values is sorted in place. */
+typedef struct np_stats {
+	unsigned n;
+	double min, median, mean, max;
+} np_stats_t;
+void np_stats_compute(double *values, unsigned n, np_stats_t *out);
+
+/* Parse helpers: a whole string as a number; false when it is not one. */
+bool np_parse_uint(const char *s, unsigned *out);
+bool np_parse_double(const char *s, double *out);
+/* Sizes with an optional K/M/G/T suffix (powers of 1024). */
+bool np_parse_size(const char *s, unsigned long long *out);
+
+/* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
+char *np_cpulist_plus(const char *cpulist);
+/* Number of CPUs in a cpulist, or -1 when malformed. */
+int np_cpulist_count(const char *cpulist);
+
+/* Members of a JSON object that may be missing or of another type:
+ * np_json_str gives "" then, np_json_real NAN, np_json_num false (and a
+ * number only when finite), np_json_streq false. */
+const char *np_json_str(json_t *o, const char *key);
+double np_json_real(json_t *o, const char *key);
+bool np_json_num(json_t *o, const char *key, double *out);
+bool np_json_streq(json_t *o, const char *key, const char *s);
+
+#endif /* NP_RUN_UTIL_H */

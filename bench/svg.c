@@ -1,0 +1,286 @@
+/*
+ * svg.c - a small SVG writer: line plots, bar charts and a heatmap, with
+ * axes and labels, so that a report opens anywhere with no network and no
+ * plotting package.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "svg.h"
+
+#define W 640
+#define H 360
+#define ML 78   /* margins: room for tick labels */
+#define MR 150  /* legend */
+#define MT 36
+#define MB 56
+
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
+
+void np_xml_escape(np_sb_t *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': np_sb_add(b, "&amp;"); break;
+		case '<': np_sb_add(b, "&lt;"); break;
+		case '>': np_sb_add(b, "&gt;"); break;
+		case '"': np_sb_add(b, "&quot;"); break;
+		default: np_sb_addn(b, s, 1);
+		}
+	}
+}
+
+static void text(np_sb_t *b, double x, double y, const char *anchor, const char *extra, const char *s)
+{
+	np_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" %s>", x, y, anchor, extra ? extra : "");
+	np_xml_escape(b, s);
+	np_sb_add(b, "</text>\n");
+}
+
+static void header(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel)
+{
+	np_sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n",
+	             W, H, W, H);
+	np_sb_add(b, "<title>");
+	np_xml_escape(b, title);
+	np_sb_add(b, "</title>\n");
+	np_sb_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
+	text(b, W / 2.0, 20, "middle", "font-size=\"14\" font-weight=\"bold\"", title);
+	if (xlabel)
+		text(b, ML + (W - ML - MR) / 2.0, H - 12, "middle", NULL, xlabel);
+	if (ylabel) {
+		char tr[96];
+		snprintf(tr, sizeof(tr), "transform=\"rotate(-90 16 %.1f)\"", MT + (H - MT - MB) / 2.0);
+		text(b, 16, MT + (H - MT - MB) / 2.0, "middle", tr, ylabel);
+	}
+}
+
+/* A "nice" step for about n ticks over [lo, hi]. */
+static double nice_step(double lo, double hi, int n)
+{
+	double raw = (hi - lo) / n, mag, f;
+
+	if (raw <= 0)
+		return 1;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+static void fmt_tick(char *buf, size_t n, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e9)
+		snprintf(buf, n, "%gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, n, "%gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, n, "%gk", v / 1e3);
+	else
+		snprintf(buf, n, "%g", v);
+}
+
+static void fmt_bytes(char *buf, size_t n, double v)
+{
+	if (v >= 1048576)
+		snprintf(buf, n, "%gM", v / 1048576);
+	else if (v >= 1024)
+		snprintf(buf, n, "%gK", v / 1024);
+	else
+		snprintf(buf, n, "%g", v);
+}
+
+void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
+                  bool logx, bool logy, const np_svg_series_t *s, unsigned ns)
+{
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+	double pw = W - ML - MR, ph = H - MT - MB, t, step;
+	unsigned i, k;
+	char lab[32];
+
+	for (i = 0; i < ns; i++)
+		for (k = 0; k < s[i].n; k++) {
+			double x = s[i].x[k], y = s[i].y[k];
+			if ((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y))
+				continue;
+			x = logx ? log2(x) : x;
+			y = logy ? log10(y) : y;
+			if (x < xmin) xmin = x;
+			if (x > xmax) xmax = x;
+			if (y < ymin) ymin = y;
+			if (y > ymax) ymax = y;
+		}
+	header(b, title, xlabel, ylabel);
+	if (!isfinite(xmin)) {
+		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
+		np_sb_add(b, "</svg>\n");
+		return;
+	}
+	if (!logy && ymin > 0)
+		ymin = 0;
+	if (logy) {
+		ymin = floor(ymin);
+		ymax = ceil(ymax);
+	}
+	if (xmax == xmin)
+		xmax = xmin + 1;
+	if (ymax == ymin)
+		ymax = ymin + 1;
+	if (!logy) {
+		step = nice_step(ymin, ymax, 5);
+		ymax = ceil(ymax / step) * step;
+	}
+#define PX(x) (ML + ((x) - xmin) / (xmax - xmin) * pw)
+#define PY(y) (MT + ph - ((y) - ymin) / (ymax - ymin) * ph)
+	np_sb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#999\"/>\n",
+	             ML, MT, pw, ph);
+	/* y grid */
+	step = logy ? 1 : nice_step(ymin, ymax, 5);
+	for (t = ymin; t <= ymax + step / 1000; t += step) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
+		             ML + pw, PY(t), PY(t));
+		fmt_tick(lab, sizeof(lab), logy ? pow(10, t) : t);
+		text(b, ML - 6, PY(t) + 4, "end", NULL, lab);
+	}
+	/* x ticks */
+	step = logx ? ceil((xmax - xmin) / 10) : nice_step(xmin, xmax, 6);
+	if (step <= 0)
+		step = 1;
+	for (t = logx ? ceil(xmin) : ceil(xmin / step) * step; t <= xmax + 1e-9; t += step) {
+		np_sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", PX(t),
+		             PX(t), MT, MT + ph);
+		if (logx)
+			fmt_bytes(lab, sizeof(lab), pow(2, t));
+		else
+			fmt_tick(lab, sizeof(lab), t);
+		text(b, PX(t), MT + ph + 16, "middle", NULL, lab);
+	}
+	for (i = 0; i < ns; i++) {
+		const char *col = palette[i % 10];
+		bool first = true;
+		np_sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		for (k = 0; k < s[i].n; k++) {
+			double x = s[i].x[k], y = s[i].y[k];
+			if ((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y))
+				continue;
+			np_sb_printf(b, "%s%.1f,%.1f", first ? "" : " ", PX(logx ? log2(x) : x), PY(logy ? log10(y) : y));
+			first = false;
+		}
+		np_sb_add(b, "\"/>\n");
+		for (k = 0; k < s[i].n; k++) {
+			double x = s[i].x[k], y = s[i].y[k];
+			if ((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y))
+				continue;
+			np_sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+			             PX(logx ? log2(x) : x), PY(logy ? log10(y) : y), col);
+		}
+		np_sb_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"3\" fill=\"%s\"/>\n",
+		             ML + pw + 10, MT + 8 + 16.0 * i, col);
+		text(b, ML + pw + 26, MT + 12 + 16.0 * i, "start", NULL, s[i].name);
+	}
+#undef PX
+#undef PY
+	np_sb_add(b, "</svg>\n");
+}
+
+void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
+                 const double *values, unsigned n, double ref, const char *reflabel)
+{
+	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = ref > 0 ? ref : 0, step, t, bw;
+	unsigned i;
+	char lab[32];
+
+	for (i = 0; i < n; i++)
+		if (isfinite(values[i]) && values[i] > ymax)
+			ymax = values[i];
+	header(b, title, NULL, ylabel);
+	if (n == 0 || ymax <= 0) {
+		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
+		np_sb_add(b, "</svg>\n");
+		return;
+	}
+	step = nice_step(0, ymax, 5);
+	ymax = ceil(ymax * 1.05 / step) * step;
+#define BY(y) (MT + ph - (y) / ymax * ph)
+	for (t = 0; t <= ymax + step / 1000; t += step) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
+		             ML + pw, BY(t), BY(t));
+		fmt_tick(lab, sizeof(lab), t);
+		text(b, ML - 6, BY(t) + 4, "end", NULL, lab);
+	}
+	bw = pw / n;
+	for (i = 0; i < n; i++) {
+		double w = bw * 0.7 > 90 ? 90 : bw * 0.7, x = ML + i * bw + (bw - w) / 2;
+		double v = isfinite(values[i]) ? values[i] : 0;
+		char tr[96];
+		np_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+		             x, BY(v), w, MT + ph - BY(v), palette[i % 10]);
+		np_xml_escape(b, labels[i]);
+		np_sb_add(b, "</title></rect>\n");
+		if (isfinite(values[i])) {
+			np_fmt_num(lab, sizeof(lab), values[i]);
+			text(b, x + w / 2, BY(v) - 4, "middle", NULL, lab);
+		}
+		snprintf(tr, sizeof(tr), "transform=\"rotate(-25 %.1f %.1f)\"", x + w / 2, MT + ph + 14);
+		text(b, x + w / 2, MT + ph + 14, "end", tr, labels[i]);
+	}
+	np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", ML, ML + pw,
+	             BY(0.0), BY(0.0));
+	if (ref > 0) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+		             "stroke-dasharray=\"6,4\"/>\n", ML, ML + pw, BY(ref), BY(ref));
+		if (reflabel)
+			text(b, ML + pw, BY(ref) - 4, "end", "fill=\"#d62728\"", reflabel);
+	}
+#undef BY
+	np_sb_add(b, "</svg>\n");
+}
+
+void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
+                    const char *const *xl, unsigned nx, const char *const *yl, unsigned ny, const double *v)
+{
+	double vmin = INFINITY, vmax = -INFINITY, pw = W - ML - MR, ph = H - MT - MB, cw, ch;
+	unsigned i, j;
+	char lab[32];
+
+	for (i = 0; i < nx * ny; i++)
+		if (isfinite(v[i])) {
+			if (v[i] < vmin) vmin = v[i];
+			if (v[i] > vmax) vmax = v[i];
+		}
+	header(b, title, xlabel, ylabel);
+	if (nx == 0 || ny == 0) {
+		np_sb_add(b, "</svg>\n");
+		return;
+	}
+	cw = pw / nx;
+	ch = ph / ny;
+	for (j = 0; j < ny; j++) {
+		for (i = 0; i < nx; i++) {
+			double x = v[j * nx + i], f = vmax > vmin ? (x - vmin) / (vmax - vmin) : 1;
+			char col[16];
+			if (isfinite(x)) {
+				/* white (low) to dark blue (high) */
+				int r = (int)(235 - 200 * f), g = (int)(240 - 150 * f), bl = (int)(250 - 70 * f);
+				snprintf(col, sizeof(col), "#%02x%02x%02x", r, g, bl);
+			} else {
+				snprintf(col, sizeof(col), "#cccccc");
+			}
+			np_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			             "stroke=\"#fff\"/>\n", ML + i * cw, MT + j * ch, cw, ch, col);
+			if (isfinite(x)) {
+				np_fmt_num(lab, sizeof(lab), x);
+				text(b, ML + i * cw + cw / 2, MT + j * ch + ch / 2 + 4, "middle",
+				     f > 0.6 ? "fill=\"#ffffff\"" : NULL, lab);
+			}
+		}
+		text(b, ML - 6, MT + j * ch + ch / 2 + 4, "end", NULL, yl[j]);
+	}
+	for (i = 0; i < nx; i++)
+		text(b, ML + i * cw + cw / 2, MT + ph + 16, "middle", NULL, xl[i]);
+	np_sb_add(b, "</svg>\n");
+}

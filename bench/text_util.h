@@ -1,0 +1,43 @@
+/*
+ * text_util.h - text helpers with no tie to the benchmark system (the
+ * planner CLI uses them too): a growable string, shell quoting, the one
+ * formatter of figures for people, and the escaped error line.
+ */
+#ifndef NP_TEXT_UTIL_H
+#define NP_TEXT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A growable string; every append keeps it NUL-terminated.  Allocation
+ * failure is sticky (oom) so callers check once at the end. */
+typedef struct np_sb {
+	char *s;
+	size_t len, cap;
+	bool oom;
+} np_sb_t;
+
+void np_sb_init(np_sb_t *b);
+void np_sb_free(np_sb_t *b);
+void np_sb_add(np_sb_t *b, const char *s);
+void np_sb_addn(np_sb_t *b, const char *s, size_t n);
+void np_sb_printf(np_sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s quoted for a POSIX shell (bare when it is safe as is). */
+void np_sb_shq(np_sb_t *b, const char *s);
+/* Append n words, each quoted, separated by spaces: a command line. */
+void np_sb_shq_argv(np_sb_t *b, unsigned n, char *const *argv);
+/* Hand the buffer over (caller frees); NULL after an allocation failure. */
+char *np_sb_take(np_sb_t *b);
+
+char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "numaplan " and the message on stderr, escaped (np_escape): messages
+ * quote arguments, file names, host names and file contents, none of which
+ * may drive the terminal or fake a line.  No newline in fmt. */
+void np_opt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A figure for a table or a summary line: "-" when not finite, else about
+ * 3 significant digits (every command prints a value the same way). */
+void np_fmt_num(char *buf, size_t n, double v);
+
+#endif /* NP_TEXT_UTIL_H */

@@ -1,0 +1,130 @@
+#!/bin/bash
+# The benchmark system as a module (bench/): the core knows no suite by
+# name, the suites and their options come from one registry, a figure is
+# printed the same way by run and report, results with missing keys do not
+# crash, and a Slurm job is followed through squeue's JSON.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/run-lib.sh"
+
+B=$NP_SRCDIR/bench
+core=$(ls "$B"/*.c "$B"/*.h | grep -v '/suite_[a-z]*\.c$')
+
+# --- layout: every suite is described in its own file --------------------
+check "the core names no suite or kernel (suite names appear only in suite_*.c)" \
+	sh -c "! grep -nE '\"(stream|osu|himeno|hpl|xhpl|wrf|compare|cmd)\"' $(echo $core) && \
+	       ! grep -nE 'strcmp\([^;]*\"all\"' $(echo $core)"
+check "bench/ compares no JSON string that may be missing (strcmp(json_string_value ...))" \
+	sh -c "! grep -n 'strcmp(json_string_value' '$B'/*.c"
+check "bench/ uses the planner's API only: no hwloc" sh -c "! grep -niE 'hwloc[_.]' '$B'/*.c '$B'/*.h"
+check "launcher/ keeps the planner CLI only" \
+	sh -c "! ls '$NP_SRCDIR'/launcher | grep -E '^(run|report|accept|suite)_'"
+# the escape of a quote inside single quotes, '\\'' in C, is written once
+pat=$(printf '%s' "'\\\\''")
+check "one shell quoting in the numaplan binary (text_util.c)" \
+	[ "$(grep -lF -- "$pat" "$B"/*.c "$NP_SRCDIR"/launcher/*.c)" = "$B/text_util.c" ]
+
+# --- the registry: suites and options from numaplan-run(1) ----------------
+MAN=$NP_SRCDIR/man/numaplan-run.1
+run numaplan run --help
+help=$OUT
+# SYNOPSIS: SUITE is one of stream, osu, himeno, hpl, wrf, compare, all
+suites=$(sed -n '/^\.IR SUITE " is one of"/{n;p}' "$MAN" | tr -d '",.' | sed 's/^BR //')
+check "numaplan-run(1) names 7 suites" [ "$(wc -w <<<"$suites")" -eq 7 ]
+for s in $suites; do
+	check "--help lists the suite $s of numaplan-run(1)" grep -qE "^  $s +[A-Za-z]" <<<"$help"
+done
+ok_doc=1
+for o in $(grep -oE -- '--[a-z][a-z-]+' <<<"$help" | sort -u); do
+	grep -q -- "$(sed 's/-/\\\\-/g' <<<"$o")" "$MAN" || { diag "$o is not in numaplan-run(1)"; ok_doc=0; }
+done
+check "every option of --help is documented in numaplan-run(1)" [ $ok_doc -eq 1 ]
+# defaults as numaplan-run(1) states them
+has() { grep -qE -- "$1" <<<"$help"; }
+check "--repeat default 5" has '--repeat N +.*\(default 5\)'
+check "--outlier default 10" has '--outlier PCT +.*\(default 10\)'
+check "hpl: --nb default 192" has '--nb NB +.*\(default 192\)'
+check "hpl: --mem-fraction default 0.8" has '--mem-fraction F +.*\(default 0.8\)'
+check "himeno: --himeno-size default M" has '--himeno-size XS..XL +.*\(default M\)'
+check "compare: --policies default none,compact,spread" has '--policies LIST +.*\(default none,compact,spread\)'
+check "hpl's --size is --hpl-n" has 'options of hpl \(--size means --hpl-n\)'
+check "himeno's --size is the grid" has 'options of himeno \(--size means --himeno-size\)'
+check "wrf has no size" has '^options of wrf:$'
+# an option of two suites (himeno and osu) reaches both in 'all'
+run numaplan run all --dry-run --topology "$EPYC" --nodes 2 --iterations 7 -o "$tmp/all"
+check "all --iterations 7: himeno and osu commands both get it" \
+	sh -c "grep -q 'numaplan-himeno .*--iterations 7' '$tmp/all/job.sh' && grep -q 'numaplan-osu latency .*-i 7' '$tmp/all/job.sh'"
+run numaplan run himeno --size XXL --dry-run -o "$tmp/xxl"
+check "a bad suite option is refused before the output directory exists" [ "$RC" -eq 2 ] && [ ! -e "$tmp/xxl" ]
+
+# --- one number formatter: run's summary and the report agree --------------
+# numaplan-report(1): three decimals below 10, so a median of 2.5 is 2.500
+D=$tmp/fmt
+run numaplan run stream --dry-run --repeat 2 -o "$D"
+mkdir -p "$D/raw"
+for r in 1 2; do
+	printf '{"copy_mbps":1,"scale_mbps":1,"add_mbps":1,"triad_mbps":2.5,"validated":true}\n' \
+		>"$D/raw/stream.node.r$r.n1.out"
+	echo "rc=0 start=100.0 end=101.0" >"$D/raw/stream.node.r$r.rc"
+done
+run numaplan run --collect "$D"
+run_med=$(awk '$1 == "stream.node" { print $4 }' <<<"$OUT")
+rep_med=$(numaplan report "$D" | awk -F' [|] ' '$1 == "| stream.node" { print $7 }')
+check "run prints the median 2.5 as 2.500" [ "$run_med" = 2.500 ]
+check "report prints it the same: 2.500" [ "$rep_med" = 2.500 ]
+
+# --- results with a key missing do not crash --------------------------------
+D=$tmp/miss
+run numaplan run compare --dry-run --repeat 1 --policies none,compact --threads 1 -o "$D" -- true
+jq '(.[] | select(.name == "compare.none.t1") | .params) |= del(.policy)' "$D/experiments.json" >"$D/e.json" &&
+	mv "$D/e.json" "$D/experiments.json"
+run numaplan run --collect "$D"
+check "--collect with a compare experiment lacking params.policy: no crash (exit 1: nothing ran)" [ "$RC" -eq 1 ]
+check "... and the comparison is still summarised" jqt '.summary.compare | length == 2' "$D/results.json"
+jq 'del(.experiments[0].status, .experiments[0].kernel, .experiments[0].primary_metric, .experiments[0].name)' \
+	"$D/results.json" >"$tmp/bad-results.json"
+for f in md html csv json; do
+	run numaplan report "$tmp/bad-results.json" --format $f
+	check "report --format $f of results with keys missing: exit 0" [ "$RC" -eq 0 ]
+done
+
+# --- a Slurm job followed through squeue --json ------------------------------
+# Slurm 22.05's squeue --json lists every job (filters ignored): the job is
+# picked by id.  exit_code is the wait status: 768 = exit 3, signal 0;
+# elapsed = end_time - start_time.  scontrol must not be asked.
+mkdir -p "$tmp/fake"
+cat >"$tmp/fake/sbatch" <<EOF
+#!/bin/sh
+case "\$*" in *--parsable*) echo \$(cat "$tmp/fake/jobid");; *) echo "slurm 22.05.8";; esac
+EOF
+printf '#!/bin/sh\ntouch %s/scontrol-called\nexit 1\n' "$tmp" >"$tmp/fake/scontrol"
+printf '#!/bin/sh\ncat %s/fake/queue.json\n' "$tmp" >"$tmp/fake/squeue"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/scancel"
+chmod +x "$tmp/fake/"*
+echo 42 >"$tmp/fake/jobid"
+cat >"$tmp/fake/queue.json" <<'EOF'
+{"meta": {"plugin": {"type": "openapi/v0.0.38"}}, "errors": [],
+ "jobs": [{"job_id": 41, "job_state": "RUNNING", "exit_code": 0, "start_time": 900, "end_time": 99999},
+          {"job_id": 42, "job_state": "FAILED", "exit_code": 768, "start_time": 1000, "end_time": 1065}]}
+EOF
+run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 -o "$tmp/sq" -- true
+check "a job squeue shows FAILED: exit 1" [ "$RC" -eq 1 ]
+check "... reported with the exit code as scontrol shows it (3:0)" \
+	grep -q 'job 42 ended FAILED (exit code 3:0)' <<<"$ERR"
+check "... recorded: id, state, exit code, elapsed 00:01:05" \
+	jqt '.jobs == [{"id": "42", "state": "FAILED", "exit_code": "3:0", "elapsed": "00:01:05",
+	                "script": .jobs[0].script}]' "$tmp/sq/results.json"
+# the form of later Slurm releases: a list of states, numbers as objects
+echo 43 >"$tmp/fake/jobid"
+cat >"$tmp/fake/queue.json" <<'EOF'
+{"jobs": [{"job_id": 43, "job_state": ["CANCELLED"],
+           "exit_code": {"status": ["SIGNALED"], "return_code": {"set": true, "infinite": false, "number": 0},
+                         "signal": {"id": {"set": true, "infinite": false, "number": 15}, "name": "TERM"}},
+           "start_time": {"set": true, "infinite": false, "number": 1000},
+           "end_time": {"set": true, "infinite": false, "number": 92061}}]}
+EOF
+run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 -o "$tmp/sq2" -- true
+check "later squeue JSON: CANCELLED by signal 15 after 1 day 1:17:41" \
+	jqt '.jobs[0] | .state == "CANCELLED" and .exit_code == "0:15" and .elapsed == "1-01:17:41"' \
+	"$tmp/sq2/results.json"
+check "scontrol was never asked" [ ! -e "$tmp/scontrol-called" ]
+done_testing

@@ -1,0 +1,244 @@
+/* test_bench.c - the benchmark system's registry, option tables and text
+ * helpers (bench/) */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "suite.h"
+#include "text_util.h"
+
+static void test_fmt_num(void **state)
+{
+	/* about 3 significant digits, never an exponent from 0.01 up:
+	 * integers from 1000, one decimal from 10, three below */
+	static const struct { double v; const char *want; } cases[] = {
+		{ 123456.7, "123457" }, { 1000, "1000" }, { -2500.4, "-2500" }, { 999.94, "999.9" },
+		{ 10, "10.0" }, { 12.34, "12.3" }, { 2.5, "2.500" }, { 0.5, "0.500" }, { 0.01, "0.010" },
+		{ 0, "0.000" }, { 0.000517, "0.000517" }, { 0.0012345, "0.00123" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		np_fmt_num(buf, sizeof(buf), cases[i].v);
+		assert_string_equal(buf, cases[i].want);
+	}
+	np_fmt_num(buf, sizeof(buf), NAN);
+	assert_string_equal(buf, "-");
+	np_fmt_num(buf, sizeof(buf), INFINITY);
+	assert_string_equal(buf, "-");
+}
+
+static void quoted(char *const *argv, unsigned n, const char *want)
+{
+	np_sb_t b;
+	char *s;
+
+	np_sb_init(&b);
+	np_sb_shq_argv(&b, n, argv);
+	s = np_sb_take(&b);
+	assert_non_null(s);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+static void test_shell_quoting(void **state)
+{
+	char *plain[] = { "numaplan-osu", "-m", "4096", "a/b.c=d:e,f+g%h@i_j" };
+	char *space[] = { "sh", "-c", "echo $OMP_NUM_THREADS" };
+	char *quote[] = { "it's" };
+	char *empty[] = { "" };
+
+	(void)state;
+	quoted(plain, 4, "numaplan-osu -m 4096 a/b.c=d:e,f+g%h@i_j");
+	quoted(space, 3, "sh -c 'echo $OMP_NUM_THREADS'");
+	/* a single quote closes, is escaped, and reopens */
+	quoted(quote, 1, "'it'\\''s'");
+	/* an empty word must stay a word */
+	quoted(empty, 1, "''");
+	quoted(NULL, 0, "");
+}
+
+/* The registry: unique names, each kernel read by one suite, and tables
+ * whose defaults parse. */
+static void test_registry(void **state)
+{
+	unsigned i, j, k, l;
+	np_run_opts_t o;
+	np_error_t err;
+
+	(void)state;
+	assert_non_null(np_suites[0]);
+	for (i = 0; np_suites[i]; i++) {
+		const np_suite_t *s = np_suites[i];
+		assert_non_null(s->name);
+		assert_non_null(s->summary);
+		assert_true(s->generate != NULL);
+		assert_ptr_equal(np_suite_find(s->name), s);
+		for (k = 0; s->kernels && s->kernels[k]; k++) {
+			assert_ptr_equal(np_suite_of_kernel(s->kernels[k]), s);
+			assert_true(s->parse != NULL || s->collect != NULL);
+			assert_true(s->primary != NULL);
+		}
+		if (s->size_opt)
+			assert_non_null(np_opt_find(s->opts, s->size_opt));
+		assert_true(s->opts_size > 0 || !s->opts);
+		for (j = 0; np_suites[j]; j++) {
+			const np_optdef_t *d;
+			if (j != i)
+				assert_string_not_equal(np_suites[j]->name, s->name);
+			/* an option several suites declare is the same kind of value */
+			for (d = s->opts; d && d->name; d++) {
+				const np_optdef_t *e = np_opt_find(np_suites[j]->opts, d->name);
+				if (e)
+					assert_int_equal(e->kind, d->kind);
+				if (j == i)
+					for (l = 0; &s->opts[l] != d; l++)
+						assert_string_not_equal(s->opts[l].name, d->name);
+			}
+		}
+	}
+	assert_null(np_suite_find("linpack"));
+	assert_null(np_suite_find(NULL));
+	np_error_clear(&err);
+	assert_int_equal(np_run_opts_init(&o, &err), 0);
+	np_run_opts_free(&o);
+}
+
+/* The value of a suite's option in a parsed command line, as JSON. */
+static json_t *value(const np_run_opts_t *o, const char *suite, const char *opt)
+{
+	const np_suite_t *s = np_suite_find(suite);
+	const np_optdef_t *d = s ? np_opt_find(s->opts, opt) : NULL;
+
+	assert_non_null(d);
+	return np_opt_to_json(d, np_suite_opts(o, s));
+}
+
+static int parse(np_run_opts_t *o, np_error_t *err, ...)
+{
+	char *argv[32];
+	int argc = 0, rc;
+	va_list ap;
+
+	va_start(ap, err);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	np_error_clear(err);
+	rc = np_run_opts_parse(argc, argv, o, err);
+	return rc;
+}
+
+static void expect_uint(const np_run_opts_t *o, const char *suite, const char *opt, json_int_t want)
+{
+	json_t *v = value(o, suite, opt);
+
+	assert_true(json_is_integer(v));
+	assert_int_equal(json_integer_value(v), want);
+	json_decref(v);
+}
+
+static void test_options(void **state)
+{
+	np_run_opts_t o;
+	np_error_t err;
+
+	(void)state;
+	/* defaults as numaplan-run(1) gives them */
+	assert_int_equal(parse(&o, &err, "run", "hpl", NULL), 0);
+	assert_int_equal(o.repeat, 5);
+	assert_true(o.outlier_pct == 10);
+	assert_int_equal(o.mode, NP_MODE_SLURM);
+	expect_uint(&o, "hpl", "nb", 192);
+	expect_uint(&o, "hpl", "hpl-n", 0);
+	expect_uint(&o, "wrf", "wrf-domain", 1);
+	np_run_opts_free(&o);
+
+	/* --size is the suite's own size, unless that is given too */
+	assert_int_equal(parse(&o, &err, "run", "stream", "--size", "5000", NULL), 0);
+	expect_uint(&o, "stream", "stream-size", 5000);
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "stream", "--stream-size", "7000", "--size", "5000", NULL), 0);
+	expect_uint(&o, "stream", "stream-size", 7000);
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "hpl", "--size", "1000", NULL), 0);
+	expect_uint(&o, "hpl", "hpl-n", 1000);
+	np_run_opts_free(&o);
+
+	/* an option of two suites reaches both */
+	assert_int_equal(parse(&o, &err, "run", "all", "--iterations", "3", "--local", NULL), 0);
+	expect_uint(&o, "himeno", "iterations", 3);
+	expect_uint(&o, "osu", "iterations", 3);
+	assert_int_equal(o.mode, NP_MODE_LOCAL);
+	np_run_opts_free(&o);
+
+	/* bad values name the option, the value and what is wanted */
+	assert_int_equal(parse(&o, &err, "run", "hpl", "--nb", "0", NULL), -EINVAL);
+	assert_string_equal(err.msg, "bad value '0' for --nb: a positive integer");
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "himeno", "--size", "XXL", NULL), -EINVAL);
+	assert_string_equal(err.msg, "bad value 'XXL' for --size: XS, S, M, L or XL");
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "all", "--size", "10", NULL), -EINVAL);
+	assert_non_null(strstr(err.msg, "--size is ambiguous for all"));
+	assert_non_null(strstr(err.msg, "--stream-size"));
+	assert_non_null(strstr(err.msg, "--hpl-n"));
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "compare", "--threads", "1,x", "--", "true", NULL), -EINVAL);
+	assert_string_equal(err.msg, "compare: bad thread count 'x' in --threads");
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "compare", NULL), -EINVAL);
+	assert_non_null(strstr(err.msg, "compare needs a command"));
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "stream", "--", "ls", NULL), -EINVAL);
+	assert_string_equal(err.msg, "only the compare suite takes a command after --");
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "--help", "--frobnicate", NULL), 1);
+	np_run_opts_free(&o);
+}
+
+/* run.json keeps the options the results depend on, and --collect reads
+ * them back. */
+static void test_record(void **state)
+{
+	np_run_opts_t o;
+	np_error_t err;
+	json_t *meta = json_object();
+
+	(void)state;
+	assert_int_equal(parse(&o, &err, "run", "wrf", "--wrf-domain", "2", NULL), 0);
+	np_run_opts_record(&o, meta);
+	np_run_opts_free(&o);
+	assert_int_equal(json_integer_value(json_object_get(meta, "wrf_domain")), 2);
+	assert_int_equal(np_run_opts_init(&o, &err), 0);
+	np_run_opts_restore(&o, meta);
+	expect_uint(&o, "wrf", "wrf-domain", 2);
+	np_run_opts_free(&o);
+	/* an old run.json's 0 (not given) keeps the default */
+	json_object_set_new(meta, "wrf_domain", json_integer(0));
+	assert_int_equal(np_run_opts_init(&o, &err), 0);
+	np_run_opts_restore(&o, meta);
+	expect_uint(&o, "wrf", "wrf-domain", 1);
+	np_run_opts_free(&o);
+	json_decref(meta);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_num),
+		cmocka_unit_test(test_shell_quoting),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_record),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
