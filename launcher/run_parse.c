@@ -224,6 +224,9 @@ int np_parse_kernel_output(const char *kernel, const char *text, json_t *values,
 		snprintf(why, whylen, "unknown kernel %s", kernel);
 		rc = -1;
 	}
+	/* how the kernel was built; np_results_collect moves it out of values */
+	if (rc == 0 && json_is_object(json_object_get(j, "build")))
+		json_object_set(values, "build", json_object_get(j, "build"));
 	/* where the kernel says its ranks ran: the record of the placement */
 	if (rc == 0 && json_is_array(json_object_get(j, "placement")))
 		*placement = json_incref(json_object_get(j, "placement"));

@@ -659,6 +659,7 @@ static json_t *topo_summary(const np_topo_t *t)
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
 {
 	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
+	json_t *kbuild = json_object(), *sw;
 	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0;
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
@@ -681,6 +682,19 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			collect_rep(c, e, r, runs);
 		json_array_foreach(runs, k, rr) {
 			json_t *sp = json_object_get(rr, "sys_pct");
+			json_t *b = json_object_get(json_object_get(rr, "values"), "build");
+			/* the kernel's compiler and flags: on the run, and once per kernel in "software" */
+			if (json_is_object(b)) {
+				const char *cc = json_string_value(json_object_get(b, "compiler"));
+				const char *cf = json_string_value(json_object_get(b, "cflags"));
+				char key[64];
+				snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
+				if (!json_object_get(kbuild, key))
+					json_object_set_new(kbuild, key, json_sprintf("%s: %s", cc ? cc : "?",
+					                                              cf ? cf : "?"));
+				json_object_set(rr, "build", b);
+				json_object_del(json_object_get(rr, "values"), "build");
+			}
 			total_runs++;
 			if (strcmp(json_string_value(json_object_get(rr, "status")), "ok") != 0)
 				failed_runs++;
@@ -726,7 +740,10 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "command", json_string(c->opts->cmdline ? c->opts->cmdline : ""));
 	json_object_set_new(res, "output_dir", json_string(c->outdir));
 	json_object_set_new(res, "repeat", json_integer(c->opts->repeat));
-	json_object_set_new(res, "software", software(c->opts->mode != NP_MODE_LOCAL));
+	sw = software(c->opts->mode != NP_MODE_LOCAL);
+	json_object_update(sw, kbuild);
+	json_decref(kbuild);
+	json_object_set_new(res, "software", sw);
 	json_object_set_new(res, "topology", topo_summary(c->topo));
 	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
 	json_object_set_new(res, "jobs", json_deep_copy(jobs));
