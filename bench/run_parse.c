@@ -46,5 +46,10 @@ json_t *np_kout_json(np_kout_t *k, const char *need_key)
 		json_decref(k->placement);
 		k->placement = json_incref(json_object_get(j, "placement"));
 	}
+	/* how the kernel was built: recorded on the run and in "software" */
+	if (json_is_object(json_object_get(j, "build"))) {
+		json_decref(k->build);
+		k->build = json_incref(json_object_get(j, "build"));
+	}
 	return j;
 }

@@ -127,7 +127,7 @@ static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t 
 {
 	int rc;
 
-	k->series = k->placement = NULL;
+	k->series = k->placement = k->build = NULL;
 	k->valid = false;
 	k->why[0] = '\0';
 	if (!owner || !owner->parse) {
@@ -138,7 +138,8 @@ static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t 
 	if (rc < 0) {
 		json_decref(k->series);
 		json_decref(k->placement);
-		k->series = k->placement = NULL;
+		json_decref(k->build);
+		k->series = k->placement = k->build = NULL;
 		k->valid = false;
 	}
 	return rc;
@@ -169,6 +170,8 @@ static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t
 			json_object_set_new(r, "series", k.series);
 		if (k.placement)
 			json_object_set_new(r, "placement", k.placement);
+		if (k.build)
+			json_object_set_new(r, "build", k.build);
 		np_run_record_status(r, k.valid, k.why);
 		json_array_append_new(runs, r);
 		free(rel);
@@ -183,7 +186,7 @@ static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *
                     const np_step_t *si, char **nodes, unsigned n, json_t *runs)
 {
 	json_t *r = np_run_record(rep, "all", si);
-	np_kout_t k = { .series = NULL, .placement = NULL };
+	np_kout_t k = { .series = NULL, .placement = NULL, .build = NULL };
 	char why[256] = "", errl[200] = "";
 	bool found = false;
 	unsigned i;
@@ -224,6 +227,8 @@ static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *
 		json_object_set_new(r, "series", k.series);
 	if (found && k.placement)
 		json_object_set_new(r, "placement", k.placement);
+	if (found && k.build)
+		json_object_set_new(r, "build", k.build);
 	np_run_record_status(r, found && k.valid, why);
 	json_array_append_new(runs, r);
 }

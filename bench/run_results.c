@@ -140,12 +140,13 @@ static json_t *topo_summary(const np_topo_t *t)
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
 {
 	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
+	json_t *sw = software(c->opts->mode != NP_MODE_LOCAL);
 	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0;
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
 	                   : "slurm";
 
-	if (!res || !exps)
+	if (!res || !exps || !sw)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < c->exps.n; i++) {
 		const np_exp_t *e = c->exps.v[i];
@@ -161,6 +162,14 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			np_records_collect(c, e, r, runs);
 		json_array_foreach(runs, k, rr) {
 			json_t *sp = json_object_get(rr, "sys_pct");
+			json_t *b = json_object_get(rr, "build");
+			char key[64];
+
+			/* each kernel's compiler and flags, once in "software" */
+			snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
+			if (json_is_object(b) && !json_object_get(sw, key))
+				json_object_set_new(sw, key, json_sprintf("%s: %s", np_json_str(b, "compiler"),
+				                                          np_json_str(b, "cflags")));
 			total_runs++;
 			if (!np_json_streq(rr, "status", "ok"))
 				failed_runs++;
@@ -199,7 +208,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "command", json_string(c->opts->cmdline ? c->opts->cmdline : ""));
 	json_object_set_new(res, "output_dir", json_string(c->outdir));
 	json_object_set_new(res, "repeat", json_integer(c->opts->repeat));
-	json_object_set_new(res, "software", software(c->opts->mode != NP_MODE_LOCAL));
+	json_object_set_new(res, "software", sw);
 	json_object_set_new(res, "topology", topo_summary(c->topo));
 	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
 	json_object_set_new(res, "jobs", json_deep_copy(jobs));

@@ -31,6 +31,7 @@ typedef struct np_kout {
 	json_t *values;             /* figure name -> number */
 	json_t *series;             /* or NULL: [{size, value}] */
 	json_t *placement;          /* or NULL: where the kernel says it ran */
+	json_t *build;              /* or NULL: the kernel's compiler and flags */
 	bool valid;
 	char why[256];
 } np_kout_t;

@@ -38,6 +38,12 @@ int np_himeno_size_lookup(const char *name, struct np_himeno_size *out);
  * ranks get one more): the first global index owned by part r. */
 int np_himeno_part_start(int n, int nd, int r);
 
+/* The calling OpenMP thread's share [q0, q1) of total work items, split
+ * as a static schedule splits them; every pass over the grid (first
+ * touch, Jacobi sweep) uses it, so a thread computes on the pages it
+ * touched first. */
+void np_himeno_thread_range(size_t total, size_t *q0, size_t *q1);
+
 /* Check a decomposition of a size: every rank needs >= 2 planes. */
 int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],
                          struct np_k_err *err);
@@ -49,9 +55,17 @@ struct np_himeno_domain {
 	int lo[3], hi[3];          /* neighbours below/above per dimension */
 	int n[3];                  /* local extents imax, jmax, kmax */
 	int off[3];                /* global index of local index 0 */
+	size_t sj, si;             /* element strides of j and i (k: 1);
+	                              a row is padded to whole cache lines */
 	MPI_Datatype face[3];      /* one halo plane per dimension */
 	float *p, *a[4], *b[3], *c[3], *bnd, *wrk1, *wrk2;
+	void *mem;                 /* one block holding all the arrays */
+	size_t mem_len;
 };
+
+/* Offset of point (i, j, k) in every array of d. */
+#define NP_HIMENO_IDX(d, i, j, k) \
+	((size_t)(i) * (d)->si + (size_t)(j) * (d)->sj + (size_t)(k))
 
 /* Collective: Cartesian communicator, extents, arrays (first touched with
  * the Jacobi loop's OpenMP schedule) and the initial pressure.  bcoef is

@@ -11,35 +11,13 @@
 #include "himeno.h"
 #include "kcommon_mpi.h"
 
-#define IDX(d, i, j, k) \
-	(((size_t)(i) * (size_t)(d)->n[1] + (size_t)(j)) * (size_t)(d)->n[2] + \
-	 (size_t)(k))
+#define IDX(d, i, j, k) NP_HIMENO_IDX(d, i, j, k)
+#define NARRAYS 14
+#define LINE 64                         /* bytes in a cache line */
+#define STAGGER (5 * LINE)
 
-static float **arrays(struct np_himeno_domain *d, int *count)
+static void slots(struct np_himeno_domain *d, float **slot[NARRAYS])
 {
-	static const int n = 14;
-	float **v = malloc((size_t)n * sizeof(*v));
-	int i = 0, m;
-
-	if (v == NULL)
-		return NULL;
-	v[i++] = d->p;
-	for (m = 0; m < 4; m++)
-		v[i++] = d->a[m];
-	for (m = 0; m < 3; m++)
-		v[i++] = d->b[m];
-	for (m = 0; m < 3; m++)
-		v[i++] = d->c[m];
-	v[i++] = d->bnd;
-	v[i++] = d->wrk1;
-	v[i++] = d->wrk2;
-	*count = n;
-	return v;
-}
-
-static int alloc_all(struct np_himeno_domain *d, size_t npts)
-{
-	float **slot[14];
 	int i = 0, m;
 
 	slot[i++] = &d->p;
@@ -52,15 +30,43 @@ static int alloc_all(struct np_himeno_domain *d, size_t npts)
 	slot[i++] = &d->bnd;
 	slot[i++] = &d->wrk1;
 	slot[i++] = &d->wrk2;
-	for (m = 0; m < i; m++) {
-		void *mem = NULL;
+}
 
-		/* Page alignment; no touching here so that first touch is
-		 * done by the threads that compute on the pages. */
-		if (posix_memalign(&mem, 4096, npts * sizeof(float)) != 0)
-			return -ENOMEM;
-		*slot[m] = mem;
-	}
+/* All 14 arrays in one block of huge pages (where THP allows), laid out
+ * for the sweep:
+ * - a row along k is padded to whole cache lines and every array is
+ *   shifted by one element, so that k = 1, the first point the sweep
+ *   computes, starts a cache line in every row: the stencil's loads and
+ *   the store to wrk2 are aligned (only p's k-1 and k+1 are not);
+ * - array m starts m x 5 cache lines further into a 4 KiB page than
+ *   array 0.  The grid sizes are powers of two, so page-aligned arrays
+ *   put the same point of all 14 arrays in the same cache set and make
+ *   the store to wrk2 alias the loads (4 KiB aliasing); 5 is odd, so the
+ *   14 arrays fall on 14 different lines of a page.
+ * Huge pages: the sweep reads 14 arrays at once, each of them crossing a
+ * 4 KiB page every 1024 points. */
+static int alloc_all(struct np_himeno_domain *d)
+{
+	const size_t vec = LINE / sizeof(float);
+	const size_t nk = (size_t)d->n[2], nj = (size_t)d->n[1],
+	             ni = (size_t)d->n[0];
+	float **slot[NARRAYS];
+	size_t span;
+	int m;
+
+	d->sj = (nk + vec - 1) / vec * vec;
+	d->si = d->sj * nj;
+	/* Whole pages per array, plus the stagger, the shift and the
+	 * padding of the last row. */
+	span = (d->si * ni * sizeof(float) + LINE + 4095) / 4096 * 4096 +
+	       STAGGER;
+	d->mem = np_k_alloc_huge(span * NARRAYS, 1, &d->mem_len);
+	if (d->mem == NULL)
+		return -ENOMEM;
+	slots(d, slot);
+	for (m = 0; m < NARRAYS; m++)
+		*slot[m] = (float *)((char *)d->mem + (size_t)m * span +
+		                     LINE - sizeof(float));
 	return 0;
 }
 
@@ -100,15 +106,18 @@ static void init_values(struct np_himeno_domain *d, int mx, float bcoef)
 	const float den = (float)((mx - 1) * (mx - 1));
 	int i;
 
-	/* The interior pencils with exactly the Jacobi loops' iteration space
-	 * (collapsed (i, j), static schedule), so each thread first-touches
-	 * the pages it computes on. */
+	/* The interior pencils split among the threads as the Jacobi loop
+	 * splits them, so each thread first-touches the pages it computes
+	 * on. */
 #pragma omp parallel
 	{
-#pragma omp for collapse(2) schedule(static)
-		for (i = 1; i < ni - 1; i++)
-			for (int j = 1; j < nj - 1; j++)
-				init_pencil(d, i, j, den, bcoef);
+		const size_t w = (size_t)(nj - 2);
+		size_t q, q0, q1;
+
+		np_himeno_thread_range((size_t)(ni - 2) * w, &q0, &q1);
+		for (q = q0; q < q1; q++)
+			init_pencil(d, 1 + (int)(q / w), 1 + (int)(q % w), den,
+			            bcoef);
 		/* Then the boundary and halo pencils (planes i = 0, ni-1 and
 		 * rows j = 0, nj-1), split along i so each lands near the
 		 * interior rows it borders. */
@@ -132,9 +141,9 @@ static void make_faces(struct np_himeno_domain *d)
 
 	/* A plane of constant i is contiguous; constant j is ni runs of nk;
 	 * constant k is every nk-th element. */
-	MPI_Type_contiguous(nj * nk, MPI_FLOAT, &d->face[0]);
-	MPI_Type_vector(ni, nk, nj * nk, MPI_FLOAT, &d->face[1]);
-	MPI_Type_vector(ni * nj, 1, nk, MPI_FLOAT, &d->face[2]);
+	MPI_Type_vector(nj, nk, (int)d->sj, MPI_FLOAT, &d->face[0]);
+	MPI_Type_vector(ni, nk, (int)d->si, MPI_FLOAT, &d->face[1]);
+	MPI_Type_vector(ni * nj, 1, (int)d->sj, MPI_FLOAT, &d->face[2]);
 	MPI_Type_commit(&d->face[0]);
 	MPI_Type_commit(&d->face[1]);
 	MPI_Type_commit(&d->face[2]);
@@ -147,7 +156,6 @@ int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
 	const int gn[3] = { sz->mx, sz->my, sz->mz };
 	const int periods[3] = { 0, 0, 0 };
 	int rank, dd, ok;
-	size_t npts;
 
 	memset(d, 0, sizeof(*d));
 	for (dd = 0; dd < 3; dd++)
@@ -168,8 +176,7 @@ int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
 		d->n[dd] = e - s + (c > 0) + (c < nd - 1);
 		d->off[dd] = s - (c > 0);
 	}
-	npts = (size_t)d->n[0] * (size_t)d->n[1] * (size_t)d->n[2];
-	ok = alloc_all(d, npts) == 0;
+	ok = alloc_all(d) == 0;
 	if (!np_k_mpi_all(d->cart, ok)) {
 		np_himeno_domain_free(d);
 		return np_k_err_set(err, -ENOMEM, "cannot allocate the %d x %d "
@@ -183,15 +190,9 @@ int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
 
 void np_himeno_domain_free(struct np_himeno_domain *d)
 {
-	float **v;
-	int n = 0, i;
+	int i;
 
-	v = arrays(d, &n);
-	if (v != NULL) {
-		for (i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
-	}
+	free(d->mem);
 	for (i = 0; i < 3; i++)
 		if (d->face[i] != MPI_DATATYPE_NULL)
 			MPI_Type_free(&d->face[i]);

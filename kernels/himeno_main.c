@@ -17,6 +17,9 @@
 #include "kcommon_mpi.h"
 
 #define PROG "numaplan-himeno"
+#ifndef NP_K_CFLAGS
+#define NP_K_CFLAGS NULL
+#endif
 
 struct opts {
 	struct np_himeno_size size;
@@ -242,6 +245,7 @@ struct result {
 	double seconds, mflops;
 	float gosa, rehearsal_gosa;
 	int rehearsed, validated;
+	long huge_kb;           /* rank 0's arrays in huge pages, kB */
 };
 
 static void print_start(const struct opts *o, const struct np_himeno_domain *d,
@@ -298,6 +302,7 @@ static int run(const struct opts *o, struct np_himeno_domain *d, int rank,
 	}
 	r->iterations = nn;
 	r->seconds = timed_jacobi(d, nn, &r->gosa);
+	r->huge_kb = np_k_huge_kb(d->mem, d->mem_len);
 	r->mflops = mflops(flop, nn, r->seconds);
 	/* The residual of this Jacobi iteration shrinks: a NaN, a negative
 	 * sum or growth after the rehearsal means the computation is wrong. */
@@ -324,6 +329,14 @@ static json_t *to_json(const struct opts *o, const struct np_himeno_domain *d,
 	                 "threads", threads, "points", o->size.mx, o->size.my,
 	                 o->size.mz, "flop_per_iteration",
 	                 np_himeno_flop(&o->size), "validated", r->validated);
+	if (root != NULL &&
+	    (json_object_set_new(root, "build",
+	                         np_k_build_json(NP_K_CFLAGS)) != 0 ||
+	     json_object_set_new(root, "huge_pages_kb",
+	                         json_integer(r->huge_kb)) != 0)) {
+		json_decref(root);
+		return NULL;
+	}
 	/* Only when set: the launcher's results keep their usual form. */
 	if (root != NULL && o->test_coef &&
 	    json_object_set_new(root, "test_coefficients", json_true()) != 0) {

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <strings.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "himeno.h"
 
@@ -34,6 +37,20 @@ int np_himeno_part_start(int n, int nd, int r)
 	int base = n / nd, extra = n % nd;
 
 	return r * base + (r < extra ? r : extra);
+}
+
+void np_himeno_thread_range(size_t total, size_t *q0, size_t *q1)
+{
+	size_t t = 0, nt = 1, base, extra;
+
+#ifdef _OPENMP
+	t = (size_t)omp_get_thread_num();
+	nt = (size_t)omp_get_num_threads();
+#endif
+	base = total / nt;
+	extra = total % nt;
+	*q0 = t * base + (t < extra ? t : extra);
+	*q1 = *q0 + base + (t < extra);
 }
 
 double np_himeno_flop(const struct np_himeno_size *sz)

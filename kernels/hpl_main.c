@@ -14,6 +14,9 @@
 #include "kcommon_mpi.h"
 
 #define PROG "numaplan-hpl"
+#ifndef NP_K_CFLAGS
+#define NP_K_CFLAGS NULL
+#endif
 #define DEFAULT_N 4000
 #define DEFAULT_NB 192
 #define MAX_NB 4096
@@ -196,6 +199,7 @@ static int print_json(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
 	if (pl != NULL)
 		json_object_set_new(root, "placement",
 		                    np_k_place_json(pl, (size_t)npl));
+	json_object_set_new(root, "build", np_k_build_json(NP_K_CFLAGS));
 	if (np_k_json_emit(stdout, root, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return NP_K_EXIT_FAIL;

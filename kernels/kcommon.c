@@ -246,3 +246,31 @@ double np_k_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+json_t *np_k_build_json(const char *cflags)
+{
+	char buf[1024];
+	size_t n = 0;
+	const char *s;
+
+	/* Makefile variables joined with blanks leave runs of them. */
+	for (s = cflags ? cflags : ""; *s != '\0' && n + 1 < sizeof(buf); s++) {
+		if (*s == ' ' || *s == '\t') {
+			if (n == 0 || buf[n - 1] == ' ')
+				continue;
+			buf[n++] = ' ';
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
+#if defined(__GNUC__) && !defined(__clang__)
+	return json_pack("{s:s, s:s}", "compiler", "gcc " __VERSION__,
+	                 "cflags", cflags ? buf : "unknown");
+#else
+	return json_pack("{s:s, s:s}", "compiler", __VERSION__,
+	                 "cflags", cflags ? buf : "unknown");
+#endif
+}

@@ -95,4 +95,39 @@ int np_k_json_emit(FILE *f, json_t *root, struct np_k_err *err);
 /* Wall-clock seconds from a monotonic clock. */
 double np_k_now(void);
 
+/* {"compiler": "gcc 12.2.0", "cflags": "-O3 -march=native ..."}: how a
+ * kernel was built.  cflags is the string its Makefile passed as
+ * NP_K_CFLAGS (runs of blanks squeezed); NULL for an unknown. */
+json_t *np_k_build_json(const char *cflags);
+
+/* ---- memory: transparent huge pages ------------------------------------
+ * Benchmarks that sweep large arrays want 2 MiB pages: fewer TLB misses,
+ * fewer page faults.  Where THP is in "madvise" mode (Debian's default)
+ * the kernel gives them only to memory advised with MADV_HUGEPAGE. */
+
+enum np_k_thp {
+	NP_K_THP_UNKNOWN,               /* no /sys/kernel/mm/transparent_hugepage */
+	NP_K_THP_ALWAYS,
+	NP_K_THP_MADVISE,
+	NP_K_THP_NEVER,
+};
+
+#define NP_K_HUGE_PAGE ((size_t)2 << 20)
+
+/* The system's THP mode (the bracketed word of .../enabled), and its name
+ * ("always", "madvise", "never", "unknown"). */
+enum np_k_thp np_k_thp_mode(void);
+const char *np_k_thp_name(enum np_k_thp mode);
+
+/* len bytes (rounded up to whole 2 MiB pages) aligned to 2 MiB, untouched;
+ * with advise, madvise(MADV_HUGEPAGE) on them when THP is in madvise mode.
+ * *alloc_len (may be NULL) gets the rounded length.  Free with free().
+ * NULL with errno set on failure. */
+void *np_k_alloc_huge(size_t len, int advise, size_t *alloc_len);
+
+/* kB of anonymous huge pages (AnonHugePages in /proc/self/smaps) of the
+ * mappings overlapping [addr, addr + len): whether THP backs an array,
+ * read after it was first touched.  Negative errno if smaps is unreadable. */
+long np_k_huge_kb(const void *addr, size_t len);
+
 #endif /* NP_KCOMMON_H */

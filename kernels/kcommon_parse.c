@@ -53,8 +53,8 @@ static int range_u64(const char *opt, const char *s, uint64_t v,
 int np_k_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
                    uint64_t *out, struct np_k_err *err)
 {
-	const char *end;
-	uint64_t v;
+	const char *end = NULL;   /* -O3 cannot see digits_u64 set them */
+	uint64_t v = 0;
 	int rc = digits_u64(opt, s, &end, &v, err);
 
 	if (rc < 0)
@@ -72,8 +72,8 @@ int np_k_parse_int(const char *opt, const char *s, int min, int max,
                    int *out, struct np_k_err *err)
 {
 	const char *p = s;
-	uint64_t mag;
-	const char *end;
+	uint64_t mag = 0;
+	const char *end = NULL;
 	long long v;
 	int neg = 0, rc;
 
@@ -121,8 +121,8 @@ int np_k_parse_double(const char *opt, const char *s, double min, double max,
 int np_k_parse_bytes(const char *opt, const char *s, uint64_t min,
                      uint64_t max, uint64_t *out, struct np_k_err *err)
 {
-	const char *end;
-	uint64_t v, mult = 1;
+	const char *end = NULL;
+	uint64_t v = 0, mult = 1;
 	int rc = digits_u64(opt, s, &end, &v, err);
 
 	if (rc == -EINVAL)

@@ -12,6 +12,9 @@
 #include "kcommon_mpi.h"
 
 #define PROG "numaplan-osu"
+#ifndef NP_K_CFLAGS
+#define NP_K_CFLAGS NULL
+#endif
 #define FIELD 18
 
 static void usage(FILE *f)
@@ -137,7 +140,9 @@ static json_t *to_json(const struct np_osu_opts *o, int nranks,
 	json_t *place = np_k_place_json(pl, (size_t)npl);
 
 	if (root == NULL || place == NULL ||
-	    json_object_set_new(root, "placement", place) != 0) {
+	    json_object_set_new(root, "placement", place) != 0 ||
+	    json_object_set_new(root, "build",
+	                        np_k_build_json(NP_K_CFLAGS)) != 0) {
 		json_decref(root);
 		return NULL;
 	}

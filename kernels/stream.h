@@ -22,6 +22,7 @@
 struct np_stream_arrays {
 	double *a, *b, *c;
 	size_t n;
+	int huge_advised;       /* madvise(MADV_HUGEPAGE) was applied */
 };
 
 struct np_stream_times {
@@ -51,9 +52,14 @@ struct np_stream_check {
 int np_stream_default_size(size_t *n, uint64_t *llc_bytes, int *domains,
                            struct np_k_err *err);
 
-/* Allocate and initialise (a=1, b=2, c=0) with the kernels' schedule. */
-int np_stream_alloc(struct np_stream_arrays *s, size_t n,
+/* Allocate (2 MiB-aligned) and initialise (a=1, b=2, c=0) with the
+ * kernels' schedule; huge: advise transparent huge pages for the arrays
+ * when THP is in madvise mode. */
+int np_stream_alloc(struct np_stream_arrays *s, size_t n, int huge,
                     struct np_k_err *err);
+/* kB of the three arrays backed by huge pages (after initialisation);
+ * negative errno if /proc/self/smaps cannot be read. */
+long np_stream_huge_kb(const struct np_stream_arrays *s);
 void np_stream_free(struct np_stream_arrays *s);
 
 /* Run the NTIMES x 4 kernels and fill times (and rates); nt: use

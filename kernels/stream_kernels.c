@@ -18,8 +18,6 @@
 
 #include "stream.h"
 
-/* Huge-page alignment lets transparent huge pages back the arrays. */
-#define STREAM_ALIGN ((size_t)2 << 20)
 
 int np_stream_nthreads(void)
 {
@@ -58,7 +56,7 @@ static void my_range(size_t n, size_t *lo, size_t *hi)
 	np_stream_range(n, tid, nthr, lo, hi);
 }
 
-int np_stream_alloc(struct np_stream_arrays *s, size_t n,
+int np_stream_alloc(struct np_stream_arrays *s, size_t n, int huge,
                     struct np_k_err *err)
 {
 	void *p[3] = { NULL, NULL, NULL };
@@ -69,10 +67,13 @@ int np_stream_alloc(struct np_stream_arrays *s, size_t n,
 	if (n == 0 || n > SIZE_MAX / sizeof(double))
 		return np_k_err_set(err, -EINVAL, "bad array size %zu", n);
 	bytes = n * sizeof(double);
+	/* 2 MiB-aligned either way, so that --no-hugepages changes only
+	 * the advice. */
 	for (k = 0; k < 3; k++) {
-		int rc = posix_memalign(&p[k], STREAM_ALIGN, bytes);
+		p[k] = np_k_alloc_huge(bytes, huge, NULL);
+		if (p[k] == NULL) {
+			int rc = errno;
 
-		if (rc != 0) {
 			while (k-- > 0)
 				free(p[k]);
 			return np_k_err_set(err, -rc, "cannot allocate 3 arrays "
@@ -84,6 +85,7 @@ int np_stream_alloc(struct np_stream_arrays *s, size_t n,
 	s->b = p[1];
 	s->c = p[2];
 	s->n = n;
+	s->huge_advised = huge && np_k_thp_mode() == NP_K_THP_MADVISE;
 #pragma omp parallel
 	{
 		double *restrict a = s->a, *restrict b = s->b,
@@ -102,6 +104,24 @@ int np_stream_alloc(struct np_stream_arrays *s, size_t n,
 			a[j] = 2.0 * a[j];
 	}
 	return 0;
+}
+
+long np_stream_huge_kb(const struct np_stream_arrays *s)
+{
+	const size_t bytes = s->n * sizeof(double);
+	long kb, sum = 0;
+	const double *v[3] = { s->a, s->b, s->c };
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		kb = np_k_huge_kb(v[k], bytes);
+		if (kb < 0)
+			return kb;
+		/* The mapping is rounded up to whole huge pages. */
+		sum += kb < (long)((bytes + 1023) / 1024) ? kb :
+		       (long)((bytes + 1023) / 1024);
+	}
+	return sum;
 }
 
 void np_stream_free(struct np_stream_arrays *s)

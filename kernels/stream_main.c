@@ -16,6 +16,9 @@
 #include "stream.h"
 
 #define PROG "numaplan-stream"
+#ifndef NP_K_CFLAGS
+#define NP_K_CFLAGS NULL
+#endif
 #define HLINE "-------------------------------------------------------------\n"
 
 struct opts {
@@ -24,6 +27,7 @@ struct opts {
 	int json;
 	int corrupt;
 	int nt;                 /* non-temporal stores */
+	int no_huge;            /* --no-hugepages */
 };
 
 static void usage(FILE *f)
@@ -38,6 +42,7 @@ static void usage(FILE *f)
 "                       CPUs); 1 runs single-threaded\n"
 "      --stores KIND    normal: ordinary stores, as stream.c (default);\n"
 "                       nt: non-temporal (streaming) stores, x86-64\n"
+"      --no-hugepages   do not ask for transparent huge pages (compare)\n"
 "  -j, --json           print one JSON object on stdout (placement lines\n"
 "                       go to stderr)\n"
 "      --corrupt        spoil one element before validation (tests that\n"
@@ -55,6 +60,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "corrupt", no_argument, NULL, 'C' },
 		{ "stores", required_argument, NULL, 'S' },
+		{ "no-hugepages", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -85,6 +91,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'j': o->json = 1; break;
 		case 'C': o->corrupt = 1; break;
+		case 'H': o->no_huge = 1; break;
 		case 'S':
 			if (strcmp(optarg, "normal") == 0) {
 				o->nt = 0;
@@ -155,7 +162,8 @@ static int place_threads(struct np_k_place **out, int *n,
 }
 
 static void print_header(const struct np_stream_arrays *s, int threads,
-                         uint64_t llc, int domains, int defaulted, int nt)
+                         uint64_t llc, int domains, int defaulted, int nt,
+                         long huge_kb)
 {
 	double mib = (double)sizeof(double) * (double)s->n / 1048576.0;
 
@@ -183,6 +191,10 @@ static void print_header(const struct np_stream_arrays *s, int threads,
 	       "bandwidth.\n");
 	printf(HLINE);
 	printf("Stores: %s\n", nt ? "non-temporal (streaming)" : "normal");
+	printf("Huge pages: %.1f of %.1f MiB (THP %s, %s)\n",
+	       huge_kb > 0 ? (double)huge_kb / 1024.0 : 0.0, 3.0 * mib,
+	       np_k_thp_name(np_k_thp_mode()),
+	       s->huge_advised ? "advised" : "not advised");
 	printf(HLINE);
 	printf("Number of Threads requested = %d\n", threads);
 	printf("Number of Threads counted = %d\n", threads);
@@ -231,10 +243,22 @@ static void print_check(const struct np_stream_check *ck)
 	printf(HLINE);
 }
 
+static json_t *huge_json(const struct np_stream_arrays *s, long huge_kb)
+{
+	/* huge_kb: null when /proc/self/smaps could not be read. */
+	return json_pack("{s:s, s:b, s:I, s:o}",
+	                 "thp", np_k_thp_name(np_k_thp_mode()),
+	                 "advised", s->huge_advised,
+	                 "arrays_kb", (json_int_t)(3 * s->n * sizeof(double) /
+	                                           1024),
+	                 "huge_kb", huge_kb >= 0 ?
+	                 json_integer((json_int_t)huge_kb) : json_null());
+}
+
 static json_t *to_json(const struct np_stream_arrays *s,
                        const struct np_stream_times *tm,
                        const struct np_stream_check *ck, int nt, int threads,
-                       uint64_t llc, int domains,
+                       uint64_t llc, int domains, long huge_kb,
                        const struct np_k_place *pl, int npl)
 {
 	json_t *root = json_pack("{s:f, s:f, s:f, s:f, s:b, s:i, s:I, s:i, "
@@ -274,11 +298,19 @@ static json_t *to_json(const struct np_stream_arrays *s,
 		times = NULL;
 		goto fail;
 	}
+	if (json_object_set_new(root, "hugepages", huge_json(s, huge_kb)) != 0 ||
+	    json_object_set_new(root, "build",
+	                        np_k_build_json(NP_K_CFLAGS)) != 0)
+		goto fail_place;
 	if (json_object_set_new(root, "placement", place) != 0) {
 		json_decref(root);
 		return NULL;
 	}
 	return root;
+fail_place:
+	json_decref(root);
+	json_decref(place);
+	return NULL;
 fail:
 	json_decref(root);
 	json_decref(times);
@@ -295,6 +327,7 @@ int main(int argc, char **argv)
 	struct np_k_place *pl = NULL;
 	struct opts o;
 	uint64_t llc = 0;
+	long huge_kb;
 	int domains = 0, npl = 0, rc;
 	size_t n;
 
@@ -315,20 +348,23 @@ int main(int argc, char **argv)
 		return NP_K_EXIT_FAIL;
 	}
 	np_k_place_print(o.json ? stderr : stdout, pl, (size_t)npl);
-	if (np_stream_alloc(&s, n, &err) < 0) {
+	if (np_stream_alloc(&s, n, !o.no_huge, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		free(pl);
 		return NP_K_EXIT_FAIL;
 	}
+	/* After the first touch, before the timed loops: whether the
+	 * kernel gave huge pages is settled at the page faults. */
+	huge_kb = np_stream_huge_kb(&s);
 	if (!o.json)
-		print_header(&s, npl, llc, domains, o.size == 0, o.nt);
+		print_header(&s, npl, llc, domains, o.size == 0, o.nt, huge_kb);
 	np_stream_run(&s, &tm, o.nt);
 	if (o.corrupt)
 		s.b[s.n / 2] *= 2.0;
 	np_stream_check(&s, &ck);
 	if (o.json) {
 		rc = np_k_json_emit(stdout, to_json(&s, &tm, &ck, o.nt, npl,
-		                    llc, domains, pl, npl), &err);
+		                    llc, domains, huge_kb, pl, npl), &err);
 		if (rc < 0)
 			fprintf(stderr, PROG ": %s\n", err.msg);
 	} else {

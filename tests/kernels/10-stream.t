@@ -67,6 +67,43 @@ fi
 run numaplan-stream --size 1000 --json
 check "default stores are normal" jqe '.stores == "normal"' <<<"$OUT"
 
+# Transparent huge pages.  The expectation comes from the system's mode,
+# read here: in "madvise" mode only advised memory gets huge pages (and
+# khugepaged collapses only advised ranges), in "never" mode none, in
+# "always" mode any.  3 x 4 Mi doubles = 96 MiB, 48 huge pages.
+thp=$(sed -n 's/.*\[\(always\|madvise\|never\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+HN=4194304
+run numaplan-stream --size $HN --threads 1 --json
+check "hugepages: THP mode '${thp:-unknown}' as in sysfs, arrays_kb = 3 x $HN x 8 / 1024" \
+	jqe ".hugepages.thp == \"${thp:-unknown}\" and .hugepages.arrays_kb == $((3 * HN * 8 / 1024))
+	     and (.hugepages.huge_kb|type) == \"number\" and .hugepages.huge_kb <= .hugepages.arrays_kb" <<<"$OUT"
+yes_huge=$OUT
+run numaplan-stream --size $HN --threads 1 --json --no-hugepages
+no_huge=$OUT
+check "--no-hugepages: exit 0, validated, not advised" bash -c '[ "$1" -eq 0 ] &&
+	jq -e ".validated == true and .hugepages.advised == false" <<<"$2" >/dev/null' _ "$RC" "$no_huge"
+case $thp in
+madvise)
+	check "THP madvise: the arrays are advised and huge pages back them (huge_kb > 0)" \
+		jqe '.hugepages.advised == true and .hugepages.huge_kb > 0' <<<"$yes_huge"
+	check "THP madvise, --no-hugepages: no huge pages (huge_kb 0)" \
+		jqe '.hugepages.huge_kb == 0' <<<"$no_huge";;
+never)
+	check "THP never: no huge pages either way" bash -c '
+		jq -e ".hugepages.huge_kb == 0 and .hugepages.advised == false" <<<"$1" >/dev/null &&
+		jq -e ".hugepages.huge_kb == 0" <<<"$2" >/dev/null' _ "$yes_huge" "$no_huge";;
+*)	skip "THP mode '${thp:-unknown}': huge_kb is up to the kernel";;
+esac
+run numaplan-stream --size 100000 --threads 1
+check "report: a Huge pages line" grep -Eq '^Huge pages: [0-9.]+ of [0-9.]+ MiB \(THP [a-z]+, (not )?advised\)$' <<<"$OUT"
+
+# Build flags: the JSON says how the binary was compiled; the expected
+# flags come from the build tree's Makefile.
+kflags=$(sed -n 's/^KERNEL_CFLAGS = //p' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null)
+run numaplan-stream --size 1000 --json
+check "build: compiler and cflags, which end with KERNEL_CFLAGS '$kflags'" bash -c '
+	jq -e "(.build.compiler|type) == \"string\" and (.build.cflags|endswith(\$k))" --arg k "$2" <<<"$1" >/dev/null' _ "$OUT" "$kflags"
+
 # Default size: STREAM's rule over the LLC domains of all threads' CPUs.
 # A fake 64 KiB per domain keeps the arrays small.  Expected domains,
 # independently from sysfs for the CPUs this process may use: distinct

@@ -64,6 +64,10 @@ check "json: documented fields and types" jqe '
 	.iterations == 3 and (.seconds|type) == "number" and .seconds > 0 and
 	.grid == "1x1x1" and .size == "XS" and .validated == true and
 	(.placement|length) == 1' <<<"$OUT"
+kflags=$(sed -n 's/^KERNEL_CFLAGS = //p' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null)
+check "json: build flags end with the build tree's KERNEL_CFLAGS '$kflags'; huge_pages_kb" bash -c '
+	jq -e "(.build.compiler|type) == \"string\" and (.build.cflags|endswith(\$k))
+	       and (.huge_pages_kb|type) == \"number\"" --arg k "$2" <<<"$1" >/dev/null' _ "$OUT" "$kflags"
 # FLOPs: 34 per interior point of the 32 x 32 x 64 grid: 30*30*62*34.
 check "json: flop_per_iteration = 30*30*62*34" jqe ".flop_per_iteration == $((30*30*62*34))" <<<"$OUT"
 if command -v python3 >/dev/null; then

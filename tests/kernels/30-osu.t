@@ -30,6 +30,9 @@ for t in latency bw bibw; do
 	check "$t -c: every size checked and passed" jqe "[.results[].size] == $want and all(.results[]; .valid == true)" <<<"$OUT"
 	check "$t json: test name, positive values" jqe ".test == \"$t\" and all(.results[]; (.value|type) == \"number\" and .value > 0)" <<<"$OUT"
 done
+kflags=$(sed -n 's/^KERNEL_CFLAGS = //p' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null)
+check "json: build flags end with the build tree's KERNEL_CFLAGS '$kflags'" \
+	jq -e '(.build.compiler|type) == "string" and (.build.cflags|endswith($k))' --arg k "$kflags" <<<"$OUT"
 run $T "$MPIEXEC" -n 4 numaplan-osu mbw_mr -c -m 1:4K -i 3 -x 1 --json
 check "mbw_mr 4 ranks -c: exit 0, validated" bash -c '[ "$1" -eq 0 ] && jq -e ".validated == true" <<<"$2" >/dev/null' _ "$RC" "$OUT"
 check "mbw_mr json: sizes 1..4096, value = rate * size / 1e6" jqe '

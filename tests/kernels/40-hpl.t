@@ -91,6 +91,9 @@ check "--json: n nb p q are the integers asked for" \
 check "--json: seconds, gflops, residual are numbers, passed is a boolean" \
 	eval 'echo "$OUT" | jq -e "(.seconds|type) == \"number\" and (.gflops|type) == \"number\" and
 		(.residual|type) == \"number\" and (.passed|type) == \"boolean\"" >/dev/null'
+kflags=$(sed -n 's/^KERNEL_CFLAGS = //p' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null)
+check "--json: build flags end with the build tree's KERNEL_CFLAGS '$kflags'" \
+	eval 'echo "$OUT" | jq -e "(.build.compiler|type) == \"string\" and (.build.cflags|endswith(\$k))" --arg k "$kflags" >/dev/null'
 check "--json: passed is true and residual < 16" \
 	eval 'echo "$OUT" | jq -e ".passed == true and .residual >= 0 and .residual < 16" >/dev/null'
 # HPL's operation count, evaluated here from the reported time.

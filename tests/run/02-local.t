@@ -24,6 +24,10 @@ check "%sys recorded next to each run" \
 	jqt 'all(.experiments[].runs[]; (.sys_pct|type) == "number" and .sys_pct >= 0 and .sys_pct <= 100)' "$tmp/s/results.json"
 check "each run records where the kernel ran" \
 	jqt 'all(.experiments[].runs[]; (.placement|length) >= 1)' "$tmp/s/results.json"
+check "each run records the kernel's build; software names it once" \
+	jqt '.experiments[0].runs[0].build as $b |
+	     all(.experiments[].runs[]; (.build.cflags|type) == "string" and (.values.build == null)) and
+	     .software["numaplan-stream build"] == "\($b.compiler): \($b.cflags)"' "$tmp/s/results.json"
 check "raw outputs and scripts are kept" sh -c "ls '$tmp/s/raw/'*.out >/dev/null && [ -x '$tmp/s/job.sh' ]"
 check "matrix summary for 1 NUMA node" \
 	jqt '.summary.stream_matrix.triad_mbps | length == 1' "$tmp/s/results.json"
