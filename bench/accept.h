@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "np_error.h"
+#include <numaplan/error.h>
 
 typedef enum { NP_OP_GE, NP_OP_GT, NP_OP_LE, NP_OP_LT } np_op_t;
 

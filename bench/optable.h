@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "np_error.h"
+#include <numaplan/error.h>
 
 typedef enum np_optkind {
 	NP_OPT_FLAG,                /* bool, no value */

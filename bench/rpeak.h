@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 typedef struct np_rpeak_opts {
 	double ghz;                 /* 0: detect */

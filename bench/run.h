@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 #include "optable.h"
 #include "rpeak.h"
 

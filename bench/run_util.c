@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 #include "run_util.h"
 
 int np_mkdirs(const char *path, np_error_t *err)

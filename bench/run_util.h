@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "np_error.h"
+#include <numaplan/error.h>
 #include "text_util.h"
 
 /* mkdir -p; 0 or -errno with a message. */

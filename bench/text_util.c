@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "np_error.h"
+#include <numaplan/error.h>
 #include "text_util.h"
 
 void np_sb_init(np_sb_t *b)

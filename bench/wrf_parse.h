@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "np_error.h"
+#include <numaplan/error.h>
 
 typedef struct np_wrf_step {
 	char stamp[24];             /* model time after the step */

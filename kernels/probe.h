@@ -10,7 +10,7 @@
 #define NP_PROBE_H
 
 #include <stdbool.h>
-#include "np_error.h"
+#include <numaplan/error.h>
 
 #define NP_PROBE_HOST_MAX 256
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <numaif.h>
 
-#include "np_cpuset.h"
+#include <numaplan/cpuset.h>
 #include "probe.h"
 
 const char *const np_probe_env_names[] = {

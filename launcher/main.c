@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "config.h"
-#include "numaplan.h"
+#include <numaplan.h>
 
 static const struct {
 	const char *name;

@@ -4,7 +4,7 @@
 #ifndef NP_OPTS_H
 #define NP_OPTS_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 #include "text_util.h"
 
 /* Exit statuses of the numaplan command. */

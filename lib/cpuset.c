@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "np_cpuset.h"
+#include <numaplan/cpuset.h>
 
 /* Refuse absurd indexes from text so a typo cannot allocate gigabytes. */
 #define NP_CPUSET_MAX_INDEX (1u << 20)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "np_topo.h"
+#include <numaplan/topo.h>
 
 const char *np_port_state_name(int state, char *buf, unsigned len)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "np_error.h"
+#include <numaplan/error.h>
 
 int np_error_set(np_error_t *err, int code, const char *fmt, ...)
 {

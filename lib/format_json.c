@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "np_format.h"
+#include <numaplan/format.h>
 
 static json_t *cpulist(const np_cpuset_t *s)
 {

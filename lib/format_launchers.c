@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "np_format.h"
+#include <numaplan/format.h>
 
 int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p);
 

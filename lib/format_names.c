@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "np_format.h"
+#include <numaplan/format.h>
 
 static const struct {
 	const char *name;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "np_format.h"
+#include <numaplan/format.h>
 
 static void human_bytes(char *buf, size_t n, uint64_t v)
 {

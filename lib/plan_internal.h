@@ -4,7 +4,7 @@
 #ifndef NP_PLAN_INTERNAL_H
 #define NP_PLAN_INTERNAL_H
 
-#include "np_plan.h"
+#include <numaplan/plan.h>
 #include "plan_pool.h"
 
 int np_rank_setenv(np_rank_t *r, const char *name, const char *value);

@@ -19,8 +19,8 @@
 
 #include <stdbool.h>
 
-#include "np_cpuset.h"
-#include "np_topo.h"
+#include <numaplan/cpuset.h>
+#include <numaplan/topo.h>
 
 typedef struct np_slot {
 	unsigned core;              /* index in topo->cores */

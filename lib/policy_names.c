@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "np_plan.h"
+#include <numaplan/plan.h>
 
 static const char *const policy_names[NP_POLICY_COUNT] = {
 	[NP_POLICY_NONE] = "none",

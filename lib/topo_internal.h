@@ -6,7 +6,7 @@
 
 #include <hwloc.h>
 
-#include "np_topo.h"
+#include <numaplan/topo.h>
 
 /* The largest OS index of a PU or NUMA node the planner takes (the same
  * bound as np_cpuset_parse's): a damaged file must not make every cpuset

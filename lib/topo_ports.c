@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "np_topo.h"
+#include <numaplan/topo.h>
 
 #define NP_MAX_PORTS 255
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "np_topo.h"
+#include <numaplan/topo.h>
 
 uint64_t np_topo_distance(const np_topo_t *t, unsigned a, unsigned b)
 {

@@ -7,7 +7,7 @@
 #ifndef NPS_BIND_H
 #define NPS_BIND_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 /* What the task had before numaplan touched it, to go back to. */
 typedef struct nps_saved {

@@ -12,7 +12,7 @@
 #ifndef NPS_EXPORT_H
 #define NPS_EXPORT_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 typedef struct nps_env_ops {
 	/* 1 when name is in the task's environment, 0 when not, <0 error */

@@ -6,7 +6,7 @@
 #ifndef NPS_NODE_PLAN_H
 #define NPS_NODE_PLAN_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 #include "request.h"
 #include "site_config.h"
 #include "topo_source.h"

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 /* "numaplan: n1 task 3 (rank 7): cpus 24-31 mems 3 hca mlx5_0:1 (local)";
  * malloc'ed, no newline. */

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 #include "site_config.h"
 
 /* What the option accepts, for messages and the man page */

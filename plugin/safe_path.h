@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 /* Why st is not root's alone ("not owned by root", "group- or
  * world-writable"), or NULL when only root can change it. */

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 typedef enum nps_on_error {
 	NPS_ON_ERROR_WARN,      /* the task runs unbound, the user is warned */

@@ -8,7 +8,7 @@
 #ifndef NPS_STEP_CPUS_H
 #define NPS_STEP_CPUS_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 typedef struct nps_step_cpus_src {
 	const char *proc_cgroup;        /* "/proc/self/cgroup" */

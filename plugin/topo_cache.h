@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 /* DIR/NODE.xml into buf; -EINVAL when the node name could leave DIR
  * (empty, '/', leading '.') or the path does not fit. */

@@ -7,7 +7,7 @@
 #ifndef NPS_TOPO_SOURCE_H
 #define NPS_TOPO_SOURCE_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 #include "site_config.h"
 
 /* Where the topology came from, for the verbose output and the log:

@@ -17,7 +17,7 @@
 #ifndef NPS_TOPO_TRUST_H
 #define NPS_TOPO_TRUST_H
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 #define NPS_TRUST_FILE "verified"
 #define NPS_TRUST_MAX 64

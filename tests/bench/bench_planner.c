@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 static double now(void)
 {

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 #define MAX_INPUT (256u << 10)
 

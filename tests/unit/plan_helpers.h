@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 #define EPYC7551 "amd-epyc7551-2s-nps4-8numa-mlx5.xml"
 #define SPR8480 "intel-spr8480-2s-snc4-8numa-4h100-4mlx5.xml"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 static void roundtrip(const char *in, const char *want)
 {

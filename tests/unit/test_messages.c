@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "numaplan.h"
+#include <numaplan.h>
 
 static void escaped(const char *in, const char *want)
 {

@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 
-#include "np_cpuset.h"
-#include "np_error.h"
-#include "np_topo.h"
+#include <numaplan/cpuset.h>
+#include <numaplan/error.h>
+#include <numaplan/topo.h>
 
 typedef enum np_policy {
 	NP_POLICY_NONE,

@@ -14,10 +14,10 @@
 #ifndef NUMAPLAN_H
 #define NUMAPLAN_H
 
-#include "np_error.h"
-#include "np_cpuset.h"
-#include "np_topo.h"
-#include "np_plan.h"
-#include "np_format.h"
+#include <numaplan/error.h>
+#include <numaplan/cpuset.h>
+#include <numaplan/topo.h>
+#include <numaplan/plan.h>
+#include <numaplan/format.h>
 
 #endif /* NUMAPLAN_H */

@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "np_cpuset.h"
-#include "np_error.h"
+#include <numaplan/cpuset.h>
+#include <numaplan/error.h>
 
 typedef enum np_dev_kind {
 	NP_DEV_IB,        /* InfiniBand HCA (OpenFabrics, PCI class 0207/0c06) */

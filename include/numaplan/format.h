@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "np_error.h"
-#include "np_plan.h"
-#include "np_topo.h"
+#include <numaplan/error.h>
+#include <numaplan/plan.h>
+#include <numaplan/topo.h>
 
 typedef enum np_format {
 	NP_FMT_TABLE,
