@@ -3,6 +3,7 @@
  * and line; a spec with an error runs nothing.
  */
 #include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -119,7 +120,7 @@ static int parse_check(np_spec_t *s, char **w, unsigned n, const char *orig, con
 		return fail(err, name, ln, "expected a comparison (>=, >, <=, <) instead of", i < n ? w[i] : "end of line");
 	}
 	i++;
-	if (!np_parse_double(w[i], &c.value)) {
+	if (np_parse_double(w[i], -DBL_MAX, DBL_MAX, &c.value) < 0) {
 		free(c.pattern); free(c.metric); free(c.stat);
 		return fail(err, name, ln, "not a number:", w[i]);
 	}
@@ -203,7 +204,7 @@ int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *
 			double v;
 			if (n < 3 || n > 4)
 				return fail(err, name, ln, "peak needs: peak NAME VALUE [UNIT]", NULL);
-			if (!np_parse_double(w[2], &v) || v <= 0)
+			if (np_parse_double(w[2], -DBL_MAX, DBL_MAX, &v) < 0 || v <= 0)
 				return fail(err, name, ln, "peak value must be a positive number, not", w[2]);
 			if (n == 4 && !unit_find(w[3]))
 				return fail(err, name, ln, "unknown unit", w[3]);

@@ -2,6 +2,8 @@
  * optable.c - typed option values from tables (optable.h).
  */
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,7 @@ static bool in_choices(const char *choices, const char *val)
 int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *val, np_error_t *err)
 {
 	const char *want = d->want ? d->want : "see numaplan run --help";
-	unsigned long long b;
+	uint64_t b;
 	unsigned u;
 	double x;
 
@@ -46,17 +48,17 @@ int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *va
 	case NP_OPT_STR:
 		break;
 	case NP_OPT_UINT:
-		if (!np_parse_uint(val, &u) || u < d->min || (d->max > 0 && u > d->max))
+		if (np_parse_uint(val, (unsigned)d->min, d->max > 0 ? (unsigned)d->max : UINT_MAX, &u) < 0)
 			return bad(err, opt, val, want);
 		*AT(base, d, unsigned) = u;
 		return 0;
 	case NP_OPT_DOUBLE:
-		if (!np_parse_double(val, &x) || x <= d->min || (d->max > 0 && x > d->max))
+		if (np_parse_double(val, -DBL_MAX, DBL_MAX, &x) < 0 || x <= d->min || (d->max > 0 && x > d->max))
 			return bad(err, opt, val, want);
 		*AT(base, d, double) = x;
 		return 0;
 	case NP_OPT_BYTES:
-		if (!np_parse_size(val, &b) || !b)
+		if (np_parse_bytes(val, 1, UINT64_MAX, &b) < 0)
 			return bad(err, opt, val, want);
 		*AT(base, d, unsigned long long) = b;
 		return 0;

@@ -185,65 +185,6 @@ void np_stats_compute(double *v, unsigned n, np_stats_t *out)
 	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-bool np_parse_uint(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > UINT_MAX)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-bool np_parse_double(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
-
-bool np_parse_size(const char *s, unsigned long long *out)
-{
-	char *end;
-	double v;
-	double mul = 1;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': mul = 1024.0; end++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end)
-		return false;
-	*out = (unsigned long long)(v * mul);
-	return true;
-}
-
 char *np_cpulist_plus(const char *cpulist)
 {
 	np_cpuset_t *s = np_cpuset_new();

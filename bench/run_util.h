@@ -1,7 +1,7 @@
 /*
  * run_util.h - small helpers shared by run, report and accept: files,
- * commands, time stamps, statistics over doubles, number parsing, JSON
- * members (and the text helpers of text_util.h).
+ * commands, time stamps, statistics over doubles, cpulists, JSON members
+ * (and, from common/, number parsing and the text helpers).
  */
 #ifndef NP_RUN_UTIL_H
 #define NP_RUN_UTIL_H
@@ -13,7 +13,8 @@
 #include <jansson.h>
 
 #include <numaplan/error.h>
-#include "text_util.h"
+#include "common/parse.h"
+#include "common/text.h"
 
 /* mkdir -p; 0 or -errno with a message. */
 int np_mkdirs(const char *path, np_error_t *err);
@@ -39,12 +40,6 @@ typedef struct np_stats {
 	double min, median, mean, max;
 } np_stats_t;
 void np_stats_compute(double *values, unsigned n, np_stats_t *out);
-
-/* Parse helpers: a whole string as a number; false when it is not one. */
-bool np_parse_uint(const char *s, unsigned *out);
-bool np_parse_double(const char *s, double *out);
-/* Sizes with an optional K/M/G/T suffix (powers of 1024). */
-bool np_parse_size(const char *s, unsigned long long *out);
 
 /* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
 char *np_cpulist_plus(const char *cpulist);

@@ -4,6 +4,7 @@
  * by wall time and the speed-up over no binding.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int check_list(const char *opt, const char *val, np_error_t *err)
 	for (i = 0; i < n && !rc; i++) {
 		np_policy_t p;
 		unsigned t;
-		if (strcmp(opt, "--threads") == 0 && (!np_parse_uint(items[i], &t) || t == 0))
+		if (strcmp(opt, "--threads") == 0 && np_parse_uint(items[i], 1, UINT_MAX, &t) < 0)
 			rc = np_error_set(err, -EINVAL, "compare: bad thread count '%s' in --threads", items[i]);
 		else if (strcmp(opt, "--policies") == 0 && np_policy_parse(items[i], &p) < 0)
 			rc = np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", items[i], np_policy_list());
@@ -95,7 +96,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	nt = split_list(thr_copy, thrs, MAXLIST);
 	for (i = 0; i < nt && !rc; i++) {
 		unsigned t;
-		if (!np_parse_uint(thrs[i], &t) || t == 0) {
+		if (np_parse_uint(thrs[i], 1, UINT_MAX, &t) < 0) {
 			rc = np_error_set(err, -EINVAL, "compare: bad thread count '%s' in --threads", thrs[i]);
 			break;
 		}

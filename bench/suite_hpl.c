@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/hpl_grid.h"
 #include "run_util.h"
 #include "suite.h"
 
@@ -43,19 +44,6 @@ static const np_optdef_t options[] = {
 	{ .name = NULL },
 };
 #undef O
-
-/* P <= Q, P the largest divisor of n not above sqrt(n): HPL prefers flat
- * grids slightly wider than tall. */
-static void hpl_grid(unsigned n, unsigned *p, unsigned *q)
-{
-	unsigned i, best = 1;
-
-	for (i = 1; (unsigned long)i * i <= n; i++)
-		if (n % i == 0)
-			best = i;
-	*p = best;
-	*q = n / best;
-}
 
 /* N = sqrt(fraction x bytes / 8), rounded down to a multiple of NB. */
 static unsigned long n_from_memory(unsigned long long bytes, double fraction, unsigned nb)
@@ -162,7 +150,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			return np_error_set(err, -EINVAL, "hpl: the node's memory is unknown: give --mem or --size N");
 		n = n_from_memory(mem * nodes, frac, nb);
 	}
-	hpl_grid(ntasks, &p, &q);
+	np_hpl_grid(ntasks, &p, &q);
 	snprintf(name, sizeof(name), "hpl.%un", nodes);
 	e = np_exp_new(c, np_suite_hpl.name, ho->xhpl ? "xhpl" : "hpl", name, "hpl");
 	if (!e)

@@ -46,7 +46,7 @@ void np_himeno_thread_range(size_t total, size_t *q0, size_t *q1);
 
 /* Check a decomposition of a size: every rank needs >= 2 planes. */
 int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],
-                         struct np_k_err *err);
+                         np_error_t *err);
 
 /* One rank's share of the problem. */
 struct np_himeno_domain {
@@ -74,7 +74,7 @@ struct np_himeno_domain {
  * the edge halos) matter. */
 int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
                           const struct np_himeno_size *sz, const int dims[3],
-                          float bcoef, struct np_k_err *err);
+                          float bcoef, np_error_t *err);
 void np_himeno_domain_free(struct np_himeno_domain *d);
 
 /* Exchange the halo planes of p with the neighbours. */

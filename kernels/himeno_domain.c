@@ -151,7 +151,7 @@ static void make_faces(struct np_himeno_domain *d)
 
 int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
                           const struct np_himeno_size *sz, const int dims[3],
-                          float bcoef, struct np_k_err *err)
+                          float bcoef, np_error_t *err)
 {
 	const int gn[3] = { sz->mx, sz->my, sz->mz };
 	const int periods[3] = { 0, 0, 0 };
@@ -179,7 +179,7 @@ int np_himeno_domain_init(struct np_himeno_domain *d, MPI_Comm comm,
 	ok = alloc_all(d) == 0;
 	if (!np_k_mpi_all(d->cart, ok)) {
 		np_himeno_domain_free(d);
-		return np_k_err_set(err, -ENOMEM, "cannot allocate the %d x %d "
+		return np_error_set(err, -ENOMEM, "cannot allocate the %d x %d "
 		                    "x %d grid on some rank", gn[0], gn[1],
 		                    gn[2]);
 	}

@@ -55,42 +55,42 @@ static void usage(FILE *f)
 "Exit status: 0 success, 1 validation failed or error, 2 bad usage.\n");
 }
 
-static int parse_grid(const char *s, int g[3], struct np_k_err *err)
+static int parse_grid(const char *s, int g[3], np_error_t *err)
 {
 	char buf[64], *tok, *save = NULL;
 	int n = 0;
 
 	if (s == NULL || strlen(s) >= sizeof(buf))
-		return np_k_err_set(err, -EINVAL, "--grid: '%s' is not PxQxR",
+		return np_error_set(err, -EINVAL, "--grid: '%s' is not PxQxR",
 		                    s ? s : "");
 	snprintf(buf, sizeof(buf), "%s", s);
 	/* strtok would merge "2xx2": count the separators first. */
 	for (tok = buf; *tok; tok++)
 		n += *tok == 'x' || *tok == 'X';
 	if (n != 2 || buf[0] == 'x' || buf[0] == 'X')
-		return np_k_err_set(err, -EINVAL, "--grid: '%s' is not PxQxR "
+		return np_error_set(err, -EINVAL, "--grid: '%s' is not PxQxR "
 		                    "(three positive integers, e.g. 2x1x1)", s);
 	n = 0;
 	for (tok = strtok_r(buf, "xX", &save); tok != NULL;
 	     tok = strtok_r(NULL, "xX", &save)) {
-		struct np_k_err e2;
+		np_error_t e2;
 
-		if (n == 3 || np_k_parse_int("--grid", tok, 1, 1 << 20, &g[n],
+		if (n == 3 || np_arg_int("--grid", tok, 1, 1 << 20, &g[n],
 		                             &e2) < 0)
-			return np_k_err_set(err, -EINVAL, "--grid: '%s' is not "
+			return np_error_set(err, -EINVAL, "--grid: '%s' is not "
 			                    "PxQxR (three positive integers, "
 			                    "e.g. 2x1x1)", s);
 		n++;
 	}
 	if (n != 3)
-		return np_k_err_set(err, -EINVAL, "--grid: '%s' is not PxQxR "
+		return np_error_set(err, -EINVAL, "--grid: '%s' is not PxQxR "
 		                    "(three positive integers, e.g. 2x1x1)", s);
 	return 0;
 }
 
 /* Same on every rank (same argv), so every rank agrees on failure. */
 static int parse_args(int argc, char **argv, struct opts *o,
-                      struct np_k_err *err)
+                      np_error_t *err)
 {
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, struct opts *o,
 		switch (c) {
 		case 's':
 			if (np_himeno_size_lookup(optarg, &o->size) < 0)
-				return np_k_err_set(err, -EINVAL, "--size: '%s' "
+				return np_error_set(err, -EINVAL, "--size: '%s' "
 				                    "is not one of XS, S, M, L, XL",
 				                    optarg);
 			break;
@@ -123,23 +123,23 @@ static int parse_args(int argc, char **argv, struct opts *o,
 				return -EINVAL;
 			break;
 		case 'n':
-			if (np_k_parse_int("--iterations", optarg, 1, 1 << 30,
+			if (np_arg_int("--iterations", optarg, 1, 1 << 30,
 			                   &o->iterations, err) < 0)
 				return -EINVAL;
 			break;
 		case 'S':
-			if (np_k_parse_double("--seconds", optarg, 1e-3, 1e6,
+			if (np_arg_double("--seconds", optarg, 1e-3, 1e6,
 			                      &o->seconds, err) < 0)
 				return -EINVAL;
 			have_seconds = 1;
 			break;
 		case 't':
-			if (np_k_parse_int("--threads", optarg, 1, 65536,
+			if (np_arg_int("--threads", optarg, 1, 65536,
 			                   &o->threads, err) < 0)
 				return -EINVAL;
 #ifndef _OPENMP
 			if (o->threads > 1)
-				return np_k_err_set(err, -EINVAL, "--threads: "
+				return np_error_set(err, -EINVAL, "--threads: "
 				                    "built without OpenMP, only 1 "
 				                    "thread is possible");
 #endif
@@ -148,30 +148,30 @@ static int parse_args(int argc, char **argv, struct opts *o,
 		case 'B': o->test_coef = 1; break;
 		case 'h': o->help = 1; break;
 		case ':':
-			return np_k_err_set(err, -EINVAL, "option '%s' needs an "
+			return np_error_set(err, -EINVAL, "option '%s' needs an "
 			                    "argument", argv[optind - 1]);
 		default:
-			return np_k_err_set(err, -EINVAL, "unknown option '%s'",
+			return np_error_set(err, -EINVAL, "unknown option '%s'",
 			                    argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return np_k_err_set(err, -EINVAL, "unexpected argument '%s'",
+		return np_error_set(err, -EINVAL, "unexpected argument '%s'",
 		                    argv[optind]);
 	if (have_seconds && o->iterations > 0)
-		return np_k_err_set(err, -EINVAL, "--iterations and --seconds "
+		return np_error_set(err, -EINVAL, "--iterations and --seconds "
 		                    "exclude each other");
 	return 0;
 }
 
 static int choose_grid(const struct opts *o, int nranks, int dims[3],
-                       struct np_k_err *err)
+                       np_error_t *err)
 {
 	if (o->grid[0] > 0) {
 		long prod = (long)o->grid[0] * o->grid[1] * o->grid[2];
 
 		if (prod != nranks)
-			return np_k_err_set(err, -EINVAL, "--grid: %dx%dx%d "
+			return np_error_set(err, -EINVAL, "--grid: %dx%dx%d "
 			                    "needs %ld ranks, but there are %d",
 			                    o->grid[0], o->grid[1], o->grid[2],
 			                    prod, nranks);
@@ -185,7 +185,7 @@ static int choose_grid(const struct opts *o, int nranks, int dims[3],
 
 /* Each thread of each rank records where it runs; rank 0 gets them all. */
 static int placement(int rank, struct np_k_place **all, int *nall,
-                     struct np_k_err *err)
+                     np_error_t *err)
 {
 	int max = 1, count = 1, failed = 0, rc;
 	struct np_k_place *mine;
@@ -213,7 +213,7 @@ static int placement(int rank, struct np_k_place **all, int *nall,
 	}
 	if (!np_k_mpi_all(MPI_COMM_WORLD, failed == 0)) {
 		free(mine);
-		return np_k_err_set(err, -EIO, "cannot read the CPU affinity "
+		return np_error_set(err, -EIO, "cannot read the CPU affinity "
 		                    "of every thread");
 	}
 	rc = np_k_mpi_place_gather(MPI_COMM_WORLD, mine,
@@ -360,7 +360,7 @@ static int finish(int code)
 
 int main(int argc, char **argv)
 {
-	struct np_k_err err = { 0, "" };
+	np_error_t err = { 0 };
 	struct np_himeno_domain d;
 	struct np_k_place *pl = NULL;
 	struct result r;

@@ -60,7 +60,7 @@ double np_himeno_flop(const struct np_himeno_size *sz)
 }
 
 int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],
-                         struct np_k_err *err)
+                         np_error_t *err)
 {
 	const int n[3] = { sz->mx, sz->my, sz->mz };
 	static const char axis[3] = { 'i', 'j', 'k' };
@@ -70,7 +70,7 @@ int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],
 		/* A rank's slab must hold two planes: the one it sends down
 		 * and the one it sends up may not be its halo. */
 		if (dims[d] < 1 || n[d] / dims[d] < 2)
-			return np_k_err_set(err, -EINVAL,
+			return np_error_set(err, -EINVAL,
 			                    "--grid: %d ranks along %c leave fewer "
 			                    "than 2 of its %d planes per rank for "
 			                    "size %s", dims[d], axis[d], n[d],

@@ -111,9 +111,9 @@ static inline long np_hpl_l2g(long l, int nb, int iproc, int nprocs)
 /* ---- hpl_grid.c ----------------------------------------------------------- */
 /* Choose P x Q when not given (P <= Q, as square as possible) and check
  * P * Q == size. */
-int np_hpl_grid_shape(int size, int *p, int *q, struct np_k_err *err);
+int np_hpl_grid_shape(int size, int *p, int *q, np_error_t *err);
 int np_hpl_grid_init(MPI_Comm comm, int p, int q, struct np_hpl_grid *g,
-                     struct np_k_err *err);
+                     np_error_t *err);
 void np_hpl_grid_free(struct np_hpl_grid *g);
 
 /* ---- hpl_matgen.c --------------------------------------------------------- */
@@ -123,7 +123,7 @@ double np_hpl_rand(uint64_t seed, long i, long j);
 /* Column made zero by --singular. */
 long np_hpl_singular_col(long n);
 int np_hpl_mat_alloc(const struct np_hpl_grid *g, long n, int nb,
-                     struct np_hpl_mat *m, struct np_k_err *err);
+                     struct np_hpl_mat *m, np_error_t *err);
 void np_hpl_mat_free(struct np_hpl_mat *m);
 /* Fill the local part; also sets m->checksum (local). */
 void np_hpl_matgen(const struct np_hpl_grid *g, struct np_hpl_mat *m,
@@ -131,7 +131,7 @@ void np_hpl_matgen(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 
 /* ---- hpl_work.c ----------------------------------------------------------- */
 int np_hpl_work_init(const struct np_hpl_grid *g, const struct np_hpl_mat *m,
-                     struct np_hpl_work *w, struct np_k_err *err);
+                     struct np_hpl_work *w, np_error_t *err);
 void np_hpl_work_free(struct np_hpl_work *w);
 
 /* ---- hpl_pfact.c ---------------------------------------------------------- */
@@ -184,7 +184,7 @@ long np_hpl_factor(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 /* Solve U x = y after the factorisation; x (length n) ends replicated on
  * every rank. */
 int np_hpl_solve(const struct np_hpl_grid *g, const struct np_hpl_mat *m,
-                 double *x, struct np_k_err *err);
+                 double *x, np_error_t *err);
 
 /* ---- hpl_check.c ---------------------------------------------------------- */
 struct np_hpl_check {
@@ -198,6 +198,6 @@ struct np_hpl_check {
  * ||Ax-b||_oo / (eps * (||A||_oo * ||x||_oo + ||b||_oo) * N). */
 int np_hpl_check(const struct np_hpl_grid *g, struct np_hpl_mat *m,
                  uint64_t seed, int singular, const double *x,
-                 struct np_hpl_check *c, struct np_k_err *err);
+                 struct np_hpl_check *c, np_error_t *err);
 
 #endif /* NP_HPL_H */

@@ -15,7 +15,7 @@
 
 int np_hpl_check(const struct np_hpl_grid *g, struct np_hpl_mat *m,
                  uint64_t seed, int singular, const double *x,
-                 struct np_hpl_check *c, struct np_k_err *err)
+                 struct np_hpl_check *c, np_error_t *err)
 {
 	long n = m->n, lda = m->lda, mp = m->mp, i, j;
 	int nb = m->nb, Q = g->npcol;
@@ -28,7 +28,7 @@ int np_hpl_check(const struct np_hpl_grid *g, struct np_hpl_mat *m,
 
 	r = calloc((size_t)(2 * mp + nqa + 1), sizeof(double));
 	if (r == NULL)
-		return np_k_err_set(err, -ENOMEM, "cannot allocate the check's "
+		return np_error_set(err, -ENOMEM, "cannot allocate the check's "
 		                    "work space");
 	rs = r + mp;
 	xl = rs + mp;

@@ -7,33 +7,32 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/hpl_grid.h"
 #include "hpl.h"
 
-int np_hpl_grid_shape(int size, int *p, int *q, struct np_k_err *err)
+int np_hpl_grid_shape(int size, int *p, int *q, np_error_t *err)
 {
-	int d;
-
 	if (*p == 0 && *q == 0) {
-		/* HPL's advice: P <= Q, close to square. */
-		for (d = 1; (long)d * d <= size; d++)
-			if (size % d == 0)
-				*p = d;
-		*q = size / *p;
+		unsigned up, uq;
+
+		np_hpl_grid((unsigned)size, &up, &uq);
+		*p = (int)up;
+		*q = (int)uq;
 	} else if (*p == 0) {
 		if (size % *q != 0)
-			return np_k_err_set(err, -EINVAL,
+			return np_error_set(err, -EINVAL,
 			                    "-Q %d does not divide the %d MPI ranks",
 			                    *q, size);
 		*p = size / *q;
 	} else if (*q == 0) {
 		if (size % *p != 0)
-			return np_k_err_set(err, -EINVAL,
+			return np_error_set(err, -EINVAL,
 			                    "-P %d does not divide the %d MPI ranks",
 			                    *p, size);
 		*q = size / *p;
 	}
 	if ((long)*p * *q != size)
-		return np_k_err_set(err, -EINVAL,
+		return np_error_set(err, -EINVAL,
 		                    "the grid P x Q = %d x %d needs %ld MPI rank%s, "
 		                    "but %d are running", *p, *q, (long)*p * *q,
 		                    (long)*p * *q == 1 ? "" : "s", size);
@@ -41,7 +40,7 @@ int np_hpl_grid_shape(int size, int *p, int *q, struct np_k_err *err)
 }
 
 int np_hpl_grid_init(MPI_Comm comm, int p, int q, struct np_hpl_grid *g,
-                     struct np_k_err *err)
+                     np_error_t *err)
 {
 	memset(g, 0, sizeof(*g));
 	g->comm = comm;
@@ -50,7 +49,7 @@ int np_hpl_grid_init(MPI_Comm comm, int p, int q, struct np_hpl_grid *g,
 	MPI_Comm_rank(comm, &g->rank);
 	MPI_Comm_size(comm, &g->size);
 	if ((long)p * q != g->size)
-		return np_k_err_set(err, -EINVAL,
+		return np_error_set(err, -EINVAL,
 		                    "the grid P x Q = %d x %d does not match the %d "
 		                    "MPI ranks", p, q, g->size);
 	g->nprow = p;

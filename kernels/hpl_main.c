@@ -54,7 +54,7 @@ static void usage(FILE *f)
 
 /* 0 to run, 1 after --help, or a usage error with the message in err. */
 static int parse(int argc, char **argv, struct np_hpl_opts *o,
-                 struct np_k_err *err)
+                 np_error_t *err)
 {
 	static const struct option longopts[] = {
 		{ "nb", required_argument, NULL, 'b' },
@@ -76,20 +76,20 @@ static int parse(int argc, char **argv, struct np_hpl_opts *o,
 	                                   NULL)) != -1) {
 		switch (c) {
 		case 'N':
-			rc = np_k_parse_u64("-N", optarg, 1, MAX_N, &v, err);
+			rc = np_arg_u64("-N", optarg, 1, MAX_N, &v, err);
 			o->n = (long)v;
 			break;
 		case 'b':
-			rc = np_k_parse_int("--nb", optarg, 1, MAX_NB, &o->nb, err);
+			rc = np_arg_int("--nb", optarg, 1, MAX_NB, &o->nb, err);
 			break;
 		case 'P':
-			rc = np_k_parse_int("-P", optarg, 1, 1 << 20, &o->p, err);
+			rc = np_arg_int("-P", optarg, 1, 1 << 20, &o->p, err);
 			break;
 		case 'Q':
-			rc = np_k_parse_int("-Q", optarg, 1, 1 << 20, &o->q, err);
+			rc = np_arg_int("-Q", optarg, 1, 1 << 20, &o->q, err);
 			break;
 		case 's':
-			rc = np_k_parse_u64("--seed", optarg, 0, UINT64_MAX,
+			rc = np_arg_u64("--seed", optarg, 0, UINT64_MAX,
 			                    &o->seed, err);
 			break;
 		case 'j':
@@ -101,15 +101,15 @@ static int parse(int argc, char **argv, struct np_hpl_opts *o,
 		case 'h':
 			return 1;
 		case ':':
-			return np_k_err_set(err, -EINVAL, "option '%s' needs a value",
+			return np_error_set(err, -EINVAL, "option '%s' needs a value",
 			                    argv[optind - 1]);
 		default:
-			return np_k_err_set(err, -EINVAL, "unknown option '%s'",
+			return np_error_set(err, -EINVAL, "unknown option '%s'",
 			                    argv[optind - 1]);
 		}
 	}
 	if (rc == 0 && optind < argc)
-		rc = np_k_err_set(err, -EINVAL, "unexpected argument '%s'",
+		rc = np_error_set(err, -EINVAL, "unexpected argument '%s'",
 		                  argv[optind]);
 	return rc;
 }
@@ -162,7 +162,7 @@ static void print_human(const struct np_hpl_opts *o,
 static int print_json(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
                       const struct result *r, struct np_k_place *pl, int npl)
 {
-	struct np_k_err err = { 0, "" };
+	np_error_t err = { 0 };
 	char sum[24];
 	int ok = r->info == o->n && r->chk.passed;
 	json_t *root;
@@ -218,7 +218,7 @@ static int all_ok(const struct np_hpl_grid *g, int rc)
 
 /* Allocate, generate, factor, solve and check: the collective part. */
 static int run(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
-               struct result *r, struct np_k_err *err)
+               struct result *r, np_error_t *err)
 {
 	struct np_hpl_mat m = { 0 };
 	struct np_hpl_work w;
@@ -232,7 +232,7 @@ static int run(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
 	}
 	x = calloc((size_t)o->n, sizeof(double));
 	if (rc == 0 && x == NULL)
-		rc = np_k_err_set(err, -ENOMEM, "cannot allocate x");
+		rc = np_error_set(err, -ENOMEM, "cannot allocate x");
 	rc = all_ok(g, rc);
 	if (rc < 0)
 		goto out;
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 {
 	struct np_hpl_opts o;
 	struct np_hpl_grid g;
-	struct np_k_err err = { 0, "" };
+	np_error_t err = { 0 };
 	struct np_k_place *pl = NULL;
 	struct result r;
 	int rank, size, rc, npl = 0, status;

@@ -52,7 +52,7 @@ long np_hpl_singular_col(long n)
 }
 
 int np_hpl_mat_alloc(const struct np_hpl_grid *g, long n, int nb,
-                     struct np_hpl_mat *m, struct np_k_err *err)
+                     struct np_hpl_mat *m, np_error_t *err)
 {
 	size_t bytes;
 
@@ -77,7 +77,7 @@ int np_hpl_mat_alloc(const struct np_hpl_grid *g, long n, int nb,
 	if (m->a != NULL)
 		(void)madvise(m->a, bytes, MADV_HUGEPAGE);
 	if (m->a == NULL)
-		return np_k_err_set(err, -ENOMEM,
+		return np_error_set(err, -ENOMEM,
 		                    "cannot allocate %.1f MiB for the local matrix "
 		                    "(N = %ld too large for this grid?)",
 		                    (double)bytes / (1 << 20), n);

@@ -16,7 +16,7 @@
 #include "hpl.h"
 
 int np_hpl_solve(const struct np_hpl_grid *g, const struct np_hpl_mat *m,
-                 double *x, struct np_k_err *err)
+                 double *x, np_error_t *err)
 {
 	long n = m->n, lda = m->lda, nblk = (n + m->nb - 1) / m->nb, kb, i;
 	int nb = m->nb, P = g->nprow, Q = g->npcol;
@@ -27,7 +27,7 @@ int np_hpl_solve(const struct np_hpl_grid *g, const struct np_hpl_mat *m,
 	double *s, *sum;
 
 	if (w == NULL)
-		return np_k_err_set(err, -ENOMEM, "cannot allocate the solve's "
+		return np_error_set(err, -ENOMEM, "cannot allocate the solve's "
 		                    "work space");
 	s = w + m->mp;
 	sum = s + nb;

@@ -28,7 +28,7 @@ static void *dalloc(size_t n)
 }
 
 int np_hpl_work_init(const struct np_hpl_grid *g, const struct np_hpl_mat *m,
-                     struct np_hpl_work *w, struct np_k_err *err)
+                     struct np_hpl_work *w, np_error_t *err)
 {
 	long nb = m->nb, P = g->nprow, i;
 	int fail = 0;
@@ -61,7 +61,7 @@ int np_hpl_work_init(const struct np_hpl_grid *g, const struct np_hpl_mat *m,
 	fail |= w->rowbuf == NULL || w->swp == NULL || w->reqs == NULL;
 	if (fail) {
 		np_hpl_work_free(w);
-		return np_k_err_set(err, -ENOMEM,
+		return np_error_set(err, -ENOMEM,
 		                    "cannot allocate the factorisation work space");
 	}
 	/* Pivot candidates: [value, row, length, panel row]. */

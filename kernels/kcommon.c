@@ -5,131 +5,51 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <numa.h>
 
+#include "common/affinity.h"
 #include "kcommon.h"
 
-int np_k_err_set(struct np_k_err *err, int code, const char *fmt, ...)
+/* Copy a malloc'ed cpulist into a fixed field of struct np_k_place. */
+static int copy_list(char *buf, size_t len, char *list)
 {
-	va_list ap;
+	int rc = !list ? -ENOMEM : strlen(list) >= len ? -ENOSPC : 0;
 
-	if (err == NULL)
-		return code;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return code;
+	if (rc == 0)
+		memcpy(buf, list, strlen(list) + 1);
+	free(list);
+	return rc;
 }
 
-int np_k_cpulist_format(const unsigned char *bits, size_t nbits,
-                        char *buf, size_t len)
+/* NUMA nodes of cpus, as a list; "?" when libnuma cannot tell (no NUMA
+ * support in the kernel, or a CPU it does not know). */
+static int numa_of_cpus(const np_cpuset_t *cpus, char *buf, size_t len)
 {
-	size_t i = 0, used = 0;
-	int n;
-
-	if (len == 0)
-		return -ENOSPC;
-	buf[0] = '\0';
-	while (i < nbits) {
-		size_t j;
-
-		if (!bits[i]) {
-			i++;
-			continue;
-		}
-		for (j = i; j + 1 < nbits && bits[j + 1]; j++)
-			;
-		if (j == i)
-			n = snprintf(buf + used, len - used, "%s%zu",
-			             used ? "," : "", i);
-		else
-			n = snprintf(buf + used, len - used, "%s%zu-%zu",
-			             used ? "," : "", i, j);
-		if (n < 0 || (size_t)n >= len - used)
-			return -ENOSPC;
-		used += (size_t)n;
-		i = j + 1;
-	}
-	return 0;
-}
-
-/* The affinity mask may be larger than CPU_SETSIZE on very big machines,
- * so grow it until the kernel accepts it. */
-static int affinity_bits(unsigned char **bitsp, size_t *nbitsp,
-                         struct np_k_err *err)
-{
-	size_t ncpus = CPU_SETSIZE;
-
-	for (;;) {
-		cpu_set_t *set = CPU_ALLOC(ncpus);
-		size_t size = CPU_ALLOC_SIZE(ncpus);
-		unsigned char *bits;
-		size_t i;
-
-		if (set == NULL)
-			return np_k_err_set(err, -ENOMEM, "out of memory");
-		CPU_ZERO_S(size, set);
-		if (sched_getaffinity(0, size, set) != 0) {
-			int e = errno;
-
-			CPU_FREE(set);
-			if (e == EINVAL && ncpus < (1u << 20)) {
-				ncpus *= 2;
-				continue;
-			}
-			return np_k_err_set(err, -e, "sched_getaffinity: %s",
-			                    strerror(e));
-		}
-		bits = calloc(ncpus, 1);
-		if (bits == NULL) {
-			CPU_FREE(set);
-			return np_k_err_set(err, -ENOMEM, "out of memory");
-		}
-		for (i = 0; i < ncpus; i++)
-			bits[i] = CPU_ISSET_S(i, size, set) ? 1 : 0;
-		CPU_FREE(set);
-		*bitsp = bits;
-		*nbitsp = ncpus;
-		return 0;
-	}
-}
-
-/* NUMA nodes of the CPUs in bits, as a list; "?" when libnuma cannot tell
- * (no NUMA support in the kernel, or a CPU it does not know). */
-static int numa_of_cpus(const unsigned char *bits, size_t nbits,
-                        char *buf, size_t len)
-{
-	unsigned char *nodes;
-	size_t nnodes, i;
+	np_cpuset_t *nodes;
 	int rc;
 
 	if (numa_available() < 0)
 		goto unknown;
-	nnodes = (size_t)numa_max_possible_node() + 1;
-	nodes = calloc(nnodes, 1);
-	if (nodes == NULL)
+	if (!(nodes = np_cpuset_new()))
 		return -ENOMEM;
-	for (i = 0; i < nbits; i++) {
-		int node;
+	for (int c = np_cpuset_first(cpus); c >= 0; c = np_cpuset_next(cpus, c)) {
+		int node = numa_node_of_cpu(c);
 
-		if (!bits[i])
-			continue;
-		node = numa_node_of_cpu((int)i);
-		if (node < 0 || (size_t)node >= nnodes) {
-			free(nodes);
+		if (node < 0) {
+			np_cpuset_free(nodes);
 			goto unknown;
 		}
-		nodes[node] = 1;
+		if (np_cpuset_set(nodes, (unsigned)node) < 0) {
+			np_cpuset_free(nodes);
+			return -ENOMEM;
+		}
 	}
-	rc = np_k_cpulist_format(nodes, nnodes, buf, len);
-	free(nodes);
+	rc = copy_list(buf, len, np_cpuset_format(nodes));
+	np_cpuset_free(nodes);
 	return rc;
 unknown:
 	snprintf(buf, len, "?");
@@ -148,10 +68,9 @@ void np_k_place_prepare(void)
 }
 
 int np_k_place_self(int rank, int thread, struct np_k_place *p,
-                    struct np_k_err *err)
+                    np_error_t *err)
 {
-	unsigned char *bits = NULL;
-	size_t nbits = 0;
+	np_cpuset_t *cpus = np_cpuset_new();
 	char *dot;
 	int rc;
 
@@ -164,17 +83,19 @@ int np_k_place_self(int rank, int thread, struct np_k_place *p,
 	dot = strchr(p->host, '.');
 	if (dot != NULL)
 		*dot = '\0';
-	rc = affinity_bits(&bits, &nbits, err);
-	if (rc < 0)
-		return rc;
-	rc = np_k_cpulist_format(bits, nbits, p->cpus, sizeof(p->cpus));
-	if (rc == 0)
-		rc = numa_of_cpus(bits, nbits, p->numa, sizeof(p->numa));
-	free(bits);
-	if (rc < 0)
-		return np_k_err_set(err, rc, "cannot format the CPU list: %s",
-		                    strerror(-rc));
-	return 0;
+	if (cpus == NULL)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	rc = np_affinity_get(cpus, err);
+	if (rc == 0) {
+		rc = copy_list(p->cpus, sizeof(p->cpus), np_cpuset_format(cpus));
+		if (rc == 0)
+			rc = numa_of_cpus(cpus, p->numa, sizeof(p->numa));
+		if (rc < 0)
+			np_error_set(err, rc, "cannot format the CPU list: %s",
+			             strerror(-rc));
+	}
+	np_cpuset_free(cpus);
+	return rc;
 }
 
 int np_k_place_format(const struct np_k_place *p, char *buf, size_t len)
@@ -226,16 +147,16 @@ int np_k_usage_error(const char *prog, const char *msg)
 	return NP_K_EXIT_USAGE;
 }
 
-int np_k_json_emit(FILE *f, json_t *root, struct np_k_err *err)
+int np_k_json_emit(FILE *f, json_t *root, np_error_t *err)
 {
 	int rc;
 
 	if (root == NULL)
-		return np_k_err_set(err, -ENOMEM, "cannot build the JSON output");
+		return np_error_set(err, -ENOMEM, "cannot build the JSON output");
 	rc = json_dumpf(root, f, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	json_decref(root);
 	if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
-		return np_k_err_set(err, -EIO, "cannot write the JSON output");
+		return np_error_set(err, -EIO, "cannot write the JSON output");
 	return 0;
 }
 

@@ -2,9 +2,10 @@
  * kcommon.h - what every bundled benchmark kernel shares: where it runs
  * (placement lines), strict argument parsing and JSON output.
  *
- * Kernels do not link libnumaplan, so this is a small, self-contained
- * module.  Like the library, calls return 0 or a negative errno and fill an
- * np_k_err with a message; only main() prints.
+ * Kernels do not link libnumaplan: the error type, the CPU sets, number
+ * parsing and the reading of the calling thread's affinity come from
+ * libnpcommon (common/).  Like the library, calls return 0 or a negative
+ * errno and fill an np_error_t with a message; only main() prints.
  *
  * Exit codes used by every kernel (see np_k_exit below): 0 success,
  * 1 validation failed or run-time error, 2 bad command line.
@@ -17,20 +18,13 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include <numaplan/error.h>
+
+#include "common/parse.h"
+
 #define NP_K_EXIT_OK       0
 #define NP_K_EXIT_FAIL     1   /* validation failed, or a run-time error */
 #define NP_K_EXIT_USAGE    2   /* bad command line */
-
-#define NP_K_ERRMSG_MAX 512
-
-struct np_k_err {
-	int code;                       /* negative errno, 0 when no error */
-	char msg[NP_K_ERRMSG_MAX];
-};
-
-/* Record code and a message; returns code.  err may be NULL. */
-int np_k_err_set(struct np_k_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ---- placement --------------------------------------------------------- */
 
@@ -54,7 +48,7 @@ void np_k_place_prepare(void);
 /* Fill *p for the calling thread (sched_getaffinity(0) is per-thread).
  * Safe from several threads at once after np_k_place_prepare(). */
 int np_k_place_self(int rank, int thread, struct np_k_place *p,
-                    struct np_k_err *err);
+                    np_error_t *err);
 
 /* "# placement: host H rank R thread T cpus C numa N" (no newline). */
 int np_k_place_format(const struct np_k_place *p, char *buf, size_t len);
@@ -65,24 +59,11 @@ void np_k_place_print(FILE *f, const struct np_k_place *p, size_t n);
 /* A JSON array of {"host","rank","thread","cpus","numa"} objects. */
 json_t *np_k_place_json(const struct np_k_place *p, size_t n);
 
-/* Format a set of bit indexes (bits[0..nbits)) as a Linux cpulist
- * ("0-3,8,10-11"); "" for an empty set.  -ENOSPC if len is too small. */
-int np_k_cpulist_format(const unsigned char *bits, size_t nbits,
-                        char *buf, size_t len);
-
 /* ---- strict argument parsing -------------------------------------------
- * Every parser rejects empty strings, trailing garbage, signs where none
- * are allowed, overflow and values outside [min, max], and names the
- * option and the bad value in its message. */
-int np_k_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
-                   uint64_t *out, struct np_k_err *err);
-int np_k_parse_int(const char *opt, const char *s, int min, int max,
-                   int *out, struct np_k_err *err);
-int np_k_parse_double(const char *opt, const char *s, double min, double max,
-                      double *out, struct np_k_err *err);
-/* A byte count with an optional binary suffix: 4096, 64K, 4M, 1G. */
-int np_k_parse_bytes(const char *opt, const char *s, uint64_t min,
-                     uint64_t max, uint64_t *out, struct np_k_err *err);
+ * np_arg_u64, np_arg_int, np_arg_double and np_arg_bytes (common/parse.h):
+ * they reject empty strings, trailing garbage, signs where none are
+ * allowed, overflow and values outside [min, max], and name the option and
+ * the bad value in their message. */
 
 /* ---- output ------------------------------------------------------------ */
 
@@ -90,7 +71,7 @@ int np_k_parse_bytes(const char *opt, const char *s, uint64_t min,
 int np_k_usage_error(const char *prog, const char *msg);
 
 /* Write root as one line of JSON followed by a newline; steals root. */
-int np_k_json_emit(FILE *f, json_t *root, struct np_k_err *err);
+int np_k_json_emit(FILE *f, json_t *root, np_error_t *err);
 
 /* Wall-clock seconds from a monotonic clock. */
 double np_k_now(void);

@@ -19,7 +19,7 @@ int np_k_mpi_all(MPI_Comm comm, int ok)
 
 int np_k_mpi_place_gather(MPI_Comm comm, const struct np_k_place *mine,
                           int nmine, struct np_k_place **all, int *nall,
-                          struct np_k_err *err)
+                          np_error_t *err)
 {
 	const int rec = (int)sizeof(struct np_k_place);
 	int rank, size, i, total = 0, ok = 1;
@@ -40,7 +40,7 @@ int np_k_mpi_place_gather(MPI_Comm comm, const struct np_k_place *mine,
 	if (!np_k_mpi_all(comm, ok)) {
 		free(counts);
 		free(displs);
-		return np_k_err_set(err, -ENOMEM, "out of memory");
+		return np_error_set(err, -ENOMEM, "out of memory");
 	}
 	MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
 	if (rank == 0) {
@@ -54,7 +54,7 @@ int np_k_mpi_place_gather(MPI_Comm comm, const struct np_k_place *mine,
 	if (!np_k_mpi_all(comm, ok)) {
 		free(counts);
 		free(displs);
-		return np_k_err_set(err, -ENOMEM, "out of memory");
+		return np_error_set(err, -ENOMEM, "out of memory");
 	}
 	MPI_Gatherv(mine, bytes, MPI_BYTE, buf, counts, displs, MPI_BYTE, 0,
 	            comm);
@@ -68,7 +68,7 @@ int np_k_mpi_place_gather(MPI_Comm comm, const struct np_k_place *mine,
 }
 
 int np_k_mpi_place_report(MPI_Comm comm, FILE *f, struct np_k_place **all,
-                          int *nall, struct np_k_err *err)
+                          int *nall, np_error_t *err)
 {
 	struct np_k_place me;
 	int rank, rc;
@@ -76,7 +76,7 @@ int np_k_mpi_place_report(MPI_Comm comm, FILE *f, struct np_k_place **all,
 	MPI_Comm_rank(comm, &rank);
 	rc = np_k_place_self(rank, 0, &me, err);
 	if (!np_k_mpi_all(comm, rc == 0))
-		return rc < 0 ? rc : np_k_err_set(err, -EIO,
+		return rc < 0 ? rc : np_error_set(err, -EIO,
 		                "another rank could not read its placement");
 	rc = np_k_mpi_place_gather(comm, &me, 1, all, nall, err);
 	if (rc == 0 && rank == 0)

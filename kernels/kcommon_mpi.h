@@ -16,12 +16,12 @@
  * The result is the same on every rank: 0, or negative if any rank failed. */
 int np_k_mpi_place_gather(MPI_Comm comm, const struct np_k_place *mine,
                           int nmine, struct np_k_place **all, int *nall,
-                          struct np_k_err *err);
+                          np_error_t *err);
 
 /* Collective: place the calling (single-threaded) rank, gather, and on
  * rank 0 print the lines to f.  *all / *nall as above, for --json. */
 int np_k_mpi_place_report(MPI_Comm comm, FILE *f, struct np_k_place **all,
-                          int *nall, struct np_k_err *err);
+                          int *nall, np_error_t *err);
 
 /* Collective: true on every rank when ok is true on every rank. */
 int np_k_mpi_all(MPI_Comm comm, int ok);

@@ -38,7 +38,7 @@ struct np_osu_opts {
 
 /* Parse argv (identical on every rank); -EINVAL with a message. */
 int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
-                 struct np_k_err *err);
+                 np_error_t *err);
 const char *np_osu_test_name(enum np_osu_test t);
 
 /* Iterations and skip for one message size. */
@@ -60,7 +60,7 @@ struct np_osu_bufs {
 	size_t slot, nslots;
 };
 int np_osu_bufs_alloc(struct np_osu_bufs *b, const struct np_osu_opts *o,
-                      struct np_k_err *err);
+                      np_error_t *err);
 void np_osu_bufs_free(struct np_osu_bufs *b);
 unsigned char *np_osu_sbuf(const struct np_osu_bufs *b, int w);
 unsigned char *np_osu_rbuf(const struct np_osu_bufs *b, int w);

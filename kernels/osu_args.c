@@ -40,35 +40,35 @@ void np_osu_counts(const struct np_osu_opts *o, uint64_t size, int *iters,
 }
 
 static int parse_range(const char *s, struct np_osu_opts *o,
-                       struct np_k_err *err)
+                       np_error_t *err)
 {
 	const char *colon = strchr(s, ':');
 	char lo[64];
 
 	if (colon == NULL) {
-		if (np_k_parse_bytes("-m", s, 0, (uint64_t)1 << 30,
+		if (np_arg_bytes("-m", s, 0, (uint64_t)1 << 30,
 		                     &o->max_size, err) < 0)
 			return -EINVAL;
 	} else {
 		if ((size_t)(colon - s) >= sizeof(lo))
-			return np_k_err_set(err, -EINVAL, "-m: '%s' is not "
+			return np_error_set(err, -EINVAL, "-m: '%s' is not "
 			                    "[MIN:]MAX", s);
 		memcpy(lo, s, (size_t)(colon - s));
 		lo[colon - s] = '\0';
-		if (np_k_parse_bytes("-m", lo, 0, (uint64_t)1 << 30,
+		if (np_arg_bytes("-m", lo, 0, (uint64_t)1 << 30,
 		                     &o->min_size, err) < 0 ||
-		    np_k_parse_bytes("-m", colon + 1, 0, (uint64_t)1 << 30,
+		    np_arg_bytes("-m", colon + 1, 0, (uint64_t)1 << 30,
 		                     &o->max_size, err) < 0)
 			return -EINVAL;
 	}
 	if (o->min_size > o->max_size)
-		return np_k_err_set(err, -EINVAL, "-m: '%s': MIN is larger than "
+		return np_error_set(err, -EINVAL, "-m: '%s': MIN is larger than "
 		                    "MAX", s);
 	return 0;
 }
 
 int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
-                 struct np_k_err *err)
+                 np_error_t *err)
 {
 	static const struct option longopts[] = {
 		{ "message-size", required_argument, NULL, 'm' },
@@ -97,17 +97,17 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		switch (c) {
 		case 'm': range = optarg; break;
 		case 'i':
-			if (np_k_parse_int("-i", optarg, 1, 1 << 30, &o->iters,
+			if (np_arg_int("-i", optarg, 1, 1 << 30, &o->iters,
 			                   err) < 0)
 				return -EINVAL;
 			break;
 		case 'x':
-			if (np_k_parse_int("-x", optarg, 0, 1 << 30, &o->skip,
+			if (np_arg_int("-x", optarg, 0, 1 << 30, &o->skip,
 			                   err) < 0)
 				return -EINVAL;
 			break;
 		case 'W':
-			if (np_k_parse_int("-W", optarg, 1, 1 << 16, &o->window,
+			if (np_arg_int("-W", optarg, 1, 1 << 16, &o->window,
 			                   err) < 0)
 				return -EINVAL;
 			have_window = 1;
@@ -117,15 +117,15 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		case 'C': o->corrupt = 1; break;
 		case 'h': o->help = 1; return 0;
 		case ':':
-			return np_k_err_set(err, -EINVAL, "option '%s' needs an "
+			return np_error_set(err, -EINVAL, "option '%s' needs an "
 			                    "argument", argv[optind - 1]);
 		default:
-			return np_k_err_set(err, -EINVAL, "unknown option '%s'",
+			return np_error_set(err, -EINVAL, "unknown option '%s'",
 			                    argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return np_k_err_set(err, -EINVAL, "which test? latency, bw, "
+		return np_error_set(err, -EINVAL, "which test? latency, bw, "
 		                    "bibw or mbw_mr");
 	if (strcmp(argv[optind], "latency") == 0)
 		o->test = NP_OSU_LATENCY;
@@ -136,18 +136,18 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 	else if (strcmp(argv[optind], "mbw_mr") == 0)
 		o->test = NP_OSU_MBW_MR;
 	else
-		return np_k_err_set(err, -EINVAL, "unknown test '%s' (latency, "
+		return np_error_set(err, -EINVAL, "unknown test '%s' (latency, "
 		                    "bw, bibw or mbw_mr)", argv[optind]);
 	optind++;
 	if (optind < argc)
-		return np_k_err_set(err, -EINVAL, "unexpected argument '%s'",
+		return np_error_set(err, -EINVAL, "unexpected argument '%s'",
 		                    argv[optind]);
 	if (o->test != NP_OSU_LATENCY)
 		o->min_size = 1;
 	if (range != NULL && parse_range(range, o, err) < 0)
 		return -EINVAL;
 	if (have_window && o->test == NP_OSU_LATENCY)
-		return np_k_err_set(err, -EINVAL, "-W: the latency test has no "
+		return np_error_set(err, -EINVAL, "-W: the latency test has no "
 		                    "window (only bw, bibw and mbw_mr)");
 	return 0;
 }

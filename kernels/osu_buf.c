@@ -11,7 +11,7 @@
 #include "osu.h"
 
 int np_osu_bufs_alloc(struct np_osu_bufs *b, const struct np_osu_opts *o,
-                      struct np_k_err *err)
+                      np_error_t *err)
 {
 	size_t align = (size_t)sysconf(_SC_PAGESIZE);
 	void *s = NULL, *r = NULL;
@@ -23,13 +23,13 @@ int np_osu_bufs_alloc(struct np_osu_bufs *b, const struct np_osu_opts *o,
 	b->nslots = (o->check && o->test != NP_OSU_LATENCY) ?
 	            (size_t)o->window : 1;
 	if (b->nslots > SIZE_MAX / b->slot)
-		return np_k_err_set(err, -ENOMEM, "buffers too large");
+		return np_error_set(err, -ENOMEM, "buffers too large");
 	total = b->slot * b->nslots;
 	/* Page aligned, as OSU allocates its buffers. */
 	if (posix_memalign(&s, align, total) != 0 ||
 	    posix_memalign(&r, align, total) != 0) {
 		free(s);
-		return np_k_err_set(err, -ENOMEM, "cannot allocate 2 x %zu "
+		return np_error_set(err, -ENOMEM, "cannot allocate 2 x %zu "
 		                    "bytes of message buffers", total);
 	}
 	/* Touch every page now, not in the first timed iterations. */

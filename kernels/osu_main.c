@@ -91,19 +91,19 @@ static void print_point(const struct np_osu_opts *o,
 }
 
 static int check_ranks(const struct np_osu_opts *o, int nranks,
-                       struct np_k_err *err)
+                       np_error_t *err)
 {
 	if (o->test == NP_OSU_MBW_MR) {
 		if (nranks < 2 || nranks % 2 != 0)
-			return np_k_err_set(err, -EINVAL, "mbw_mr needs an even "
+			return np_error_set(err, -EINVAL, "mbw_mr needs an even "
 			                    "number of ranks (2 or more), not %d",
 			                    nranks);
 	} else if (nranks != 2) {
-		return np_k_err_set(err, -EINVAL, "%s needs exactly 2 ranks, "
+		return np_error_set(err, -EINVAL, "%s needs exactly 2 ranks, "
 		                    "not %d", np_osu_test_name(o->test), nranks);
 	}
 	if (o->max_size > (uint64_t)1 << 30)
-		return np_k_err_set(err, -EINVAL, "-m: at most 1G");
+		return np_error_set(err, -EINVAL, "-m: at most 1G");
 	return 0;
 }
 
@@ -155,7 +155,7 @@ static json_t *to_json(const struct np_osu_opts *o, int nranks,
 }
 
 static int run(const struct np_osu_opts *o, int rank, int nranks,
-               const struct np_k_place *pl, int npl, struct np_k_err *err)
+               const struct np_k_place *pl, int npl, np_error_t *err)
 {
 	struct np_osu_bufs b;
 	json_t *results = NULL;
@@ -166,7 +166,7 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 	if (!np_k_mpi_all(MPI_COMM_WORLD, ok)) {
 		if (ok)
 			np_osu_bufs_free(&b);
-		return ok ? np_k_err_set(err, -ENOMEM, "another rank could not "
+		return ok ? np_error_set(err, -ENOMEM, "another rank could not "
 		                         "allocate its buffers") : -ENOMEM;
 	}
 	if (rank == 0) {
@@ -200,7 +200,7 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 			json_t *j = point_json(o, &pt);
 
 			if (j == NULL || json_array_append_new(results, j) != 0)
-				rc = np_k_err_set(err, -ENOMEM, "out of memory");
+				rc = np_error_set(err, -ENOMEM, "out of memory");
 		} else {
 			print_point(o, &pt);
 		}
@@ -212,14 +212,14 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 	else
 		json_decref(results);
 	if (rank == 0 && rc == 0 && bad > 0)
-		rc = np_k_err_set(err, -EIO, "data check FAILED: %llu received "
+		rc = np_error_set(err, -EIO, "data check FAILED: %llu received "
 		                  "bytes were wrong", (unsigned long long)bad);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	struct np_k_err err = { 0, "" };
+	np_error_t err = { 0 };
 	struct np_k_place *pl = NULL;
 	struct np_osu_opts o;
 	int rank, nranks, npl = 0, rc;

@@ -6,13 +6,17 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <numaif.h>
 
 #include <numaplan/cpuset.h>
+
+#include "common/affinity.h"
+#include "common/parse.h"
 #include "probe.h"
 
 const char *const np_probe_env_names[] = {
@@ -34,16 +38,10 @@ int np_probe_host(struct np_probe_info *pi, np_error_t *err)
 static long env_long(const char *const *names)
 {
 	for (; *names; names++) {
-		const char *v = getenv(*names);
-		char *end;
-		long n;
+		uint64_t n;
 
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (!errno && !*end && n >= 0)
-			return n;
+		if (np_parse_u64(getenv(*names), 0, LONG_MAX, &n) == 0)
+			return (long)n;
 	}
 	return 0;
 }
@@ -63,59 +61,25 @@ void np_probe_env_ranks(struct np_probe_info *pi)
 	pi->local_rank = env_long(local_vars);
 }
 
-/* The set of a kernel bitmap of nbits bits. */
-static int set_from_bits(np_cpuset_t *s, const unsigned long *bits, size_t nbits)
+/* *out = the set as a malloc'ed cpulist */
+static int format_set(const np_cpuset_t *s, char **out, np_error_t *err)
 {
-	const size_t per = 8 * sizeof(unsigned long);
-
-	for (size_t i = 0; i < nbits; i++)
-		if (bits[i / per] & (1UL << (i % per)))
-			if (np_cpuset_set(s, (unsigned)i) < 0)
-				return -ENOMEM;
+	if (!(*out = np_cpuset_format(s)))
+		return np_error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
-static int format_bits(const unsigned long *bits, size_t nbits, char **out, np_error_t *err)
+int np_probe_affinity(struct np_probe_info *pi, np_error_t *err)
 {
 	np_cpuset_t *s = np_cpuset_new();
 	int rc;
 
 	if (!s)
 		return np_error_set(err, -ENOMEM, "out of memory");
-	rc = set_from_bits(s, bits, nbits);
-	if (rc == 0) {
-		*out = np_cpuset_format(s);
-		if (!*out)
-			rc = -ENOMEM;
-	}
+	if ((rc = np_affinity_get(s, err)) == 0)
+		rc = format_set(s, &pi->cpus, err);
 	np_cpuset_free(s);
-	return rc < 0 ? np_error_set(err, rc, "out of memory") : 0;
-}
-
-int np_probe_affinity(struct np_probe_info *pi, np_error_t *err)
-{
-	/* The kernel's mask may be larger than glibc's default cpu_set_t:
-	 * grow until sched_getaffinity stops saying EINVAL. */
-	for (size_t ncpu = 1024; ncpu <= (1u << 20); ncpu *= 2) {
-		size_t size = CPU_ALLOC_SIZE(ncpu);
-		cpu_set_t *mask = CPU_ALLOC(ncpu);
-		int rc;
-
-		if (!mask)
-			return np_error_set(err, -ENOMEM, "out of memory");
-		if (sched_getaffinity(0, size, mask) < 0) {
-			int e = errno;
-
-			CPU_FREE(mask);
-			if (e == EINVAL)
-				continue;
-			return np_error_set(err, -e, "sched_getaffinity: %s", strerror(e));
-		}
-		rc = format_bits((const unsigned long *)mask, size * 8, &pi->cpus, err);
-		CPU_FREE(mask);
-		return rc;
-	}
-	return np_error_set(err, -EINVAL, "sched_getaffinity: mask too large");
+	return rc;
 }
 
 static const char *policy_name(int mode)
@@ -132,43 +96,21 @@ static const char *policy_name(int mode)
 	}
 }
 
-/* get_mempolicy wants maxnode at least the kernel's node count; grow the
- * mask like the affinity one. */
-static int get_nodes(int *mode, unsigned long flags, char **out, np_error_t *err)
-{
-	for (unsigned long nbits = 1024; nbits <= (1ul << 16); nbits *= 2) {
-		size_t nlongs = nbits / (8 * sizeof(unsigned long));
-		unsigned long *mask = calloc(nlongs, sizeof *mask);
-		int rc;
-
-		if (!mask)
-			return np_error_set(err, -ENOMEM, "out of memory");
-		if (get_mempolicy(mode, mask, nbits, NULL, flags) < 0) {
-			int e = errno;
-
-			free(mask);
-			if (e == EINVAL)
-				continue;
-			return np_error_set(err, -e, "get_mempolicy: %s", strerror(e));
-		}
-		rc = format_bits(mask, nbits, out, err);
-		free(mask);
-		return rc;
-	}
-	return np_error_set(err, -EINVAL, "get_mempolicy: node mask too large");
-}
-
 int np_probe_mempolicy(struct np_probe_info *pi, np_error_t *err)
 {
-	int mode = 0, unused;
-	int rc;
+	np_cpuset_t *s = np_cpuset_new();
+	int mode = 0, rc;
 
 	pi->mempolicy = "unknown";
-	rc = get_nodes(&mode, 0, &pi->mems, err);
-	if (rc < 0)
-		return rc;
-	pi->mempolicy = policy_name(mode);
-	return get_nodes(&unused, MPOL_F_MEMS_ALLOWED, &pi->mems_allowed, err);
+	if (!s)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if ((rc = np_mempolicy_get(&mode, s, err)) == 0 && (rc = format_set(s, &pi->mems, err)) == 0) {
+		pi->mempolicy = policy_name(mode);
+		if ((rc = np_mems_allowed(s, err)) == 0)
+			rc = format_set(s, &pi->mems_allowed, err);
+	}
+	np_cpuset_free(s);
+	return rc;
 }
 
 void np_probe_info_free(struct np_probe_info *pi)

@@ -50,13 +50,13 @@ struct np_stream_check {
  * tests).  *llc_bytes and *domains say what was found (0 when unknown,
  * then *n is STREAM's 10,000,000).  -EINVAL for a bad variable. */
 int np_stream_default_size(size_t *n, uint64_t *llc_bytes, int *domains,
-                           struct np_k_err *err);
+                           np_error_t *err);
 
 /* Allocate (2 MiB-aligned) and initialise (a=1, b=2, c=0) with the
  * kernels' schedule; huge: advise transparent huge pages for the arrays
  * when THP is in madvise mode. */
 int np_stream_alloc(struct np_stream_arrays *s, size_t n, int huge,
-                    struct np_k_err *err);
+                    np_error_t *err);
 /* kB of the three arrays backed by huge pages (after initialisation);
  * negative errno if /proc/self/smaps cannot be read. */
 long np_stream_huge_kb(const struct np_stream_arrays *s);

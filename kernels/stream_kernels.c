@@ -57,7 +57,7 @@ static void my_range(size_t n, size_t *lo, size_t *hi)
 }
 
 int np_stream_alloc(struct np_stream_arrays *s, size_t n, int huge,
-                    struct np_k_err *err)
+                    np_error_t *err)
 {
 	void *p[3] = { NULL, NULL, NULL };
 	size_t bytes;
@@ -65,7 +65,7 @@ int np_stream_alloc(struct np_stream_arrays *s, size_t n, int huge,
 
 	memset(s, 0, sizeof(*s));
 	if (n == 0 || n > SIZE_MAX / sizeof(double))
-		return np_k_err_set(err, -EINVAL, "bad array size %zu", n);
+		return np_error_set(err, -EINVAL, "bad array size %zu", n);
 	bytes = n * sizeof(double);
 	/* 2 MiB-aligned either way, so that --no-hugepages changes only
 	 * the advice. */
@@ -76,7 +76,7 @@ int np_stream_alloc(struct np_stream_arrays *s, size_t n, int huge,
 
 			while (k-- > 0)
 				free(p[k]);
-			return np_k_err_set(err, -rc, "cannot allocate 3 arrays "
+			return np_error_set(err, -rc, "cannot allocate 3 arrays "
 			                    "of %zu bytes: %s", bytes,
 			                    strerror(rc));
 		}

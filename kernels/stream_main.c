@@ -64,7 +64,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct np_k_err err = { 0, "" };
+	np_error_t err = { 0 };
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -73,13 +73,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 's':
 			/* Three arrays of SIZE doubles must be addressable. */
-			if (np_k_parse_u64("--size", optarg, 1,
+			if (np_arg_u64("--size", optarg, 1,
 			                   SIZE_MAX / (3 * sizeof(double)),
 			                   &o->size, &err) < 0)
 				return np_k_usage_error(PROG, err.msg);
 			break;
 		case 't':
-			if (np_k_parse_int("--threads", optarg, 1, 65536,
+			if (np_arg_int("--threads", optarg, 1, 65536,
 			                   &o->threads, &err) < 0)
 				return np_k_usage_error(PROG, err.msg);
 #ifndef _OPENMP
@@ -128,7 +128,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* One placement record per OpenMP thread, taken by the thread itself. */
 static int place_threads(struct np_k_place **out, int *n,
-                         struct np_k_err *err)
+                         np_error_t *err)
 {
 	int max = 1, count = 1, failed = 0;
 	struct np_k_place *p;
@@ -139,7 +139,7 @@ static int place_threads(struct np_k_place **out, int *n,
 	np_k_place_prepare();
 	p = calloc((size_t)max, sizeof(*p));
 	if (p == NULL)
-		return np_k_err_set(err, -ENOMEM, "out of memory");
+		return np_error_set(err, -ENOMEM, "out of memory");
 #pragma omp parallel reduction(+:failed)
 	{
 		int tid = 0;
@@ -153,7 +153,7 @@ static int place_threads(struct np_k_place **out, int *n,
 	}
 	if (failed) {
 		free(p);
-		return np_k_err_set(err, -EIO, "cannot read a thread's CPU "
+		return np_error_set(err, -EIO, "cannot read a thread's CPU "
 		                    "affinity");
 	}
 	*out = p;
@@ -320,7 +320,7 @@ fail:
 
 int main(int argc, char **argv)
 {
-	struct np_k_err err = { 0, "" };
+	np_error_t err = { 0 };
 	struct np_stream_arrays s;
 	struct np_stream_times tm;
 	struct np_stream_check ck;

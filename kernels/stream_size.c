@@ -11,12 +11,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/affinity.h"
 #include "stream.h"
 
 /* STREAM's default array length, used when the cache size is unknown. */
@@ -41,19 +41,12 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* "32768K" / "32M" / "1048576" -> bytes. */
+/* "32768K" / "32M" / "1048576" -> bytes; 0 when it is none of those. */
 static uint64_t parse_cache_size(const char *s)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	uint64_t v = 0;
 
-	if (*end == 'K')
-		v <<= 10;
-	else if (*end == 'M')
-		v <<= 20;
-	else if (*end == 'G')
-		v <<= 30;
-	return v;
+	return np_parse_bytes(s, 0, UINT64_MAX, &v) == 0 ? v : 0;
 }
 
 /* The last-level cache of one CPU from sysfs: level, size, sharing set. */
@@ -103,28 +96,27 @@ static int cpu_llc(int cpu, int *level, uint64_t *size, char *shared,
  * OMP_PROC_BIND each thread is bound to its own place (and libgomp may
  * narrow the initial thread to the first one), so no single thread's mask
  * shows all the caches in use. */
-static int team_cpus(cpu_set_t *set)
+static int team_cpus(np_cpuset_t *set)
 {
 	int failed = 0;
 
-	CPU_ZERO(set);
 #pragma omp parallel reduction(+:failed)
 	{
-		cpu_set_t mine;
+		np_cpuset_t *mine = np_cpuset_new();
 
-		CPU_ZERO(&mine);
-		if (sched_getaffinity(0, sizeof(mine), &mine) != 0) {
+		if (mine == NULL || np_affinity_get(mine, NULL) != 0) {
 			failed++;
 		} else {
 #pragma omp critical(np_stream_team_cpus)
-			CPU_OR(set, set, &mine);
+			failed += np_cpuset_or(set, mine) != 0;
 		}
+		np_cpuset_free(mine);
 	}
 	return failed ? -1 : 0;
 }
 
 /* Count the distinct LLC domains among set (and sum their sizes). */
-static int llc_from_sysfs(const cpu_set_t *set, uint64_t *total)
+static int llc_from_sysfs(const np_cpuset_t *set, uint64_t *total)
 {
 	static const size_t keylen = 256;
 	char (*keys)[256] = calloc(MAX_DOMAINS, keylen);
@@ -133,13 +125,12 @@ static int llc_from_sysfs(const cpu_set_t *set, uint64_t *total)
 	*total = 0;
 	if (keys == NULL)
 		return 0;
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+	for (cpu = np_cpuset_first(set); cpu >= 0; cpu = np_cpuset_next(set, cpu)) {
 		char shared[256];
 		uint64_t size = 0;
 		int level, d;
 
-		if (!CPU_ISSET(cpu, set) ||
-		    cpu_llc(cpu, &level, &size, shared, sizeof(shared)) != 0)
+		if (cpu_llc(cpu, &level, &size, shared, sizeof(shared)) != 0)
 			continue;
 		/* Mixed answers (should not happen): keep the outermost. */
 		if (level > best_level) {
@@ -163,16 +154,14 @@ static int llc_from_sysfs(const cpu_set_t *set, uint64_t *total)
 
 /* Without sysfs cache data (containers, some VMs): assume one LLC per
  * package, as on most machines without split L3s. */
-static int packages_of(const cpu_set_t *set)
+static int packages_of(const np_cpuset_t *set)
 {
 	int ids[MAX_DOMAINS], n = 0, cpu;
 
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+	for (cpu = np_cpuset_first(set); cpu >= 0; cpu = np_cpuset_next(set, cpu)) {
 		char path[128], buf[32];
 		int id, d;
 
-		if (!CPU_ISSET(cpu, set))
-			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d"
 		         "/topology/physical_package_id", cpu);
 		if (read_line(path, buf, sizeof(buf)) != 0)
@@ -189,34 +178,39 @@ static int packages_of(const cpu_set_t *set)
 }
 
 int np_stream_default_size(size_t *np, uint64_t *llc_bytes, int *domains,
-                           struct np_k_err *err)
+                           np_error_t *err)
 {
 	const char *force = getenv("NUMAPLAN_STREAM_LLC_BYTES");
 	uint64_t total = 0, each = 0;
-	cpu_set_t set;
+	np_cpuset_t *set;
 	int nd = 0;
 	size_t n;
 
 	*llc_bytes = 0;
 	*domains = 0;
 	*np = STREAM_FALLBACK_N;
-	if (force != NULL && np_k_parse_bytes("NUMAPLAN_STREAM_LLC_BYTES",
+	if (force != NULL && np_arg_bytes("NUMAPLAN_STREAM_LLC_BYTES",
 	                                      force, 1, (uint64_t)1 << 40,
 	                                      &each, err) < 0)
 		return -EINVAL;
-	if (team_cpus(&set) != 0)
+	if ((set = np_cpuset_new()) == NULL)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if (team_cpus(set) != 0) {
+		np_cpuset_free(set);
 		return 0;       /* unknown: STREAM's own default */
-	nd = llc_from_sysfs(&set, &total);
+	}
+	nd = llc_from_sysfs(set, &total);
 	if (nd == 0) {
 		long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
 
 		if (sc <= 0)
 			sc = sysconf(_SC_LEVEL2_CACHE_SIZE);
 		if (sc > 0 || each > 0) {
-			nd = packages_of(&set);
+			nd = packages_of(set);
 			total = sc > 0 ? (uint64_t)sc * (uint64_t)nd : 0;
 		}
 	}
+	np_cpuset_free(set);
 	if (each > 0)
 		total = each * (uint64_t)nd;
 	if (total == 0)

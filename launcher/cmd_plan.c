@@ -11,7 +11,6 @@
 
 #include "commands.h"
 #include "opts.h"
-#include "text_util.h"
 
 static void plan_usage(FILE *f)
 {
@@ -70,7 +69,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		case 't': a->xml = optarg; break;
 		case 's': a->cpuset = optarg; break;
 		case 'n':
-			if (np_opt_uint("--ntasks", optarg, 1, 1000000, &a->po.ntasks, err) < 0)
+			if (np_arg_uint("--ntasks", optarg, 1, 1000000, &a->po.ntasks, err) < 0)
 				return -EINVAL;
 			have_n = 1;
 			break;
@@ -86,7 +85,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 				                    np_format_list());
 			break;
 		case 'c':
-			if (np_opt_uint("--cpus-per-task", optarg, 1, 100000, &a->po.cpus_per_task, err) < 0)
+			if (np_arg_uint("--cpus-per-task", optarg, 1, 100000, &a->po.cpus_per_task, err) < 0)
 				return -EINVAL;
 			break;
 		case 'T': a->po.threads = true; break;
@@ -97,7 +96,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 			break;
 		case 'H': a->po.hca = optarg; break;
 		case 'N':
-			if (np_opt_uint("--nodes", optarg, 1, 100000, &a->po.nnodes, err) < 0)
+			if (np_arg_uint("--nodes", optarg, 1, 100000, &a->po.nnodes, err) < 0)
 				return -EINVAL;
 			break;
 		case 'w': a->hosts = optarg; break;

@@ -6,22 +6,6 @@
 
 #include "opts.h"
 
-int np_opt_uint(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out,
-                np_error_t *err)
-{
-	unsigned long v;
-	char *end;
-
-	if (!text || !*text || strspn(text, "0123456789") != strlen(text))
-		return np_error_set(err, -EINVAL, "%s: '%s' is not a number", opt, text ? text : "");
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || v < min || v > max)
-		return np_error_set(err, -EINVAL, "%s: '%s' is out of range (%u-%u)", opt, text, min, max);
-	*out = (unsigned)v;
-	return 0;
-}
-
 char **np_opt_split(const char *list, unsigned *n)
 {
 	size_t len = strlen(list), count = 1;

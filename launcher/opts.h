@@ -5,15 +5,11 @@
 #define NP_OPTS_H
 
 #include <numaplan.h>
-#include "text_util.h"
+#include "common/parse.h"
+#include "common/text.h"
 
 /* Exit statuses of the numaplan command. */
 enum { NP_EXIT_OK = 0, NP_EXIT_FAIL = 1, NP_EXIT_USAGE = 2 };
-
-/* Strict unsigned parse: digits only, within [min, max]; on error
- * fills err naming the option and the text. */
-int np_opt_uint(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out,
-                np_error_t *err);
 
 /* Split "a,b,c" into a NULL-terminated malloc'ed array (one allocation). */
 char **np_opt_split(const char *list, unsigned *n);
@@ -25,7 +21,7 @@ int np_opt_load_topology(const char *xml, const char *cpuset, const char *sysfs,
                          np_error_t *err);
 
 /* np_opt_print, the escaped "numaplan ..." message on stderr, is in
- * text_util.h: the benchmark system prints with it too. */
+ * common/text.h: the benchmark system prints with it too. */
 
 /* Print "numaplan CMD: MSG" (np_opt_print) and return NP_EXIT_USAGE. */
 int np_opt_fail(const char *cmd, const char *msg);

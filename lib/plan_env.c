@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "plan_internal.h"
 
 int np_rank_setenv(np_rank_t *r, const char *name, const char *value)
@@ -70,13 +71,11 @@ static int setenv_fmt(np_rank_t *r, const char *name, const char *fmt, ...)
 static int unit_number(const char *name, const char *prefix)
 {
 	size_t n = strlen(prefix);
-	char *end;
-	long v;
+	unsigned v;
 
-	if (strncmp(name, prefix, n) || name[n] < '0' || name[n] > '9')
+	if (strncmp(name, prefix, n) || np_parse_uint(name + n, 0, 65535, &v) < 0)
 		return -1;
-	v = strtol(name + n, &end, 10);
-	return *end || v > 65535 ? -1 : (int)v;
+	return (int)v;
 }
 
 /* libfabric's verbs provider takes FI_VERBS_DEVICE_NAME as a prefix: mlx5_1

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "topo_internal.h"
 
 const char *np_dev_kind_name(np_dev_kind_t k)
@@ -147,15 +148,11 @@ static int set_name(np_device_t *nd, const char *name)
  * unless the live system says otherwise (np_topo_read_ports). */
 static int cxi_number(const char *name)
 {
-	size_t n = strlen(name);
-	char *end;
-	long v;
+	unsigned v;
 
-	if (n < 4 || (strncmp(name, "hsi", 3) && strncmp(name, "hsn", 3) && strncmp(name, "cxi", 3)) ||
-	    name[3] < '0' || name[3] > '9')
+	if (strncmp(name, "hsi", 3) && strncmp(name, "hsn", 3) && strncmp(name, "cxi", 3))
 		return -1;
-	v = strtol(name + 3, &end, 10);
-	return *end || v > 1000 ? -1 : (int)v;
+	return np_parse_uint(name + 3, 0, 1000, &v) < 0 ? -1 : (int)v;
 }
 
 static int add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,

@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/affinity.h"
 #include "topo_internal.h"
 
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
@@ -64,28 +64,6 @@ static int refuse_steering_env(const np_load_opts_t *o, np_error_t *err)
 	return 0;
 }
 
-static int affinity_set(np_cpuset_t *out)
-{
-	cpu_set_t *cs;
-	size_t ncpu = 8192, size = CPU_ALLOC_SIZE(ncpu);
-
-	cs = CPU_ALLOC(ncpu);
-	if (!cs)
-		return -ENOMEM;
-	if (sched_getaffinity(0, size, cs) < 0) {
-		CPU_FREE(cs);
-		return -errno;
-	}
-	np_cpuset_zero(out);
-	for (size_t i = 0; i < ncpu; i++)
-		if (CPU_ISSET_S(i, size, cs) && np_cpuset_set(out, (unsigned)i) < 0) {
-			CPU_FREE(cs);
-			return -ENOMEM;
-		}
-	CPU_FREE(cs);
-	return 0;
-}
-
 static int compute_allowed(np_topo_t *t, hwloc_topology_t h, const np_load_opts_t *o,
                            np_error_t *err)
 {
@@ -107,11 +85,13 @@ static int compute_allowed(np_topo_t *t, hwloc_topology_t h, const np_load_opts_
 
 	if (o->flags & NP_LOAD_USE_AFFINITY) {
 		np_cpuset_t *aff = np_cpuset_new();
+		np_error_t why = { 0 };
 
-		if (!aff || affinity_set(aff) < 0) {
+		if (!aff)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if ((rc = np_affinity_get(aff, &why)) < 0) {
 			np_cpuset_free(aff);
-			return np_error_set(err, -errno ? -errno : -ENOMEM,
-			                    "cannot read this process's CPU affinity");
+			return np_error_set(err, rc, "cannot read this process's CPU affinity: %s", why.msg);
 		}
 		np_cpuset_and(t->allowed, aff);
 		np_cpuset_free(aff);

@@ -25,6 +25,8 @@
 
 #include <numaplan/topo.h>
 
+#include "common/parse.h"
+
 #define NP_MAX_PORTS 255
 
 /* One line of a sysfs attribute, without its newline. */
@@ -104,11 +106,11 @@ static int list_ports(int rootfd, const char *dev, unsigned *nums, unsigned *n)
 		return -errno;
 	}
 	while ((e = readdir(dir)) && *n < NP_MAX_PORTS) {
-		char *end;
-		unsigned long v = strtoul(e->d_name, &end, 10);
+		unsigned v;
 
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && *end == '\0' && v <= NP_MAX_PORTS)
-			nums[(*n)++] = (unsigned)v;
+		/* "1", not "01": one directory per port */
+		if (e->d_name[0] != '0' && np_parse_uint(e->d_name, 1, NP_MAX_PORTS, &v) == 0)
+			nums[(*n)++] = v;
 	}
 	closedir(dir);
 	qsort(nums, *n, sizeof(*nums), cmp_uint);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bind.h"
-#include "step_cpus.h"
+#include "common/affinity.h"
 
 /* Large enough for any kernel's nr_node_ids (MAX_NUMNODES is 1024). */
 #define NODEMASK_BITS 1024
@@ -84,7 +84,7 @@ int nps_bind_save(nps_saved_t *s, np_error_t *err)
 {
 	if (!(s->cpus = np_cpuset_new()))
 		return np_error_set(err, -ENOMEM, "out of memory");
-	return nps_affinity_get(s->cpus, err);
+	return np_affinity_get(s->cpus, err);
 }
 
 void nps_saved_free(nps_saved_t *s)
@@ -157,7 +157,7 @@ int nps_bind_verify(const np_rank_t *r, np_error_t *err)
 
 	if (!got)
 		return np_error_set(err, -ENOMEM, "out of memory");
-	if ((rc = nps_affinity_get(got, err)) < 0)
+	if ((rc = np_affinity_get(got, err)) < 0)
 		goto out;
 	if (!np_cpuset_equal(got, r->cpus)) {
 		rc = mismatch(err, "CPU affinity", r->cpus, got);

@@ -3,39 +3,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/affinity.h"
 #include "step_cpus.h"
-
-int nps_affinity_get(np_cpuset_t *out, np_error_t *err)
-{
-	/* The kernel rejects a mask shorter than its nr_cpu_ids: grow. */
-	for (size_t ncpus = 1024; ncpus <= (1u << 20); ncpus *= 2) {
-		cpu_set_t *set = CPU_ALLOC(ncpus);
-		size_t size = CPU_ALLOC_SIZE(ncpus);
-
-		if (!set)
-			return np_error_set(err, -ENOMEM, "out of memory");
-		CPU_ZERO_S(size, set);
-		if (sched_getaffinity(0, size, set) == 0) {
-			int rc = 0;
-
-			np_cpuset_zero(out);
-			for (size_t c = 0; c < ncpus && rc == 0; c++)
-				if (CPU_ISSET_S(c, size, set))
-					rc = np_cpuset_set(out, (unsigned)c);
-			CPU_FREE(set);
-			return rc < 0 ? np_error_set(err, rc, "out of memory") : 0;
-		}
-		CPU_FREE(set);
-		if (errno != EINVAL)
-			return np_error_set(err, -errno, "sched_getaffinity: %s", strerror(errno));
-	}
-	return np_error_set(err, -EINVAL, "sched_getaffinity: no mask size accepted");
-}
 
 int nps_read_cpulist(const char *path, np_cpuset_t *out)
 {
@@ -123,7 +96,7 @@ int nps_step_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out,
 
 	if (!cg)
 		return np_error_set(err, -ENOMEM, "out of memory");
-	if ((rc = nps_affinity_get(out, err)) < 0)
+	if ((rc = np_affinity_get(out, err)) < 0)
 		goto out;
 	if (cgroup_cpus(src, cg, &is_step) == 1)
 		np_cpuset_and(out, cg);

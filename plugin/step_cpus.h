@@ -34,7 +34,4 @@ int nps_cores_to_cpus(const np_topo_t *t, const char *corelist, np_cpuset_t *out
  * cannot be read, -EINVAL when it is not a cpulist. */
 int nps_read_cpulist(const char *path, np_cpuset_t *out);
 
-/* The current affinity of the calling process (or thread). */
-int nps_affinity_get(np_cpuset_t *out, np_error_t *err);
-
 #endif /* NPS_STEP_CPUS_H */

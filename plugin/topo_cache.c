@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/parse.h"
 #include "safe_path.h"
 #include "step_cpus.h"
 #include "topo_cache.h"
@@ -46,10 +47,10 @@ static int boot_time(time_t *out)
 	 * chunk that starts a line can be the btime line */
 	while (fgets(chunk, sizeof(chunk), f)) {
 		if (line_start && !strncmp(chunk, "btime ", 6)) {
-			char *end;
-			long long v = strtoll(chunk + 6, &end, 10);
+			const char *p = chunk + 6;
+			uint64_t v;
 
-			if (end != chunk + 6 && v > 0) {
+			if (np_scan_u64(&p, INT64_MAX, &v) == 0 && v > 0) {
 				*out = (time_t)v;
 				rc = 0;
 			}

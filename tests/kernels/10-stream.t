@@ -148,9 +148,12 @@ check "OMP_PROC_BIND=true OMP_PLACES=cores: same default size ($free_size)" \
 diag "bound placement: $(grep -o 'thread [0-9]* cpus [^ ]*' <<<"$ERR" | tr '\n' ';')"
 run env NUMAPLAN_STREAM_LLC_BYTES=64K numaplan-stream --threads "$T"
 check "human output names the LLC rule" grep -q "^Array size chosen as 4x the last-level cache in use ($D domain(s)" <<<"$OUT"
-run env NUMAPLAN_STREAM_LLC_BYTES=64KiB numaplan-stream --threads 1
+run env NUMAPLAN_STREAM_LLC_BYTES=64KiB numaplan-stream --threads "$T" --json
+check "NUMAPLAN_STREAM_LLC_BYTES=64KiB is 64K (the byte-count syntax of every numaplan tool)" \
+	jqe ".size == $free_size" <<<"$OUT"
+run env NUMAPLAN_STREAM_LLC_BYTES=64Q numaplan-stream --threads 1
 check "bad NUMAPLAN_STREAM_LLC_BYTES: exit 2, named, no output" bash -c '
-	[ "$1" -eq 2 ] && grep -q "NUMAPLAN_STREAM_LLC_BYTES: .64KiB." <<<"$2" && [ -z "$3" ]' _ "$RC" "$ERR" "$OUT"
+	[ "$1" -eq 2 ] && grep -q "NUMAPLAN_STREAM_LLC_BYTES: .64Q." <<<"$2" && [ -z "$3" ]' _ "$RC" "$ERR" "$OUT"
 
 # The failure path: a spoiled element must fail validation and exit 1.
 run numaplan-stream --size 1000 --corrupt

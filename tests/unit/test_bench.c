@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "suite.h"
-#include "text_util.h"
+#include "common/text.h"
 
 static void test_fmt_num(void **state)
 {

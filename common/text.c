@@ -1,8 +1,6 @@
 /*
- * text_util.c - text helpers with no tie to the benchmark system, kept
- * apart so that they can move to a common library: a growable string,
- * POSIX shell quoting, the one formatter of figures for people, and the
- * escaped error line of the numaplan command.
+ * text.c - a growable string, POSIX shell quoting, the one formatter of
+ * figures for people, and the escaped error line of the numaplan command.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -11,7 +9,8 @@
 #include <string.h>
 
 #include <numaplan/error.h>
-#include "text_util.h"
+
+#include "common/text.h"
 
 void np_sb_init(np_sb_t *b)
 {

@@ -1,10 +1,10 @@
 /*
- * text_util.h - text helpers with no tie to the benchmark system (the
- * planner CLI uses them too): a growable string, shell quoting, the one
- * formatter of figures for people, and the escaped error line.
+ * text.h - text helpers: a growable string, POSIX shell quoting, the one
+ * formatter of figures for people, and the escaped error line of the
+ * numaplan command.
  */
-#ifndef NP_TEXT_UTIL_H
-#define NP_TEXT_UTIL_H
+#ifndef NP_COMMON_TEXT_H
+#define NP_COMMON_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,4 +40,4 @@ void np_opt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * 3 significant digits (every command prints a value the same way). */
 void np_fmt_num(char *buf, size_t n, double v);
 
-#endif /* NP_TEXT_UTIL_H */
+#endif /* NP_COMMON_TEXT_H */

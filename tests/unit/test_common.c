@@ -1,0 +1,220 @@
+/*
+ * test_common.c - libnpcommon: strict number parsing, the HPL grid rule,
+ * and the calling thread's binding as the kernel reports it (checked
+ * against /proc/self/status and against bindings made here with the raw
+ * system calls).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/mempolicy.h>
+#include <cmocka.h>
+
+#include <numaplan.h>
+
+#include "common/affinity.h"
+#include "common/hpl_grid.h"
+#include "common/parse.h"
+
+static void test_parse_u64(void **state)
+{
+	static const struct { const char *s; int rc; uint64_t v; } cases[] = {
+		{ "0", 0, 0 }, { "10", 0, 10 }, { "010", 0, 10 },       /* decimal, not octal */
+		{ "11", -ERANGE, 0 }, { "", -EINVAL, 0 }, { " 1", -EINVAL, 0 }, { "1 ", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 }, { "+1", -EINVAL, 0 }, { "1x", -EINVAL, 0 }, { "0x1", -EINVAL, 0 },
+		{ "99999999999999999999", -ERANGE, 0 }, { "99999999999999999999x", -EINVAL, 0 },
+	};
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 12345;
+		assert_int_equal(np_parse_u64(cases[i].s, 0, 10, &v), cases[i].rc);
+		/* *out is written on success only */
+		assert_true(v == (cases[i].rc == 0 ? cases[i].v : 12345));
+	}
+	assert_int_equal(np_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(np_parse_u64("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(np_parse_u64(NULL, 0, 1, &v), -EINVAL);
+}
+
+static void test_parse_int_double(void **state)
+{
+	unsigned u;
+	double d;
+	int i;
+
+	(void)state;
+	assert_int_equal(np_parse_int("-5", -10, 10, &i), 0);
+	assert_int_equal(i, -5);
+	assert_int_equal(np_parse_int("-5", 0, 10, &i), -EINVAL);     /* no sign where none is allowed */
+	assert_int_equal(np_parse_int("-2147483648", INT_MIN, INT_MAX, &i), 0);
+	assert_int_equal(i, INT_MIN);
+	assert_int_equal(np_parse_int("2147483648", INT_MIN, INT_MAX, &i), -ERANGE);
+	assert_int_equal(np_parse_int("-", -1, 1, &i), -EINVAL);
+	assert_int_equal(np_parse_uint("4294967296", 0, UINT_MAX, &u), -ERANGE);
+	assert_int_equal(np_parse_double("1.5", 0, 2, &d), 0);
+	assert_true(d == 1.5);
+	assert_int_equal(np_parse_double("2.5", 0, 2, &d), -ERANGE);
+	assert_int_equal(np_parse_double("1e999", -1e300, 1e300, &d), -ERANGE);
+	assert_int_equal(np_parse_double("inf", -1e300, 1e300, &d), -EINVAL);
+	assert_int_equal(np_parse_double("nan", -1e300, 1e300, &d), -EINVAL);
+	assert_int_equal(np_parse_double(" 1", 0, 2, &d), -EINVAL);
+	assert_int_equal(np_parse_double("1 ", 0, 2, &d), -EINVAL);
+	assert_int_equal(np_parse_double("", 0, 2, &d), -EINVAL);
+}
+
+static void test_parse_bytes(void **state)
+{
+	static const struct { const char *s; int rc; uint64_t v; } cases[] = {
+		{ "4096", 0, 4096 }, { "64K", 0, 65536 }, { "4m", 0, 4194304 },
+		{ "1G", 0, 1073741824 }, { "1.5G", 0, 1610612736 }, { "64GiB", 0, 68719476736ull },
+		{ "64GB", 0, 68719476736ull }, { "4096B", 0, 4096 }, { "2T", 0, 2199023255552ull },
+		{ "32768K", 0, 33554432 },        /* a sysfs cache size */
+		{ "1Ki", -EINVAL, 0 }, { "1iB", -EINVAL, 0 }, { "K", -EINVAL, 0 }, { "1.K", -EINVAL, 0 },
+		{ "1X", -EINVAL, 0 }, { "-1K", -EINVAL, 0 }, { "", -EINVAL, 0 },
+		{ "16777216T", -ERANGE, 0 },      /* 2^64 */
+	};
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 7;
+		assert_int_equal(np_parse_bytes(cases[i].s, 0, UINT64_MAX, &v), cases[i].rc);
+		if (cases[i].rc == 0)
+			assert_true(v == cases[i].v);
+	}
+	assert_int_equal(np_parse_bytes("1K", 0, 1000, &v), -ERANGE);
+}
+
+/* The messages name the option and the value, and say what was wanted. */
+static void test_arg_messages(void **state)
+{
+	np_error_t err = { 0 };
+	uint64_t v;
+	unsigned u;
+
+	(void)state;
+	assert_int_equal(np_arg_uint("--ntasks", "4x", 1, 10, &u, &err), -EINVAL);
+	assert_string_equal(err.msg, "--ntasks: '4x' is not a number");
+	assert_int_equal(err.code, -EINVAL);
+	assert_int_equal(np_arg_uint("--ntasks", "0", 1, 10, &u, &err), -ERANGE);
+	assert_string_equal(err.msg, "--ntasks: '0' is out of range (1 to 10)");
+	assert_int_equal(np_arg_bytes("-m", "2T", 0, 1ull << 30, &v, &err), -ERANGE);
+	assert_string_equal(err.msg, "-m: '2T' is out of range (0 to 1073741824 bytes)");
+	assert_int_equal(np_arg_bytes("-m", "4Q", 0, 1ull << 30, &v, &err), -EINVAL);
+	assert_string_equal(err.msg, "-m: '4Q' is not a byte count (e.g. 4096, 64K, 4M, 1G)");
+}
+
+/* P <= Q, P the largest divisor not above the square root */
+static void test_hpl_grid(void **state)
+{
+	static const unsigned cases[][3] = {
+		{ 1, 1, 1 }, { 2, 1, 2 }, { 4, 2, 2 }, { 6, 2, 3 }, { 7, 1, 7 }, { 12, 3, 4 },
+		{ 16, 4, 4 }, { 18, 3, 6 }, { 36, 6, 6 }, { 1000, 25, 40 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned p = 0, q = 0;
+
+		np_hpl_grid(cases[i][0], &p, &q);
+		assert_int_equal(p, cases[i][1]);
+		assert_int_equal(q, cases[i][2]);
+	}
+}
+
+/* A "Name:\t0-3,8" line of /proc/self/status as a set */
+static np_cpuset_t *status_list(const char *name)
+{
+	char line[65536];
+	FILE *f = fopen("/proc/self/status", "r");
+	np_cpuset_t *s = np_cpuset_new();
+	size_t n = strlen(name);
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			assert_int_equal(np_cpuset_parse(s, line + n + 1 + strspn(line + n + 1, "\t ")), 0);
+			fclose(f);
+			return s;
+		}
+	fail_msg("no %s in /proc/self/status", name);
+	return NULL;
+}
+
+static void test_affinity(void **state)
+{
+	np_cpuset_t *got = np_cpuset_new(), *want = status_list("Cpus_allowed_list");
+	np_error_t err = { 0 };
+	cpu_set_t one, saved;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(np_affinity_get(got, &err), 0);
+	assert_true(np_cpuset_equal(got, want));
+	/* narrowed with the raw call, read back as that one CPU */
+	cpu = np_cpuset_last(want);
+	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(np_affinity_get(got, &err), 0);
+	assert_int_equal(np_cpuset_count(got), 1);
+	assert_true(np_cpuset_isset(got, (unsigned)cpu));
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	np_cpuset_free(got);
+	np_cpuset_free(want);
+}
+
+static void test_mempolicy(void **state)
+{
+	np_cpuset_t *nodes = np_cpuset_new(), *want = status_list("Mems_allowed_list");
+	np_error_t err = { 0 };
+	unsigned long mask = 0;
+	int mode = -1, node = np_cpuset_first(want);
+
+	(void)state;
+	assert_int_equal(np_mems_allowed(nodes, &err), 0);
+	assert_true(np_cpuset_equal(nodes, want));
+	assert_int_equal(np_mempolicy_get(&mode, nodes, &err), 0);
+	assert_int_equal(mode, MPOL_DEFAULT);
+	assert_true(np_cpuset_iszero(nodes));
+	/* a policy set with the raw call reads back with its mode and nodes */
+	assert_true(node >= 0 && node < 64);
+	mask = 1ul << node;
+	assert_int_equal(syscall(SYS_set_mempolicy, MPOL_INTERLEAVE, &mask, 65), 0);
+	assert_int_equal(np_mempolicy_get(&mode, nodes, &err), 0);
+	assert_int_equal(mode, MPOL_INTERLEAVE);
+	assert_int_equal(np_cpuset_count(nodes), 1);
+	assert_true(np_cpuset_isset(nodes, (unsigned)node));
+	assert_int_equal(syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0), 0);
+	np_cpuset_free(nodes);
+	np_cpuset_free(want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_int_double),
+		cmocka_unit_test(test_parse_bytes),
+		cmocka_unit_test(test_arg_messages),
+		cmocka_unit_test(test_hpl_grid),
+		cmocka_unit_test(test_affinity),
+		cmocka_unit_test(test_mempolicy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
