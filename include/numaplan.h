@@ -19,5 +19,6 @@
 #include <numaplan/topo.h>
 #include <numaplan/plan.h>
 #include <numaplan/format.h>
+#include <numaplan/bind.h>
 
 #endif /* NUMAPLAN_H */

@@ -143,10 +143,11 @@ static int write_ompi(FILE *f, const np_topo_t *t, const np_plan_t *p, const cha
 		if (v5) {
 			np_cpuset_zero(s);
 			for (int c = np_cpuset_first(r->cpus); c >= 0; c = np_cpuset_next(r->cpus, c))
-				if ((unsigned)c < npu && logical[c] >= 0)
-					np_cpuset_set(s, (unsigned)logical[c]);
+				if ((unsigned)c < npu && logical[c] >= 0 &&
+				    (rc = np_cpuset_set(s, (unsigned)logical[c])) < 0)
+					break;
 		}
-		list = np_cpuset_format(v5 ? s : r->cpus);
+		list = rc < 0 ? NULL : np_cpuset_format(v5 ? s : r->cpus);
 		rc = list ? put_rankfile_line(f, r, list, err) : np_error_set(err, -ENOMEM, "out of memory");
 		free(list);
 	}

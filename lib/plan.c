@@ -93,21 +93,27 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 {
 	unsigned cpt = p->cpus_per_task;
 
+	int rc = -EINVAL;
+
 	np_pool_reset(pool);
 	switch (p->policy) {
 	case NP_POLICY_NONE:
-		for (unsigned r = 0; r < nlocal; r++)
-			np_cpuset_copy(ranks[r].cpus, t->allowed);
-		return 0;
-	case NP_POLICY_COMPACT: return np_place_compact(pool, ranks, nlocal, cpt);
-	case NP_POLICY_SPREAD: return np_place_spread(pool, ranks, nlocal, cpt);
-	case NP_POLICY_NUMA: return np_place_domains(t, pool, NP_SCOPE_NUMA, ranks, nlocal);
-	case NP_POLICY_SOCKET: return np_place_domains(t, pool, NP_SCOPE_PACKAGE, ranks, nlocal);
-	case NP_POLICY_L3: return np_place_domains(t, pool, NP_SCOPE_L3, ranks, nlocal);
-	case NP_POLICY_HCA_NEAR: return np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
+		rc = 0;
+		for (unsigned r = 0; r < nlocal && rc == 0; r++)
+			rc = np_cpuset_copy(ranks[r].cpus, t->allowed);
+		break;
+	case NP_POLICY_COMPACT: rc = np_place_compact(pool, ranks, nlocal, cpt); break;
+	case NP_POLICY_SPREAD: rc = np_place_spread(pool, ranks, nlocal, cpt); break;
+	case NP_POLICY_NUMA: rc = np_place_domains(t, pool, NP_SCOPE_NUMA, ranks, nlocal); break;
+	case NP_POLICY_SOCKET: rc = np_place_domains(t, pool, NP_SCOPE_PACKAGE, ranks, nlocal); break;
+	case NP_POLICY_L3: rc = np_place_domains(t, pool, NP_SCOPE_L3, ranks, nlocal); break;
+	case NP_POLICY_HCA_NEAR:
+		rc = np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
+		break;
 	case NP_POLICY_COUNT: break;
 	}
-	return -EINVAL;
+	/* a rank whose set could not take its slots has fewer CPUs than planned */
+	return rc == 0 && pool->nomem ? -ENOMEM : rc;
 }
 
 /* NUMA OS index of each PU's core (what np_topo_numas_of_cpus() reports),
@@ -229,7 +235,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	np_pool_t pool = { 0 };
 	np_plan_t *p;
 	np_rail_t *rails = NULL;
-	unsigned nrails = 0, slots, per_host, cpu_bits, mem_bits = 0;
+	unsigned nrails = 0, slots, per_host;
 	int rc;
 
 	*out = NULL;
@@ -271,11 +277,6 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		p->overcommitted = true;
 	}
 
-	/* Sized once: growing each rank's sets bit by bit is a realloc per bit. */
-	cpu_bits = (unsigned)(np_cpuset_last(t->allowed) + 1);
-	for (unsigned i = 0; i < t->nnuma; i++)
-		if (t->numa[i].os_index + 1 > mem_bits)
-			mem_bits = t->numa[i].os_index + 1;
 	p->ranks = calloc(o->ntasks, sizeof(*p->ranks));
 	if (!p->ranks) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
@@ -286,9 +287,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		p->ranks[i].cpus = np_cpuset_new();
 		p->ranks[i].mems = np_cpuset_new();
 		p->nranks++;
-		if (!p->ranks[i].cpus || !p->ranks[i].mems ||
-		    np_cpuset_reserve(p->ranks[i].cpus, cpu_bits) < 0 ||
-		    np_cpuset_reserve(p->ranks[i].mems, mem_bits) < 0) {
+		if (!p->ranks[i].cpus || !p->ranks[i].mems) {
 			rc = np_error_set(err, -ENOMEM, "out of memory");
 			goto fail;
 		}

@@ -182,6 +182,7 @@ void np_pool_reset(np_pool_t *p)
 	for (int k = 0; k < 3; k++)
 		memset(p->used[k], 0, (sizes[k] + 1) * sizeof(unsigned));
 	p->used_all = 0;
+	p->nomem = false;
 }
 
 unsigned np_pool_free_in(const np_pool_t *p, np_scope_t scope, int idx)
@@ -202,16 +203,16 @@ unsigned np_pool_cell_free(const np_pool_t *p, unsigned cell)
 	return c->level >= p->cap ? 0 : (p->cap - c->level) * c->size - c->pos;
 }
 
-static void add_cpus(const np_pool_t *p, const np_slot_t *s, np_cpuset_t *cpus)
+static void add_cpus(np_pool_t *p, const np_slot_t *s, np_cpuset_t *cpus)
 {
 	const np_core_t *c = &p->topo->cores[s->core];
 
 	if (s->pu >= 0) {
-		np_cpuset_set(cpus, (unsigned)s->pu);
+		p->nomem |= np_cpuset_set(cpus, (unsigned)s->pu) < 0;
 		return;
 	}
 	for (unsigned k = 0; k < c->npus; k++)
-		np_cpuset_set(cpus, c->pus[k]);
+		p->nomem |= np_cpuset_set(cpus, c->pus[k]) < 0;
 }
 
 /* Take up to n slots of the listed cells (of L3 l3 when l3 >= 0): each

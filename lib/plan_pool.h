@@ -52,6 +52,9 @@ typedef struct np_pool {
 	unsigned *dom_first[3], *dom_cells[3];
 	unsigned *all_cells;        /* 0 .. ncells - 1 */
 	unsigned *l3_free;          /* scratch for the L3 choice, nl3 entries */
+	/* A take could not add a slot's PUs to the rank's set (ENOMEM): the
+	 * slot counts as taken, and the plan that took it must fail. */
+	bool nomem;
 } np_pool_t;
 
 /* core_cells: one cell per core, for a policy that spreads PUs over
@@ -66,7 +69,8 @@ unsigned np_pool_cell_free(const np_pool_t *p, unsigned cell);
 
 /* Take n free slots inside the scope, inside one L3 domain when one has
  * room, else the least used ones in topology order.  Adds their PUs to
- * cpus.  Returns the number taken (< n when the scope is short). */
+ * cpus (or sets nomem).  Returns the number taken (< n when the scope is
+ * short). */
 unsigned np_pool_take(np_pool_t *p, np_scope_t scope, int idx, unsigned n, np_cpuset_t *cpus);
 /* The same inside cells first .. first + ncells - 1. */
 unsigned np_pool_take_cells(np_pool_t *p, unsigned first, unsigned ncells, unsigned n,

@@ -8,13 +8,13 @@
 
 #include <numaplan/topo.h>
 
-/* The largest OS index of a PU or NUMA node the planner takes (the same
- * bound as np_cpuset_parse's): a damaged file must not make every cpuset
- * of a plan hundreds of megabytes. */
-#define NP_TOPO_MAX_OS_INDEX (1u << 20)
+#include "common/cpuset_hwloc.h"
 
-/* Bitmap conversion between hwloc and np_cpuset (both hold OS indexes);
- * -ERANGE for an infinite set or an index of NP_TOPO_MAX_OS_INDEX or more. */
+/* The largest OS index of a PU or NUMA node the planner takes is below
+ * NP_CPUSET_INDEX_LIMIT, the bound of every set: a damaged file must not
+ * make every cpuset of a plan hundreds of megabytes. */
+/* Copy of an hwloc set (OS indexes) as an np_cpuset; -ERANGE for an
+ * infinite set or an index of NP_CPUSET_INDEX_LIMIT or more. */
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
 
 /* Fill t->devices from the OS devices of h (network first, then GPUs). */

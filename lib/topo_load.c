@@ -16,16 +16,9 @@
 
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
 {
-	int i;
-
-	np_cpuset_zero(dst);
-	if (hwloc_bitmap_weight(src) < 0 || hwloc_bitmap_last(src) >= (int)NP_TOPO_MAX_OS_INDEX)
+	if (hwloc_bitmap_weight(src) < 0 || hwloc_bitmap_last(src) >= (int)NP_CPUSET_INDEX_LIMIT)
 		return -ERANGE;
-	hwloc_bitmap_foreach_begin(i, src) {
-		if (np_cpuset_set(dst, (unsigned)i) < 0)
-			return -ENOMEM;
-	} hwloc_bitmap_foreach_end();
-	return 0;
+	return hwloc_bitmap_copy(np_hwloc_of(dst), src) < 0 ? -ENOMEM : 0;
 }
 
 /*
@@ -93,8 +86,10 @@ static int compute_allowed(np_topo_t *t, hwloc_topology_t h, const np_load_opts_
 			np_cpuset_free(aff);
 			return np_error_set(err, rc, "cannot read this process's CPU affinity: %s", why.msg);
 		}
-		np_cpuset_and(t->allowed, aff);
+		rc = np_cpuset_and(t->allowed, aff);
 		np_cpuset_free(aff);
+		if (rc < 0)
+			return np_error_set(err, rc, "out of memory");
 	}
 	if (o->restrict_cpus) {
 		np_cpuset_t *r = np_cpuset_new();
@@ -115,8 +110,10 @@ static int compute_allowed(np_topo_t *t, hwloc_topology_t h, const np_load_opts_
 			free(all);
 			return -EINVAL;
 		}
-		np_cpuset_and(t->allowed, r);
+		rc = np_cpuset_and(t->allowed, r);
 		np_cpuset_free(r);
+		if (rc < 0)
+			return np_error_set(err, rc, "out of memory");
 	}
 	if (np_cpuset_iszero(t->allowed))
 		return np_error_set(err, -EINVAL, "no allowed CPU in this topology");
@@ -258,9 +255,10 @@ int np_topo_restrict(np_topo_t *t, const np_cpuset_t *cpus, np_error_t *err)
 	np_cpuset_t *n = np_cpuset_dup(t->allowed);
 	int rc;
 
-	if (!n)
+	if (!n || np_cpuset_and(n, cpus) < 0) {
+		np_cpuset_free(n);
 		return np_error_set(err, -ENOMEM, "out of memory");
-	np_cpuset_and(n, cpus);
+	}
 	if (np_cpuset_iszero(n)) {
 		char *want = np_cpuset_format(cpus), *have = np_cpuset_format(t->allowed);
 
@@ -271,9 +269,10 @@ int np_topo_restrict(np_topo_t *t, const np_cpuset_t *cpus, np_error_t *err)
 		np_cpuset_free(n);
 		return -EINVAL;
 	}
-	np_cpuset_copy(t->allowed, n);
+	rc = np_cpuset_copy(t->allowed, n);
 	np_cpuset_free(n);
+	if (rc < 0)
+		return np_error_set(err, rc, "out of memory");
 	np_topo_free_views(t);
-	rc = np_topo_build_views(t, (hwloc_topology_t)t->priv, err);
-	return rc;
+	return np_topo_build_views(t, (hwloc_topology_t)t->priv, err);
 }

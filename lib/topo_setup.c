@@ -13,8 +13,11 @@ void np_topo_hwloc_setup(hwloc_topology_t h, unsigned flags)
 	/* With hwloc's default filter every PCI and OS device is dropped, and
 	 * HCA locality is the whole point. */
 	hwloc_topology_set_io_types_filter(h, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	if (flags & NP_LOAD_WHOLE_MACHINE)
-		hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	/* IS_THISSYSTEM only makes hwloc's binding calls real; it reads
+	 * nothing of the machine during the load */
+	hwloc_topology_set_flags(h, (flags & NP_LOAD_WHOLE_MACHINE ?
+	                             HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED : 0) |
+	                            (flags & NP_LOAD_THIS_NODE ? HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM : 0));
 	/* Display and coprocessor discovery: slow (GL asks the X server) and
 	 * of no use to a placement.  Only hwloc_topology_set_components()
 	 * can say so without touching the process environment; the plugins
@@ -40,14 +43,14 @@ int np_topo_hwloc_usable(hwloc_topology_t h, char *why, size_t len)
 
 	for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++)
 		if (sets[k] && (hwloc_bitmap_weight(sets[k]) < 0 ||
-		                hwloc_bitmap_last(sets[k]) >= (int)NP_TOPO_MAX_OS_INDEX)) {
+		                hwloc_bitmap_last(sets[k]) >= (int)NP_CPUSET_INDEX_LIMIT)) {
 			snprintf(why, len, "the machine's %s set is infinite or reaches past index %u",
-			         k < 2 ? "CPU" : "NUMA node", NP_TOPO_MAX_OS_INDEX - 1);
+			         k < 2 ? "CPU" : "NUMA node", NP_CPUSET_INDEX_LIMIT - 1);
 			return -ERANGE;
 		}
 	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
 		for (hwloc_obj_t o = NULL; (o = hwloc_get_next_obj_by_type(h, types[k], o));)
-			if (o->os_index >= NP_TOPO_MAX_OS_INDEX) {
+			if (o->os_index >= NP_CPUSET_INDEX_LIMIT) {
 				snprintf(why, len, "%s L#%u has %s", hwloc_obj_type_string(types[k]),
 				         o->logical_index, o->os_index == HWLOC_UNKNOWN_INDEX ?
 				         "no OS index" : "an OS index past the largest the planner takes");

@@ -38,11 +38,10 @@ static np_cpuset_t *allowed_cpus(const np_topo_t *t, hwloc_obj_t o)
 
 	if (!s)
 		return NULL;
-	if (o->cpuset && np_cpuset_from_hwloc(s, o->cpuset) < 0) {
+	if ((o->cpuset && np_cpuset_from_hwloc(s, o->cpuset) < 0) || np_cpuset_and(s, t->allowed) < 0) {
 		np_cpuset_free(s);
 		return NULL;
 	}
-	np_cpuset_and(s, t->allowed);
 	return s;
 }
 

@@ -39,7 +39,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "bind.h"
+#include "common/affinity.h"
 #include "export.h"
 #include "node_plan.h"
 #include "report.h"
@@ -414,7 +414,7 @@ static int plan_node(spank_t sp, np_error_t *err)
 	in.cpus_per_task = cpt;
 	in.rank_ids = ranks;
 	in.step_cpus = cpus;
-	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
+	in.mems_allowed = np_mems_allowed(mems, NULL) == 0 ? mems : NULL;
 	/* on_error=fail: a step that asked for an adapter gets one or fails */
 	in.no_fallback = g.site.on_error == NPS_ON_ERROR_FAIL;
 	rc = nps_node_plan(g.topo, &in, &g.plan, err);
@@ -499,7 +499,7 @@ static int bind_task(spank_t sp, unsigned task)
 {
 	const np_rank_t *r;
 	nps_env_ops_t ops = { env_isset, env_set, sp };
-	nps_saved_t saved = { 0 };
+	np_cpuset_t *saved;
 	np_error_t err = { 0 };
 	unsigned kept = 0;
 	int rc;
@@ -510,26 +510,27 @@ static int bind_task(spank_t sp, unsigned task)
 	r = &g.plan->ranks[task];
 	if (!r->bound)
 		return 0;
-	if ((rc = nps_bind_save(&saved, &err)) < 0 ||
-	    (rc = nps_bind_apply(r, &err)) < 0 ||
-	    (rc = nps_bind_verify(r, &err)) < 0) {
+	if (!(saved = np_cpuset_new()))
+		return np_error_set(&g.err, -ENOMEM, "task %u: out of memory", task);
+	if ((rc = np_bind_get_cpus(saved, &err)) < 0 ||
+	    (rc = np_bind_apply(g.topo, r, &err)) < 0 ||
+	    (rc = np_bind_verify(r, &err)) < 0) {
 		np_error_t ignored = { 0 };
 
-		if (saved.cpus)
-			(void)nps_bind_restore(&saved, &ignored);
-		nps_saved_free(&saved);
+		(void)np_bind_reset(g.topo, saved, &ignored);
+		np_cpuset_free(saved);
 		return np_error_set(&g.err, rc, "task %u: %s", task, err.msg);
 	}
 	if ((rc = nps_export(&ops, g.plan, r, &kept, &err)) < 0) {
 		/* unbound, then, and saying nothing about a binding */
 		np_error_t ignored = { 0 };
 
-		(void)nps_bind_restore(&saved, &ignored);
-		nps_saved_free(&saved);
+		(void)np_bind_reset(g.topo, saved, &ignored);
+		np_cpuset_free(saved);
 		clear_task_env(sp);
 		return np_error_set(&g.err, rc, "task %u: %s", task, err.msg);
 	}
-	nps_saved_free(&saved);
+	np_cpuset_free(saved);
 	if (g.decision.verbose) {
 		char *line = nps_task_line(g.node, task, r->rank, r);
 

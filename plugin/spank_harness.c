@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind.h"
+#include "common/affinity.h"
 #include "export.h"
 #include "node_plan.h"
 #include "report.h"
@@ -200,11 +200,12 @@ static int parse_uint(const char *s, unsigned *out)
 	return 0;
 }
 
-static int bind_one(np_plan_t *p, unsigned task, const nps_decision_t *d, np_error_t *err)
+static int bind_one(const np_topo_t *t, np_plan_t *p, unsigned task, const nps_decision_t *d,
+                    np_error_t *err)
 {
 	const np_rank_t *r = &p->ranks[task];
 	nps_env_ops_t ops = { env_isset, env_set, NULL };
-	nps_saved_t saved = { 0 };
+	np_cpuset_t *saved = NULL;
 	np_error_t ignored = { 0 };
 	unsigned kept = 0;
 	char *line;
@@ -214,10 +215,14 @@ static int bind_one(np_plan_t *p, unsigned task, const nps_decision_t *d, np_err
 		printf("task %u: not bound (policy %s)\n", task, np_policy_name(p->policy));
 		return 0;
 	}
-	if ((rc = nps_bind_save(&saved, err)) < 0)
+	if (!(saved = np_cpuset_new())) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto out;
-	if ((rc = nps_bind_apply(r, err)) < 0 || (rc = nps_bind_verify(r, err)) < 0) {
-		(void)nps_bind_restore(&saved, &ignored);
+	}
+	if ((rc = np_bind_get_cpus(saved, err)) < 0)
+		goto out;
+	if ((rc = np_bind_apply(t, r, err)) < 0 || (rc = np_bind_verify(r, err)) < 0) {
+		(void)np_bind_reset(t, saved, &ignored);
 		goto out;
 	}
 	if ((rc = nps_export(&ops, p, r, &kept, err)) < 0)
@@ -234,9 +239,9 @@ static int bind_one(np_plan_t *p, unsigned task, const nps_decision_t *d, np_err
 	for (unsigned i = 0; i < r->nenv; i++)
 		printf("%s=%s\n", r->env[i].name, getenv(r->env[i].name));
 	printf("kept=%u\n", kept);
-	rc = nps_bind_restore(&saved, err);
+	rc = np_bind_reset(t, saved, err);
 out:
-	nps_saved_free(&saved);
+	np_cpuset_free(saved);
 	return rc;
 }
 
@@ -320,9 +325,9 @@ static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
 	in.rank_ids = ranks;
 	in.cpus_per_task = 1;
 	in.step_cpus = cpus;
-	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
+	in.mems_allowed = np_mems_allowed(mems, NULL) == 0 ? mems : NULL;
 	in.no_fallback = s.on_error == NPS_ON_ERROR_FAIL;
-	if (nps_node_plan(t, &in, &p, &err) < 0 || bind_one(p, task, &d, &err) < 0) {
+	if (nps_node_plan(t, &in, &p, &err) < 0 || bind_one(t, p, task, &d, &err) < 0) {
 		rc = fail(&err);
 		goto out;
 	}

@@ -98,8 +98,10 @@ int nps_step_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out,
 		return np_error_set(err, -ENOMEM, "out of memory");
 	if ((rc = np_affinity_get(out, err)) < 0)
 		goto out;
-	if (cgroup_cpus(src, cg, &is_step) == 1)
-		np_cpuset_and(out, cg);
+	if (cgroup_cpus(src, cg, &is_step) == 1 && (rc = np_cpuset_and(out, cg)) < 0) {
+		rc = np_error_set(err, rc, "out of memory");
+		goto out;
+	}
 	*from = is_step ? "cgroup" : "affinity";
 	if (np_cpuset_iszero(out))
 		rc = np_error_set(err, -ENODEV,

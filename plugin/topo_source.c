@@ -23,7 +23,8 @@ static int load(const char *path, int fd, const nps_trust_t *trust, np_topo_t **
 	/* live: the whole machine even when slurmd's own cgroup is narrower
 	 * (the caller restricts to the step's CPUs), so it can be cached */
 	np_load_opts_t lo = { .xml_path = path, .xml_fd = fd,
-			      .flags = NP_LOAD_IGNORE_ENV | (fd >= 0 ? NP_LOAD_XML_FD : 0) |
+			      .flags = NP_LOAD_IGNORE_ENV | NP_LOAD_THIS_NODE |
+				       (fd >= 0 ? NP_LOAD_XML_FD : 0) |
 				       (path ? 0 : NP_LOAD_WHOLE_MACHINE),
 			      .trust = trust ? &trust->ops : NULL };
 

@@ -166,6 +166,12 @@ enum np_load_flags {
 	 * instead of opening xml_path, which then only names it in
 	 * messages: for a caller that checked the file it opened. */
 	NP_LOAD_XML_FD = 1 << 4,
+	/* The file describes the machine this process runs on (a cache of
+	 * its live discovery, the site's file for this node): np_bind_apply()
+	 * binds with it.  hwloc's binding calls on another machine's
+	 * topology do nothing, so without this flag np_bind_apply() refuses
+	 * a topology from a file.  A live discovery is always this node's. */
+	NP_LOAD_THIS_NODE = 1 << 5,
 };
 
 /*

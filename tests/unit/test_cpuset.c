@@ -1,4 +1,5 @@
 /* test_cpuset.c - the cpulist bitmap */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -31,11 +32,18 @@ static void test_parse_format(void **state)
 	roundtrip("0,2,4,6", "0,2,4,6");
 	roundtrip("63-65,127-128", "63-65,127-128");
 	roundtrip("24-27,88-91\n", "24-27,88-91");
+	/* decimal whatever the leading zeros (hwloc's own parser reads octal) */
+	roundtrip("010,011", "10-11");
+	roundtrip(" 1-2 \n", "1-2");
+	roundtrip("1048575", "1048575");
 }
 
 static void test_parse_rejects(void **state)
 {
-	const char *bad[] = { "a", "1-", "-1", "3-1", "1,,2", "1 2", "1,", "0x3", "99999999999" };
+	/* hwloc_bitmap_list_sscanf() takes most of these: "1-" as every CPU
+	 * from 1 on, "3-1" as nothing, "0x3" as 3 */
+	const char *bad[] = { "a", "1-", "-1", "3-1", "1,,2", "1 2", "1,", "0x3", "99999999999",
+	                      "1048576", "0-1048576", ",1", "0-3\nx", "1;2" };
 	np_cpuset_t *s = np_cpuset_new();
 
 	(void)state;
@@ -91,8 +99,12 @@ static void test_ops(void **state)
 	np_cpuset_zero(b);
 	assert_true(np_cpuset_iszero(b));
 	assert_int_equal(np_cpuset_first(b), -1);
-	np_cpuset_set(b, 200);
+	assert_int_equal(np_cpuset_set(b, 200), 0);
 	assert_true(np_cpuset_isset(b, 200));
+	/* an index past the bound of every set is refused, not allocated */
+	assert_int_equal(np_cpuset_set(b, 1u << 20), -ERANGE);
+	assert_false(np_cpuset_isset(b, 1u << 20));
+	assert_int_equal(np_cpuset_last(b), 200);
 	assert_false(np_cpuset_equal(a, b));
 	np_cpuset_copy(a, b);
 	assert_true(np_cpuset_equal(a, b));

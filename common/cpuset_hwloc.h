@@ -1,0 +1,33 @@
+/*
+ * cpuset_hwloc.h - np_cpuset_t is an hwloc bitmap; for the code that owns
+ * both (common/, lib/), never for callers of the library, who see only
+ * the opaque type of <numaplan/cpuset.h>.
+ */
+#ifndef NP_COMMON_CPUSET_HWLOC_H
+#define NP_COMMON_CPUSET_HWLOC_H
+
+#include <hwloc.h>
+
+#include <numaplan/cpuset.h>
+
+/* Every index of a set is below this (text, np_cpuset_set, topologies): a
+ * typo or a damaged file must not make a set gigabytes large, and no
+ * machine numbers a CPU or a NUMA node so far out. */
+#define NP_CPUSET_INDEX_LIMIT (1u << 20)
+
+static inline hwloc_bitmap_t np_hwloc_of(np_cpuset_t *s)
+{
+	return (hwloc_bitmap_t)(void *)s;
+}
+
+static inline hwloc_const_bitmap_t np_hwloc_of_const(const np_cpuset_t *s)
+{
+	return (hwloc_const_bitmap_t)(const void *)s;
+}
+
+static inline np_cpuset_t *np_cpuset_of(hwloc_bitmap_t b)
+{
+	return (np_cpuset_t *)(void *)b;
+}
+
+#endif /* NP_COMMON_CPUSET_HWLOC_H */

@@ -1,0 +1,7 @@
+/* api_version.c - the interface version this library implements */
+#include <numaplan/api.h>
+
+unsigned np_get_api_version(void)
+{
+	return NUMAPLAN_API_VERSION;
+}
