@@ -1,14 +1,19 @@
 /*
- * np_error.h - how libnumaplan reports failure.
+ * numaplan/error.h - how libnumaplan reports failure.
  *
  * Every fallible call returns 0 or a negative errno-style code and, when an
  * np_error is given, fills it with a message for a human.  The library never
  * prints; only the outermost front end decides where a message goes.
  */
-#ifndef NP_ERROR_H
-#define NP_ERROR_H
+#ifndef NUMAPLAN_ERROR_H
+#define NUMAPLAN_ERROR_H
 
 #include <stddef.h>
+#include <numaplan/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define NP_ERRMSG_MAX 512
 
@@ -19,10 +24,10 @@ typedef struct np_error {
 
 /* Record code and a printf-style message; returns code so callers can
  * write `return np_error_set(err, -EINVAL, "...")`.  err may be NULL. */
-int np_error_set(np_error_t *err, int code, const char *fmt, ...)
+NP_API int np_error_set(np_error_t *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-void np_error_clear(np_error_t *err);
+NP_API void np_error_clear(np_error_t *err);
 
 /* Copy in into out (size bytes, always NUL-terminated) with every byte that
  * is not printable ASCII, and the backslash, written as a C escape (\n, \t,
@@ -30,9 +35,13 @@ void np_error_clear(np_error_t *err);
  * or drive a terminal.  Text that does not fit is cut between escapes and
  * ends in "...".  Returns out.  The one escaping helper: every front end
  * passes its messages through it just before printing them. */
-char *np_escape(char *out, size_t size, const char *in);
+NP_API char *np_escape(char *out, size_t size, const char *in);
 
 /* The size of out that always holds np_escape() of a string of len bytes */
 #define NP_ESCAPED_SIZE(len) (4 * (len) + 1)
 
-#endif /* NP_ERROR_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUMAPLAN_ERROR_H */

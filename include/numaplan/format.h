@@ -1,8 +1,8 @@
 /*
- * np_format.h - writing plans and topologies for people and for other tools.
+ * numaplan/format.h - writing plans and topologies for people and for other tools.
  */
-#ifndef NP_FORMAT_H
-#define NP_FORMAT_H
+#ifndef NUMAPLAN_FORMAT_H
+#define NUMAPLAN_FORMAT_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +10,11 @@
 #include <numaplan/error.h>
 #include <numaplan/plan.h>
 #include <numaplan/topo.h>
+#include <numaplan/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum np_format {
 	NP_FMT_TABLE,
@@ -21,25 +26,29 @@ typedef enum np_format {
 	NP_FMT_OMPI4,       /* Open MPI 4's physical rankfile; NP_FMT_OMPI is Open MPI 5's */
 } np_format_t;
 
-int np_format_parse(const char *name, np_format_t *out);
-const char *np_format_list(void);
+NP_API int np_format_parse(const char *name, np_format_t *out);
+NP_API const char *np_format_list(void);
 
 /* Write the plan in the given format.  cmd is the command line appended
  * to srun/numactl/mpiexec lines ("./a.out" when NULL). */
-int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p,
-                  np_format_t fmt, const char *cmd, np_error_t *err);
+NP_API int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p,
+                         np_format_t fmt, const char *cmd, np_error_t *err);
 
 /* A host name the launcher formats can carry as is: 1-255 letters, digits,
  * '.', '-' and '_', starting with a letter or digit.  Anything else would
  * need quoting that hydra's -hosts (',' and ':' separate) and the
  * hostfiles cannot express, or is not a host. */
-bool np_host_name_ok(const char *name);
+NP_API bool np_host_name_ok(const char *name);
 
 /* The JSON contract: {"policy":..., "ranks":[{"rank","host","cpus","mems",
  * "hca","env",...}]}.  Malloc'ed, NULL on ENOMEM. */
-char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p);
+NP_API char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p);
 
-int np_topo_write_text(FILE *f, const np_topo_t *t);
-char *np_topo_to_json(const np_topo_t *t);
+NP_API int np_topo_write_text(FILE *f, const np_topo_t *t);
+NP_API char *np_topo_to_json(const np_topo_t *t);
 
-#endif /* NP_FORMAT_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUMAPLAN_FORMAT_H */

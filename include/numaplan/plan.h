@@ -1,14 +1,25 @@
 /*
- * np_plan.h - the placement engine: policy + topology -> one binding per rank.
+ * numaplan/plan.h - the placement engine: policy + topology -> one binding
+ * per rank.
+ *
+ * np_plan_t, like np_topo_t (see numaplan/topo.h), is a documented struct
+ * that callers read and never write: the library allocates it and its
+ * parts, np_plan_free() releases them.  The slot pool and the rails the
+ * policies work with are the library's own and appear in no header.
  */
-#ifndef NP_PLAN_H
-#define NP_PLAN_H
+#ifndef NUMAPLAN_PLAN_H
+#define NUMAPLAN_PLAN_H
 
 #include <stdbool.h>
 
 #include <numaplan/cpuset.h>
 #include <numaplan/error.h>
 #include <numaplan/topo.h>
+#include <numaplan/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum np_policy {
 	NP_POLICY_NONE,
@@ -28,12 +39,12 @@ typedef enum np_mem {
 } np_mem_t;
 
 /* Parsing of names shared by every front end; -EINVAL on unknown names. */
-int np_policy_parse(const char *name, np_policy_t *out);
-const char *np_policy_name(np_policy_t p);
+NP_API int np_policy_parse(const char *name, np_policy_t *out);
+NP_API const char *np_policy_name(np_policy_t p);
 /* "none, compact, spread, numa, socket, l3, hca-near" */
-const char *np_policy_list(void);
-int np_mem_parse(const char *name, np_mem_t *out);
-const char *np_mem_name(np_mem_t m);
+NP_API const char *np_policy_list(void);
+NP_API int np_mem_parse(const char *name, np_mem_t *out);
+NP_API const char *np_mem_name(np_mem_t m);
 
 typedef struct np_plan_opts {
 	np_policy_t policy;
@@ -109,16 +120,20 @@ typedef struct np_plan {
  * cores (the message names both numbers), -ENODEV hca-near without a
  * usable adapter and no_fallback, or an HCA (or port) that is not on the
  * node. */
-int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *opts,
-                    np_plan_t **out, np_error_t *err);
-void np_plan_free(np_plan_t *p);
+NP_API int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *opts,
+                           np_plan_t **out, np_error_t *err);
+NP_API void np_plan_free(np_plan_t *p);
 
 /* Syntax of an HCA list: NAME[:PORT] separated by commas, each NAME a
  * valid device name (np_device_name_check), PORT 1-255, no adapter twice.
  * 0 or -EINVAL with a message naming the list and the entry at fault. */
-int np_hca_list_check(const char *list, np_error_t *err);
+NP_API int np_hca_list_check(const char *list, np_error_t *err);
 
 /* Value of an env variable of a rank, or NULL. */
-const char *np_rank_getenv(const np_rank_t *r, const char *name);
+NP_API const char *np_rank_getenv(const np_rank_t *r, const char *name);
 
-#endif /* NP_PLAN_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUMAPLAN_PLAN_H */

@@ -1,5 +1,5 @@
 /*
- * np_topo.h - the node as the planner sees it.
+ * numaplan/topo.h - the node as the planner sees it.
  *
  * np_topo_load() reads a live machine or an hwloc XML file once and distils
  * it into plain arrays (packages, NUMA nodes, L3 domains, cores, network
@@ -10,15 +10,29 @@
  * references between arrays (core->numa, dev->numa_home...) are array
  * indexes, and OS indexes (what the kernel calls CPU 17 or NUMA node 3)
  * are stored alongside where they are needed.
+ *
+ * np_topo_t (and np_plan_t) are documented structs, read-only for callers,
+ * as hwloc_obj is for hwloc's: every front end walks these arrays, and a
+ * getter per field would double the interface without hiding anything a
+ * caller may not rely on.  The library allocates and frees them, and adds
+ * fields only at the end.  What callers must not see has no layout here:
+ * the hwloc handle is an opaque pointer (priv), the sets are opaque
+ * (numaplan/cpuset.h), and the planner's own structures (slot pool,
+ * rails) are in no installed header.
  */
-#ifndef NP_TOPO_H
-#define NP_TOPO_H
+#ifndef NUMAPLAN_TOPO_H
+#define NUMAPLAN_TOPO_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <numaplan/cpuset.h>
 #include <numaplan/error.h>
+#include <numaplan/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum np_dev_kind {
 	NP_DEV_IB,        /* InfiniBand HCA (OpenFabrics, PCI class 0207/0c06) */
@@ -33,13 +47,13 @@ typedef enum np_dev_kind {
 	NP_DEV_GPU,       /* GPU (reported, not used for placement yet) */
 } np_dev_kind_t;
 
-const char *np_dev_kind_name(np_dev_kind_t k);
+NP_API const char *np_dev_kind_name(np_dev_kind_t k);
 
 /* Port states as the kernel numbers them (enum ib_port_state); a port
  * takes MPI traffic only when ACTIVE. */
 enum { NP_PORT_DOWN = 1, NP_PORT_INIT = 2, NP_PORT_ARMED = 3, NP_PORT_ACTIVE = 4 };
 /* "DOWN", "ACTIVE", ..., "state 7", or "unknown" for a negative state */
-const char *np_port_state_name(int state, char *buf, unsigned len);
+NP_API const char *np_port_state_name(int state, char *buf, unsigned len);
 
 typedef enum np_link {
 	NP_LINK_UNKNOWN,
@@ -48,7 +62,7 @@ typedef enum np_link {
 	NP_LINK_OTHER,
 } np_link_t;
 
-const char *np_link_name(np_link_t l);   /* "InfiniBand", "Ethernet", ... */
+NP_API const char *np_link_name(np_link_t l);   /* "InfiniBand", "Ethernet", ... */
 
 typedef struct np_package {
 	unsigned os_index;
@@ -215,37 +229,37 @@ typedef struct np_load_opts {
  * missing) -EIO; the message names the file, and a crash its signal.  A
  * topology with a PU or NUMA node without a usable OS index (none, or
  * past 2^20) or with infinite sets is -ERANGE. */
-int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err);
-void np_topo_free(np_topo_t *t);
+NP_API int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err);
+NP_API void np_topo_free(np_topo_t *t);
 
 /* Intersect the allowed set with cpus (OS PU indexes), rebuilding the
  * core and domain views.  An empty result is -EINVAL. */
-int np_topo_restrict(np_topo_t *t, const np_cpuset_t *cpus, np_error_t *err);
+NP_API int np_topo_restrict(np_topo_t *t, const np_cpuset_t *cpus, np_error_t *err);
 
 /* Distance between NUMA array indexes a and b; when the topology has no
  * matrix: 10 for a == b, 20 inside a package, 30 across packages. */
-uint64_t np_topo_distance(const np_topo_t *t, unsigned a, unsigned b);
+NP_API uint64_t np_topo_distance(const np_topo_t *t, unsigned a, unsigned b);
 
 /* Index of the NUMA node with OS index os, or -1. */
-int np_topo_numa_by_os(const np_topo_t *t, unsigned os);
+NP_API int np_topo_numa_by_os(const np_topo_t *t, unsigned os);
 
 /* NUMA OS indexes of the nodes local to the given PUs (CPU nodes only). */
-int np_topo_numas_of_cpus(const np_topo_t *t, const np_cpuset_t *cpus, np_cpuset_t *out);
+NP_API int np_topo_numas_of_cpus(const np_topo_t *t, const np_cpuset_t *cpus, np_cpuset_t *out);
 
 /* Write the whole machine as hwloc XML (for caching a live discovery so
  * later loads cost what an XML load costs).  Written to PATH.tmp and
  * renamed, so readers never see a partial file; mode 0644. */
-int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err);
+NP_API int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err);
 
 /* Index in devices[] by name, or -1. */
-int np_topo_device_by_name(const np_topo_t *t, const char *name);
+NP_API int np_topo_device_by_name(const np_topo_t *t, const char *name);
 
 /* Is name a device name numaplan puts in an environment or a message:
  * 1 to NP_DEVNAME_MAX letters, digits, '_', '.' or '-' (what a user may
  * type in hca=; ':' separates a port, so it is never part of a name).
  * 0, or -EINVAL with the reason in why. */
 #define NP_DEVNAME_MAX 63
-int np_device_name_check(const char *name, char *why, unsigned len);
+NP_API int np_device_name_check(const char *name, char *why, unsigned len);
 
 /*
  * Can the device take ranks now?  1 when it can, with *port the port to
@@ -256,8 +270,8 @@ int np_device_name_check(const char *name, char *why, unsigned len);
  * known and not "up".  A state nobody knows (an XML without port states, an
  * interface not read live) does not exclude a device.
  */
-int np_device_usable(const np_device_t *d, unsigned want_port, unsigned *port,
-                     char *why, unsigned len);
+NP_API int np_device_usable(const np_device_t *d, unsigned want_port, unsigned *port,
+                            char *why, unsigned len);
 
 /*
  * The live state of the network devices: for each OpenFabrics device,
@@ -273,10 +287,14 @@ int np_device_usable(const np_device_t *d, unsigned want_port, unsigned *port,
  * Errors: root is not a directory that can be opened.
  */
 #define NP_PORTS_ROOT_OWNED 1u
-int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_t *err);
+NP_API int np_topo_read_ports(np_topo_t *t, const char *root, unsigned flags, np_error_t *err);
 /* The same under a directory already opened (and checked) by the caller;
  * root names it in messages and in t->ports_from. */
-int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned flags,
-                          np_error_t *err);
+NP_API int np_topo_read_ports_at(np_topo_t *t, int rootfd, const char *root, unsigned flags,
+                                 np_error_t *err);
 
-#endif /* NP_TOPO_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUMAPLAN_TOPO_H */
