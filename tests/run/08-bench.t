@@ -20,8 +20,9 @@ check "launcher/ keeps the planner CLI only" \
 	sh -c "! ls '$NP_SRCDIR'/launcher | grep -E '^(run|report|accept|suite)_'"
 # the escape of a quote inside single quotes, '\\'' in C, is written once
 pat=$(printf '%s' "'\\\\''")
-check "one shell quoting in the numaplan binary (text_util.c)" \
-	[ "$(grep -lF -- "$pat" "$B"/*.c "$NP_SRCDIR"/launcher/*.c)" = "$B/text_util.c" ]
+check "one shell quoting in the tree (common/text.c)" \
+	[ "$(grep -lF -- "$pat" "$NP_SRCDIR"/{common,lib,plugin,launcher,bench,kernels}/*.c)" = \
+	  "$NP_SRCDIR/common/text.c" ]
 
 # --- the registry: suites and options from numaplan-run(1) ----------------
 MAN=$NP_SRCDIR/man/numaplan-run.1
