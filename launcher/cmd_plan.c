@@ -16,10 +16,11 @@ static void plan_usage(FILE *f)
 {
 	fprintf(f,
 	        "Usage: numaplan plan [--topology FILE] [--cpuset LIST] [--sysfs DIR] --ntasks N --policy P\n"
-	        "                     [--cpus-per-task C] [--threads] [--mem local|interleave|none]\n"
+	        "                     [--cpus-per-task C] [--threads] [--mem MODE]\n"
 	        "                     [--hca NAME[:PORT][,NAME...]] [--nodes N | --hosts H1,H2,...]\n"
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
-	        "Policies: %s\nFormats: %s\n", np_policy_list(), np_format_list());
+	        "Policies: %s\nMemory modes: %s\nFormats: %s\n", np_policy_list(), np_mem_list(),
+	        np_format_list());
 }
 
 struct plan_args {
@@ -91,8 +92,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		case 'T': a->po.threads = true; break;
 		case 'm':
 			if (np_mem_parse(optarg, &a->po.mem) < 0)
-				return np_error_set(err, -EINVAL, "unknown --mem '%s' (valid: local, interleave, none)",
-				                    optarg);
+				return np_error_set(err, -EINVAL, "unknown --mem '%s' (valid: %s)", optarg,
+				                    np_mem_list());
 			break;
 		case 'H': a->po.hca = optarg; break;
 		case 'N':

@@ -1,17 +1,30 @@
-/* format_names.c - names of the plan output formats */
+/*
+ * format_names.c - names of the plan output formats; the list the
+ * messages show is made from the same table (see policy_names.c).
+ */
 #include <errno.h>
 #include <string.h>
 
 #include <numaplan/format.h>
 
+/* in the order users see them: ompi4 next to ompi */
+#define FORMATS(X) \
+	X(NP_FMT_TABLE, "table") \
+	X(NP_FMT_JSON, "json") \
+	X(NP_FMT_OMPI, "ompi") \
+	X(NP_FMT_OMPI4, "ompi4") \
+	X(NP_FMT_SLURM, "slurm") \
+	X(NP_FMT_MPICH, "mpich") \
+	X(NP_FMT_NUMACTL, "numactl")
+
+#define ENTRY(value, name) { name, value },
+#define LISTED(value, name) ", " name
+
 static const struct {
 	const char *name;
 	np_format_t fmt;
-} formats[] = {
-	{ "table", NP_FMT_TABLE }, { "json", NP_FMT_JSON }, { "ompi", NP_FMT_OMPI },
-	{ "ompi4", NP_FMT_OMPI4 },
-	{ "slurm", NP_FMT_SLURM }, { "mpich", NP_FMT_MPICH }, { "numactl", NP_FMT_NUMACTL },
-};
+} formats[] = { FORMATS(ENTRY) };
+static const char format_list[] = FORMATS(LISTED);
 
 int np_format_parse(const char *name, np_format_t *out)
 {
@@ -25,5 +38,5 @@ int np_format_parse(const char *name, np_format_t *out)
 
 const char *np_format_list(void)
 {
-	return "table, json, ompi, ompi4, slurm, mpich, numactl";
+	return format_list + 2;
 }

@@ -1,27 +1,58 @@
-/* policy_names.c - the names users type for policies and memory modes */
+/*
+ * policy_names.c - the names users type for policies and memory modes.
+ *
+ * Each list a message shows ("valid: none, compact, ...") is made from the
+ * same table as the names, at compile time, so that a new policy cannot
+ * be parsed yet missing from the messages, or the other way round.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include <numaplan/plan.h>
 
-static const char *const policy_names[NP_POLICY_COUNT] = {
-	[NP_POLICY_NONE] = "none",
-	[NP_POLICY_COMPACT] = "compact",
-	[NP_POLICY_SPREAD] = "spread",
-	[NP_POLICY_NUMA] = "numa",
-	[NP_POLICY_SOCKET] = "socket",
-	[NP_POLICY_L3] = "l3",
-	[NP_POLICY_HCA_NEAR] = "hca-near",
-};
+#define POLICIES(X) \
+	X(NP_POLICY_NONE, "none") \
+	X(NP_POLICY_COMPACT, "compact") \
+	X(NP_POLICY_SPREAD, "spread") \
+	X(NP_POLICY_NUMA, "numa") \
+	X(NP_POLICY_SOCKET, "socket") \
+	X(NP_POLICY_L3, "l3") \
+	X(NP_POLICY_HCA_NEAR, "hca-near")
+
+#define MEMS(X) \
+	X(NP_MEM_BIND, "bind") \
+	X(NP_MEM_INTERLEAVE, "interleave") \
+	X(NP_MEM_NONE, "none")
+
+#define NAME(value, name) [value] = name,
+#define LISTED(value, name) ", " name
+#define COUNTED(value, name) + 1
+
+static const char *const policy_names[NP_POLICY_COUNT] = { POLICIES(NAME) };
+static const char *const mem_names[NP_MEM_COUNT] = { MEMS(NAME) };
+/* ", none, compact, ...": handed out from after the first ", " */
+static const char policy_list[] = POLICIES(LISTED);
+static const char mem_list[] = MEMS(LISTED);
+
+_Static_assert(0 POLICIES(COUNTED) == NP_POLICY_COUNT, "a policy without a name");
+_Static_assert(0 MEMS(COUNTED) == NP_MEM_COUNT, "a memory mode without a name");
+
+static int lookup(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
 
 int np_policy_parse(const char *name, np_policy_t *out)
 {
-	for (int i = 0; i < NP_POLICY_COUNT; i++)
-		if (name && !strcmp(name, policy_names[i])) {
-			*out = (np_policy_t)i;
-			return 0;
-		}
-	return -EINVAL;
+	int i = lookup(policy_names, NP_POLICY_COUNT, name);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = (np_policy_t)i;
+	return 0;
 }
 
 const char *np_policy_name(np_policy_t p)
@@ -31,30 +62,26 @@ const char *np_policy_name(np_policy_t p)
 
 const char *np_policy_list(void)
 {
-	return "none, compact, spread, numa, socket, l3, hca-near";
+	return policy_list + 2;
 }
 
 int np_mem_parse(const char *name, np_mem_t *out)
 {
-	if (!name)
+	/* "local" named MPOL_BIND before it was called so */
+	int i = name && !strcmp(name, "local") ? NP_MEM_BIND : lookup(mem_names, NP_MEM_COUNT, name);
+
+	if (i < 0)
 		return -EINVAL;
-	if (!strcmp(name, "local"))
-		*out = NP_MEM_LOCAL;
-	else if (!strcmp(name, "interleave"))
-		*out = NP_MEM_INTERLEAVE;
-	else if (!strcmp(name, "none"))
-		*out = NP_MEM_NONE;
-	else
-		return -EINVAL;
+	*out = (np_mem_t)i;
 	return 0;
 }
 
 const char *np_mem_name(np_mem_t m)
 {
-	switch (m) {
-	case NP_MEM_LOCAL: return "local";
-	case NP_MEM_INTERLEAVE: return "interleave";
-	case NP_MEM_NONE: return "none";
-	}
-	return "?";
+	return (unsigned)m < NP_MEM_COUNT ? mem_names[m] : "?";
+}
+
+const char *np_mem_list(void)
+{
+	return mem_list + 2;
 }

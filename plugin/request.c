@@ -14,7 +14,7 @@ void nps_request_init(nps_request_t *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->policy = NP_POLICY_NONE;
-	r->mem = NP_MEM_LOCAL;
+	r->mem = NP_MEM_BIND;
 }
 
 void nps_request_free(nps_request_t *r)
@@ -25,12 +25,39 @@ void nps_request_free(nps_request_t *r)
 	nps_request_init(r);
 }
 
+const char *nps_modifiers(char *buf)
+{
+	char mems[64];
+	size_t n = 0;
+
+	/* "bind, interleave, none" -> "bind|interleave|none" */
+	for (const char *p = np_mem_list(); *p && n + 1 < sizeof(mems); p++)
+		if (*p != ' ')
+			mems[n++] = *p == ',' ? '|' : *p;
+	mems[n] = '\0';
+	snprintf(buf, NPS_MODIFIERS_SIZE,
+	         "verbose, mem=%s, hca=NAME[:PORT][+NAME[:PORT]...], threads, help", mems);
+	return buf;
+}
+
+char *nps_option_usage(void)
+{
+	char mods[NPS_MODIFIERS_SIZE], *out = NULL;
+
+	if (asprintf(&out, "NUMA/HCA-aware task placement: POLICY one of %s; MOD: %s "
+	             "(see numaplan-spank(8))", np_policy_list(), nps_modifiers(mods)) < 0)
+		return NULL;
+	return out;
+}
+
 static int bad_value(np_error_t *err, const char *text, const char *what, const char *word)
 {
+	char mods[NPS_MODIFIERS_SIZE];
+
 	return np_error_set(err, -EINVAL,
 		"invalid --numa-plan value '%s': %s '%s'; valid: POLICY[,MODIFIER...] "
 		"with POLICY one of %s and MODIFIER one of %s",
-		text, what, word, np_policy_list(), NPS_MODIFIERS);
+		text, what, word, np_policy_list(), nps_modifiers(mods));
 }
 
 /* Device names as the kernel spells them (mlx5_0, hfi1_0, hsi2, eth0),
@@ -66,7 +93,7 @@ static int parse_hca(nps_request_t *r, const char *text, const char *v, np_error
 	return 0;
 }
 
-/* Each modifier at most once: with mem=none,mem=local one of the two
+/* Each modifier at most once: with mem=none,mem=bind one of the two
  * would be dropped without a word. */
 static int repeated(np_error_t *err, const char *text, const char *mod)
 {
@@ -117,14 +144,14 @@ static int parse_word(nps_request_t *r, const char *text, const char *w, np_erro
 int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err)
 {
 	const char *p, *end;
-	char word[128];
+	char word[128], mods[NPS_MODIFIERS_SIZE];
 	int rc;
 
 	nps_request_init(r);
 	if (!text || !*text)
 		return np_error_set(err, -EINVAL,
 			"--numa-plan needs a value: POLICY[,MODIFIER...] with POLICY one of %s "
-			"and MODIFIER one of %s", np_policy_list(), NPS_MODIFIERS);
+			"and MODIFIER one of %s", np_policy_list(), nps_modifiers(mods));
 	for (p = text;; p = end + 1) {
 		size_t n;
 
@@ -197,7 +224,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 {
 	memset(d, 0, sizeof(*d));
 	d->policy = NP_POLICY_NONE;
-	d->mem = NP_MEM_LOCAL;
+	d->mem = NP_MEM_BIND;
 	d->verbose = s->verbose || (r && r->verbose);
 
 	if (s->enforce) {
@@ -254,7 +281,8 @@ char *nps_help_text(const nps_site_t *s)
 		"  hca-near  the allocated cores closest to an InfiniBand/OpenFabrics HCA\n"
 		"Modifiers:\n"
 		"  verbose                     print each task's binding on its stderr\n"
-		"  mem=local|interleave|none   memory policy (default local)\n"
+		"  mem=bind|interleave|none    memory policy (default bind; local is\n"
+		"                              read as bind)\n"
 		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near); a plain\n"
 		"                              interface (eth0) for TCP and iWARP\n"
 		"  threads                     place on hardware threads, not cores\n"

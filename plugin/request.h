@@ -10,8 +10,15 @@
 #include <numaplan.h>
 #include "site_config.h"
 
-/* What the option accepts, for messages and the man page */
-#define NPS_MODIFIERS "verbose, mem=local|interleave|none, hca=NAME[:PORT][+NAME[:PORT]...], threads, help"
+/* The modifiers the option accepts, for messages: "verbose,
+ * mem=bind|interleave|none, ...", the memory modes from the library's
+ * own list.  Written into buf (NPS_MODIFIERS_SIZE bytes), returned. */
+#define NPS_MODIFIERS_SIZE 160
+const char *nps_modifiers(char *buf);
+
+/* The --numa-plan line of srun --help: the policies and modifiers from
+ * the library's lists.  Malloc'ed, NULL on ENOMEM. */
+char *nps_option_usage(void);
 
 typedef struct nps_request {
 	bool has_policy;

@@ -63,6 +63,7 @@ static struct {
 	bool site_ok;
 	np_error_t site_err;
 	char *opt_text;                 /* the last --numa-plan value seen */
+	char *usage;                    /* numa_plan_option's text */
 	nps_request_t req;
 	bool have_req;
 	nps_decision_t decision;
@@ -78,12 +79,9 @@ static struct {
 
 static int option_cb(int val, const char *optarg, int remote);
 
+/* usage: set from the library's lists in slurm_spank_init (nps_option_usage) */
 static struct spank_option numa_plan_option = {
-	"numa-plan", "POLICY[,MOD...]",
-	"NUMA/HCA-aware task placement: POLICY one of none, compact, spread, numa, "
-	"socket, l3, hca-near; MOD: verbose, mem=local|interleave|none, hca=NAME[:PORT], "
-	"threads, help (see numaplan-spank(8))",
-	1, 0, option_cb
+	"numa-plan", "POLICY[,MOD...]", NULL, 1, 0, option_cb
 };
 
 /* ---- messages ------------------------------------------------------------ */
@@ -194,7 +192,11 @@ int slurm_spank_init(spank_t sp, int ac, char *av[])
 	memset(&g, 0, sizeof(g));
 	nps_site_init(&g.site);
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE || ctx == S_CTX_ALLOCATOR) {
-		spank_err_t e = spank_option_register(sp, &numa_plan_option);
+		spank_err_t e;
+
+		g.usage = nps_option_usage();
+		numa_plan_option.usage = g.usage ? g.usage : (char *)"see numaplan-spank(8)";
+		e = spank_option_register(sp, &numa_plan_option);
 
 		if (e != ESPANK_SUCCESS) {
 			log_(slurm_error, "numaplan: cannot register --numa-plan: %s", spank_strerror(e));
@@ -608,6 +610,7 @@ int slurm_spank_exit(spank_t sp, int ac, char *av[])
 	nps_request_free(&g.req);
 	nps_site_free(&g.site);
 	free(g.opt_text);
+	free(g.usage);
 	memset(&g, 0, sizeof(g));
 	return 0;
 }

@@ -31,7 +31,7 @@ extern "C" {
 NP_API int np_bind_get_cpus(np_cpuset_t *cpus, np_error_t *err);
 
 /* Bind the calling thread to r->cpus and, unless r->mem is NP_MEM_NONE or
- * r->mems is empty, its memory to r->mems (NP_MEM_LOCAL: MPOL_BIND,
+ * r->mems is empty, its memory to r->mems (NP_MEM_BIND: MPOL_BIND,
  * NP_MEM_INTERLEAVE: MPOL_INTERLEAVE).  -EINVAL for a rank without CPUs,
  * -ENOTSUP when t is not this machine's topology, else the kernel's error,
  * with the CPUs or nodes named.  A memory policy that fails leaves the CPU

@@ -32,19 +32,27 @@ typedef enum np_policy {
 	NP_POLICY_COUNT
 } np_policy_t;
 
+/* The memory policy of a rank, named as the kernel's modes (and the
+ * "mempolicy" of the JSON plan, and numaplan-probe) name them. */
 typedef enum np_mem {
-	NP_MEM_LOCAL,       /* bind to the NUMA nodes of the rank's CPUs */
-	NP_MEM_INTERLEAVE,  /* interleave over those nodes */
-	NP_MEM_NONE,        /* leave the memory policy alone */
+	NP_MEM_BIND,        /* "bind": MPOL_BIND to the NUMA nodes of the rank's CPUs */
+	NP_MEM_INTERLEAVE,  /* "interleave": MPOL_INTERLEAVE over those nodes */
+	NP_MEM_NONE,        /* "none": leave the memory policy alone */
+	NP_MEM_COUNT
 } np_mem_t;
+/* The name before API 0.1.0, when the mode was called "local" (which
+ * np_mem_parse() still takes). */
+#define NP_MEM_LOCAL NP_MEM_BIND
 
-/* Parsing of names shared by every front end; -EINVAL on unknown names. */
+/* Names shared by every front end, and the lists of them for messages
+ * ("none, compact, ..."), in enum order.  Parsing is -EINVAL on an
+ * unknown name; a name for an unknown value is "?". */
 NP_API int np_policy_parse(const char *name, np_policy_t *out);
 NP_API const char *np_policy_name(np_policy_t p);
-/* "none, compact, spread, numa, socket, l3, hca-near" */
 NP_API const char *np_policy_list(void);
 NP_API int np_mem_parse(const char *name, np_mem_t *out);
 NP_API const char *np_mem_name(np_mem_t m);
+NP_API const char *np_mem_list(void);
 
 typedef struct np_plan_opts {
 	np_policy_t policy;
@@ -70,7 +78,7 @@ typedef struct np_plan_opts {
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
-	.cpus_per_task = 1, .mem = NP_MEM_LOCAL }
+	.cpus_per_task = 1, .mem = NP_MEM_BIND }
 
 typedef struct np_env {
 	char *name;

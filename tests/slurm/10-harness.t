@@ -44,6 +44,11 @@ for dup in "on_error=fail on_error=warn" "default=compact default=spread" "verbo
 done
 
 # ---- --numa-plan values
+# the memory mode has one name, the kernel's (bind); its older name is read
+run $H request compact,mem=local
+check "mem=local is read as mem=bind" grep -qx 'policy=compact verbose=0 threads=0 mem=bind hca= help=0 from_user=1' <<<"$OUT"
+run $H request compact
+check "the default memory mode is bind" grep -q ' mem=bind ' <<<"$OUT"
 run $H request hca-near,verbose,mem=interleave,hca=mlx5_0+mlx5_1:2,threads
 check "full value parses" [ "$RC" -eq 0 ]
 check "modifiers understood" \
@@ -82,7 +87,7 @@ check "a control byte is escaped on the bind path too" \
 run $H request bogus
 check "bad value: message names the value" grep -q "invalid --numa-plan value 'bogus'" <<<"$ERR"
 check "bad value: message lists the policies" grep -q "none, compact, spread, numa, socket, l3, hca-near" <<<"$ERR"
-check "bad value: message lists the modifiers" grep -q "mem=local|interleave|none" <<<"$ERR"
+check "bad value: message lists the modifiers" grep -q "mem=bind|interleave|none" <<<"$ERR"
 
 # ---- site policy and precedence (enforce > user > default)
 run $H request spread default=compact allow=compact,none

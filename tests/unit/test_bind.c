@@ -115,10 +115,10 @@ static void check_bind(np_mem_t mem, int want_mode)
 	np_topo_free(t);
 }
 
-static void test_bind_local(void **state)
+static void test_bind_bind(void **state)
 {
 	(void)state;
-	check_bind(NP_MEM_LOCAL, MPOL_BIND);
+	check_bind(NP_MEM_BIND, MPOL_BIND);
 }
 
 static void test_bind_interleave(void **state)
@@ -151,7 +151,7 @@ static void test_bind_mem_none(void **state)
 static void test_verify_mismatch(void **state)
 {
 	np_topo_t *t = live(0, NULL);
-	np_rank_t r = one_cpu_rank(t, NP_MEM_LOCAL);
+	np_rank_t r = one_cpu_rank(t, NP_MEM_BIND);
 	np_cpuset_t *saved = raw_affinity();
 	np_error_t err = { 0 };
 	char *want = np_cpuset_format(r.cpus);
@@ -186,7 +186,7 @@ static void test_file_needs_this_node(void **state)
 	np_topo_t *t = live(0, NULL), *from_file;
 	np_error_t err = { 0 };
 	np_cpuset_t *before = raw_affinity(), *after;
-	np_rank_t r = one_cpu_rank(t, NP_MEM_LOCAL);
+	np_rank_t r = one_cpu_rank(t, NP_MEM_BIND);
 	int fd = mkstemp(path);
 
 	(void)state;
@@ -232,7 +232,7 @@ static void test_no_cpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bind_local),
+		cmocka_unit_test(test_bind_bind),
 		cmocka_unit_test(test_bind_interleave),
 		cmocka_unit_test(test_bind_mem_none),
 		cmocka_unit_test(test_verify_mismatch),
