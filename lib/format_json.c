@@ -2,12 +2,58 @@
  * format_json.c - the JSON forms of plans and topologies.  The plan's
  * fields are a contract: the launcher, the tests and external tools read
  * "policy", "ranks"[].{rank,host,cpus,mems,hca,env}.
+ *
+ * jansson leaves a member out, and says so only in a return value, when a
+ * value could not be made: every member goes through put()/push(), and a
+ * document missing one is not handed out (NULL, as for ENOMEM).  Its dump
+ * ignores a failure to write an object's key (jansson 2.14, keys in
+ * insertion order), so the text is collected here, where a failed append
+ * is not forgotten (tests/unit/test_nomem).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <jansson.h>
 
 #include <numaplan/format.h>
+
+#include "common/text.h"
+
+/* o[key] = v (stolen); *bad when v is NULL (its making failed) or o cannot
+ * take it */
+static void put(json_t *o, const char *key, json_t *v, bool *bad)
+{
+	if (json_object_set_new(o, key, v) != 0)
+		*bad = true;
+}
+
+static void push(json_t *a, json_t *v, bool *bad)
+{
+	if (json_array_append_new(a, v) != 0)
+		*bad = true;
+}
+
+static int append(const char *buf, size_t len, void *data)
+{
+	np_sb_t *b = data;
+
+	np_sb_addn(b, buf, len);
+	return b->oom ? -1 : 0;
+}
+
+/* The text of root unless something is missing from it or from the text;
+ * root is released. */
+static char *dump(json_t *root, bool bad)
+{
+	np_sb_t b;
+
+	np_sb_init(&b);
+	if (bad || !root ||
+	    json_dump_callback(root, append, &b, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		b.oom = true;
+	json_decref(root);
+	return np_sb_take(&b);
+}
 
 static json_t *cpulist(const np_cpuset_t *s)
 {
@@ -18,102 +64,100 @@ static json_t *cpulist(const np_cpuset_t *s)
 	return j;
 }
 
-static json_t *rank_json(const np_topo_t *t, const np_rank_t *r)
+static json_t *rank_json(const np_topo_t *t, const np_rank_t *r, bool *bad)
 {
 	json_t *o = json_object(), *env = json_object();
 
-	json_object_set_new(o, "rank", json_integer(r->rank));
-	json_object_set_new(o, "local_rank", json_integer(r->local_rank));
-	json_object_set_new(o, "host", json_string(r->host));
-	json_object_set_new(o, "bound", json_boolean(r->bound));
-	json_object_set_new(o, "cpus", cpulist(r->cpus));
-	json_object_set_new(o, "ncpus", json_integer(np_cpuset_count(r->cpus)));
-	json_object_set_new(o, "mems", cpulist(r->mems));
-	json_object_set_new(o, "mempolicy", json_string(r->mem == NP_MEM_NONE ? "none" :
-	                    r->mem == NP_MEM_INTERLEAVE ? "interleave" : "bind"));
-	json_object_set_new(o, "hca", r->hca ? json_string(r->hca) : json_null());
+	put(o, "rank", json_integer(r->rank), bad);
+	put(o, "local_rank", json_integer(r->local_rank), bad);
+	put(o, "host", json_string(r->host), bad);
+	put(o, "bound", json_boolean(r->bound), bad);
+	put(o, "cpus", cpulist(r->cpus), bad);
+	put(o, "ncpus", json_integer(np_cpuset_count(r->cpus)), bad);
+	put(o, "mems", cpulist(r->mems), bad);
+	put(o, "mempolicy", json_string(r->mem == NP_MEM_NONE ? "none" :
+	                    r->mem == NP_MEM_INTERLEAVE ? "interleave" : "bind"), bad);
+	put(o, "hca", r->hca ? json_string(r->hca) : json_null(), bad);
 	if (r->hca) {
-		json_object_set_new(o, "hca_port", r->port ? json_integer(r->port) : json_null());
-		json_object_set_new(o, "hca_local", json_boolean(r->hca_local));
+		put(o, "hca_port", r->port ? json_integer(r->port) : json_null(), bad);
+		put(o, "hca_local", json_boolean(r->hca_local), bad);
 		if (r->device >= 0)
-			json_object_set_new(o, "hca_kind", json_string(np_dev_kind_name(t->devices[r->device].kind)));
+			put(o, "hca_kind", json_string(np_dev_kind_name(t->devices[r->device].kind)), bad);
 	}
 	for (unsigned i = 0; i < r->nenv; i++)
-		json_object_set_new(env, r->env[i].name, json_string(r->env[i].value));
-	json_object_set_new(o, "env", env);
+		put(env, r->env[i].name, json_string(r->env[i].value), bad);
+	put(o, "env", env, bad);
 	return o;
 }
 
-static json_t *skipped_json(const np_plan_t *p)
+static json_t *skipped_json(const np_plan_t *p, bool *bad)
 {
 	json_t *a = json_array();
 
 	for (unsigned i = 0; i < p->nskipped; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s}", "name", p->skipped[i].name,
-		                                   "reason", p->skipped[i].reason));
+		push(a, json_pack("{s:s, s:s}", "name", p->skipped[i].name,
+		                                   "reason", p->skipped[i].reason), bad);
 	return a;
 }
 
 char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p)
 {
 	json_t *root = json_object(), *ranks = json_array(), *hosts = json_array();
-	char *out;
+	bool failed = false, *bad = &failed;
 
-	json_object_set_new(root, "policy", json_string(np_policy_name(p->policy)));
-	json_object_set_new(root, "requested_policy", json_string(np_policy_name(p->requested)));
-	json_object_set_new(root, "topology", json_string(t->source));
-	json_object_set_new(root, "ntasks", json_integer(p->nranks));
-	json_object_set_new(root, "cpus_per_task", json_integer(p->cpus_per_task));
-	json_object_set_new(root, "threads", json_boolean(p->threads));
-	json_object_set_new(root, "overcommitted", json_boolean(p->overcommitted));
+	put(root, "policy", json_string(np_policy_name(p->policy)), bad);
+	put(root, "requested_policy", json_string(np_policy_name(p->requested)), bad);
+	put(root, "topology", json_string(t->source), bad);
+	put(root, "ntasks", json_integer(p->nranks), bad);
+	put(root, "cpus_per_task", json_integer(p->cpus_per_task), bad);
+	put(root, "threads", json_boolean(p->threads), bad);
+	put(root, "overcommitted", json_boolean(p->overcommitted), bad);
 	for (unsigned i = 0; i < p->nhosts; i++)
-		json_array_append_new(hosts, json_string(p->hosts[i]));
-	json_object_set_new(root, "hosts", hosts);
-	json_object_set_new(root, "note", p->note ? json_string(p->note) : json_null());
-	json_object_set_new(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"));
-	json_object_set_new(root, "skipped_devices", skipped_json(p));
+		push(hosts, json_string(p->hosts[i]), bad);
+	put(root, "hosts", hosts, bad);
+	put(root, "note", p->note ? json_string(p->note) : json_null(), bad);
+	put(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"), bad);
+	put(root, "skipped_devices", skipped_json(p, bad), bad);
 	for (unsigned i = 0; i < p->nranks; i++)
-		json_array_append_new(ranks, rank_json(t, &p->ranks[i]));
-	json_object_set_new(root, "ranks", ranks);
-	out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return out;
+		push(ranks, rank_json(t, &p->ranks[i], bad), bad);
+	put(root, "ranks", ranks, bad);
+	return dump(root, failed);
 }
 
-static json_t *device_json(const np_device_t *d)
+static json_t *device_json(const np_device_t *d, bool *bad)
 {
 	json_t *o = json_object(), *ports = json_array();
 	unsigned port;
 	char why[256], b[32];
 
-	json_object_set_new(o, "name", json_string(d->name));
-	json_object_set_new(o, "kind", json_string(np_dev_kind_name(d->kind)));
-	json_object_set_new(o, "pci", d->pci_busid ? json_string(d->pci_busid) : json_null());
-	json_object_set_new(o, "cpus", cpulist(d->cpus));
-	json_object_set_new(o, "numa", cpulist(d->numas));
-	json_object_set_new(o, "machine_root", json_boolean(d->at_root));
+	put(o, "name", json_string(d->name), bad);
+	put(o, "kind", json_string(np_dev_kind_name(d->kind)), bad);
+	put(o, "pci", d->pci_busid ? json_string(d->pci_busid) : json_null(), bad);
+	put(o, "cpus", cpulist(d->cpus), bad);
+	put(o, "numa", cpulist(d->numas), bad);
+	put(o, "machine_root", json_boolean(d->at_root), bad);
 	for (unsigned i = 0; i < d->nports; i++) {
 		json_t *p = json_object();
 
-		json_object_set_new(p, "port", json_integer(d->ports[i].num));
-		json_object_set_new(p, "state", d->ports[i].state >= 0 ? json_integer(d->ports[i].state) : json_null());
-		json_object_set_new(p, "state_name", d->ports[i].state >= 0 ?
-		                    json_string(np_port_state_name(d->ports[i].state, b, sizeof(b))) : json_null());
-		json_object_set_new(p, "link_layer", d->ports[i].link != NP_LINK_UNKNOWN ?
-		                    json_string(np_link_name(d->ports[i].link)) : json_null());
-		json_object_set_new(p, "lid", d->ports[i].lid >= 0 ? json_integer(d->ports[i].lid) : json_null());
-		json_array_append_new(ports, p);
+		put(p, "port", json_integer(d->ports[i].num), bad);
+		put(p, "state", d->ports[i].state >= 0 ? json_integer(d->ports[i].state) : json_null(), bad);
+		put(p, "state_name", d->ports[i].state >= 0 ?
+		                    json_string(np_port_state_name(d->ports[i].state, b, sizeof(b))) : json_null(), bad);
+		put(p, "link_layer", d->ports[i].link != NP_LINK_UNKNOWN ?
+		                    json_string(np_link_name(d->ports[i].link)) : json_null(), bad);
+		put(p, "lid", d->ports[i].lid >= 0 ? json_integer(d->ports[i].lid) : json_null(), bad);
+		push(ports, p, bad);
 	}
-	json_object_set_new(o, "ports", ports);
+	put(o, "ports", ports, bad);
 	if (d->kind == NP_DEV_GPU)
 		return o;
-	json_object_set_new(o, "operstate", d->operstate ? json_string(d->operstate) : json_null());
+	put(o, "operstate", d->operstate ? json_string(d->operstate) : json_null(), bad);
 	if (np_device_usable(d, 0, &port, why, sizeof(why))) {
-		json_object_set_new(o, "usable", json_true());
-		json_object_set_new(o, "unusable_reason", json_null());
+		put(o, "usable", json_true(), bad);
+		put(o, "unusable_reason", json_null(), bad);
 	} else {
-		json_object_set_new(o, "usable", json_false());
-		json_object_set_new(o, "unusable_reason", json_string(why));
+		put(o, "usable", json_false(), bad);
+		put(o, "unusable_reason", json_string(why), bad);
 	}
 	return o;
 }
@@ -121,59 +165,59 @@ static json_t *device_json(const np_device_t *d)
 char *np_topo_to_json(const np_topo_t *t)
 {
 	json_t *root = json_object(), *a;
-	char *out;
+	bool failed = false, *bad = &failed;
 
-	json_object_set_new(root, "source", json_string(t->source));
-	json_object_set_new(root, "hostname", json_string(t->hostname));
-	json_object_set_new(root, "cpu_model", t->cpu_model ? json_string(t->cpu_model) : json_null());
-	json_object_set_new(root, "allowed_cpus", cpulist(t->allowed));
-	json_object_set_new(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"));
-	json_object_set_new(root, "npus", json_integer(t->npus));
-	json_object_set_new(root, "ncores", json_integer(t->ncores));
+	put(root, "source", json_string(t->source), bad);
+	put(root, "hostname", json_string(t->hostname), bad);
+	put(root, "cpu_model", t->cpu_model ? json_string(t->cpu_model) : json_null(), bad);
+	put(root, "allowed_cpus", cpulist(t->allowed), bad);
+	put(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"), bad);
+	put(root, "npus", json_integer(t->npus), bad);
+	put(root, "ncores", json_integer(t->ncores), bad);
 	a = json_array();
 	for (unsigned i = 0; i < t->npackages; i++) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "os_index", json_integer(t->packages[i].os_index));
-		json_object_set_new(o, "cpus", cpulist(t->packages[i].cpus));
-		json_array_append_new(a, o);
+		put(o, "os_index", json_integer(t->packages[i].os_index), bad);
+		put(o, "cpus", cpulist(t->packages[i].cpus), bad);
+		push(a, o, bad);
 	}
-	json_object_set_new(root, "packages", a);
+	put(root, "packages", a, bad);
 	a = json_array();
 	for (unsigned i = 0; i < t->nnuma; i++) {
 		json_t *o = json_object();
 		const np_numa_t *n = &t->numa[i];
 
-		json_object_set_new(o, "os_index", json_integer(n->os_index));
-		json_object_set_new(o, "package", n->package >= 0 ?
-		                    json_integer(t->packages[n->package].os_index) : json_null());
-		json_object_set_new(o, "cpus", cpulist(n->cpus));
-		json_object_set_new(o, "ncores", json_integer(n->ncores));
-		json_object_set_new(o, "memory", json_integer((json_int_t)n->memory));
-		json_array_append_new(a, o);
+		put(o, "os_index", json_integer(n->os_index), bad);
+		put(o, "package", n->package >= 0 ?
+		                    json_integer(t->packages[n->package].os_index) : json_null(), bad);
+		put(o, "cpus", cpulist(n->cpus), bad);
+		put(o, "ncores", json_integer(n->ncores), bad);
+		put(o, "memory", json_integer((json_int_t)n->memory), bad);
+		push(a, o, bad);
 	}
-	json_object_set_new(root, "numa", a);
+	put(root, "numa", a, bad);
 	a = json_array();
 	for (unsigned i = 0; i < t->nl3; i++) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "cpus", cpulist(t->l3[i].cpus));
-		json_object_set_new(o, "size", json_integer((json_int_t)t->l3[i].size));
-		json_object_set_new(o, "numa", t->l3[i].numa >= 0 ?
-		                    json_integer(t->numa[t->l3[i].numa].os_index) : json_null());
-		json_array_append_new(a, o);
+		put(o, "cpus", cpulist(t->l3[i].cpus), bad);
+		put(o, "size", json_integer((json_int_t)t->l3[i].size), bad);
+		put(o, "numa", t->l3[i].numa >= 0 ?
+		                    json_integer(t->numa[t->l3[i].numa].os_index) : json_null(), bad);
+		push(a, o, bad);
 	}
-	json_object_set_new(root, "l3", a);
+	put(root, "l3", a, bad);
 	a = json_array();
 	for (unsigned i = 0; i < t->ndevices; i++)
 		if (t->devices[i].kind != NP_DEV_GPU)
-			json_array_append_new(a, device_json(&t->devices[i]));
-	json_object_set_new(root, "devices", a);
+			push(a, device_json(&t->devices[i], bad), bad);
+	put(root, "devices", a, bad);
 	a = json_array();
 	for (unsigned i = 0; i < t->ndevices; i++)
 		if (t->devices[i].kind == NP_DEV_GPU)
-			json_array_append_new(a, device_json(&t->devices[i]));
-	json_object_set_new(root, "gpus", a);
+			push(a, device_json(&t->devices[i], bad), bad);
+	put(root, "gpus", a, bad);
 	if (t->distances) {
 		json_t *m = json_array();
 
@@ -181,15 +225,13 @@ char *np_topo_to_json(const np_topo_t *t)
 			json_t *row = json_array();
 
 			for (unsigned j = 0; j < t->nnuma; j++)
-				json_array_append_new(row, json_integer((json_int_t)t->distances[i * t->nnuma + j]));
-			json_array_append_new(m, row);
+				push(row, json_integer((json_int_t)t->distances[i * t->nnuma + j]), bad);
+			push(m, row, bad);
 		}
-		json_object_set_new(root, "distances", m);
-		json_object_set_new(root, "distances_name", json_string(t->distances_name));
+		put(root, "distances", m, bad);
+		put(root, "distances_name", json_string(t->distances_name), bad);
 	} else {
-		json_object_set_new(root, "distances", json_null());
+		put(root, "distances", json_null(), bad);
 	}
-	out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return out;
+	return dump(root, failed);
 }

@@ -35,6 +35,17 @@ static char *render(const np_topo_t *t, const np_plan_t *p, np_format_t fmt)
 	return buf;
 }
 
+/* A string member that must be there: a missing key fails the test with
+ * its name, instead of handing NULL to strcmp or printf. */
+static const char *member(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	if (!v)
+		fail_msg("JSON member '%s' missing or not a string", key);
+	return v;
+}
+
 static struct rankinfo *from_json(const np_topo_t *t, const np_plan_t *p, size_t *n)
 {
 	char *txt = render(t, p, NP_FMT_JSON);
@@ -52,9 +63,9 @@ static struct rankinfo *from_json(const np_topo_t *t, const np_plan_t *p, size_t
 		json_t *r = json_array_get(ranks, i);
 
 		assert_int_equal(json_integer_value(json_object_get(r, "rank")), (json_int_t)i);
-		snprintf(ri[i].host, sizeof(ri[i].host), "%s", json_string_value(json_object_get(r, "host")));
-		ri[i].cpus = set_of(json_string_value(json_object_get(r, "cpus")));
-		ri[i].mems = set_of(json_string_value(json_object_get(r, "mems")));
+		snprintf(ri[i].host, sizeof(ri[i].host), "%s", member(r, "host"));
+		ri[i].cpus = set_of(member(r, "cpus"));
+		ri[i].mems = set_of(member(r, "mems"));
 		assert_true(json_is_object(json_object_get(r, "env")));
 		assert_true(json_is_string(json_object_get(r, "hca")) || json_is_null(json_object_get(r, "hca")));
 	}
@@ -352,12 +363,12 @@ static void test_json_contract(void **state)
 	assert_int_equal(make_plan(t, NP_POLICY_HCA_NEAR, 2, 1, &p, &err), 0);
 	txt = render(t, p, NP_FMT_JSON);
 	root = json_loads(txt, 0, NULL);
-	assert_string_equal(json_string_value(json_object_get(root, "policy")), "hca-near");
+	assert_string_equal(member(root, "policy"), "hca-near");
 	r0 = json_array_get(json_object_get(root, "ranks"), 0);
 	assert_true(json_is_integer(json_object_get(r0, "rank")));
 	assert_true(json_is_string(json_object_get(r0, "host")));
-	assert_string_equal(json_string_value(json_object_get(r0, "hca")), "mlx5_0");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(r0, "env"), "UCX_NET_DEVICES")),
+	assert_string_equal(member(r0, "hca"), "mlx5_0");
+	assert_string_equal(member(json_object_get(r0, "env"), "UCX_NET_DEVICES"),
 	                    "mlx5_0:1");
 	json_decref(root);
 	free(txt);
@@ -371,7 +382,7 @@ static void test_json_contract(void **state)
 	txt = render(t, p, NP_FMT_JSON);
 	root = json_loads(txt, 0, NULL);
 	r0 = json_array_get(json_object_get(root, "ranks"), 0);
-	assert_string_equal(json_string_value(json_object_get(r0, "mems")), "");
+	assert_string_equal(member(r0, "mems"), "");
 	assert_true(json_is_null(json_object_get(r0, "hca")));
 	json_decref(root);
 	free(txt);
