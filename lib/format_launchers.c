@@ -11,7 +11,8 @@
 
 #include <numaplan/format.h>
 
-int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p);
+#include "format_internal.h"
+
 
 bool np_host_name_ok(const char *name)
 {

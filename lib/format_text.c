@@ -6,6 +6,8 @@
 
 #include <numaplan/format.h>
 
+#include "format_internal.h"
+
 static void human_bytes(char *buf, size_t n, uint64_t v)
 {
 	if (v == 0)

@@ -1,0 +1,14 @@
+/*
+ * format_internal.h - what the format files share; not installed.
+ */
+#ifndef NP_FORMAT_INTERNAL_H
+#define NP_FORMAT_INTERNAL_H
+
+#include <stdio.h>
+
+#include <numaplan/format.h>
+
+/* The table for people (format_text.c), one of np_plan_write's formats. */
+int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p);
+
+#endif /* NP_FORMAT_INTERNAL_H */
