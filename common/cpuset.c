@@ -10,7 +10,9 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <hwloc.h>
 
@@ -169,6 +171,20 @@ char *np_cpuset_format(const np_cpuset_t *s)
 	char *out = NULL;
 
 	return hwloc_bitmap_list_asprintf(&out, np_hwloc_of_const(s)) < 0 ? NULL : out;
+}
+
+char *np_cpuset_text(char *buf, size_t size, const np_cpuset_t *s)
+{
+	int n;
+
+	if (!size)
+		return buf;
+	n = hwloc_bitmap_list_snprintf(buf, size, np_hwloc_of_const(s));
+	if (n < 0)
+		snprintf(buf, size, "?");
+	else if ((size_t)n >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+	return buf;
 }
 
 char *np_cpuset_format_hex(const np_cpuset_t *s)

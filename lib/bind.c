@@ -26,11 +26,10 @@ static bool binds_memory(const np_rank_t *r)
 /* A message naming a set, for err */
 static int failed(np_error_t *err, int code, const char *what, const np_cpuset_t *set)
 {
-	char *list = np_cpuset_format(set);
+	char list[NP_ERRMSG_MAX / 2];
 
-	np_error_set(err, code, "%s %s: %s", what, list ? list : "?", strerror(-code));
-	free(list);
-	return code;
+	return np_error_set(err, code, "%s %s: %s", what, np_cpuset_text(list, sizeof(list), set),
+	                    strerror(-code));
 }
 
 /* The topology's hwloc handle, when binding on it binds this machine:
@@ -76,13 +75,10 @@ int np_bind_apply(const np_topo_t *t, const np_rank_t *r, np_error_t *err)
 static int mismatch(np_error_t *err, const char *what, const np_cpuset_t *want,
                     const np_cpuset_t *got)
 {
-	char *w = np_cpuset_format(want), *g = np_cpuset_format(got);
+	char w[NP_ERRMSG_MAX / 3], g[NP_ERRMSG_MAX / 3];
 
-	np_error_set(err, -EIO, "%s read back as '%s', not the planned '%s'", what,
-	             g ? g : "?", w ? w : "?");
-	free(w);
-	free(g);
-	return -EIO;
+	return np_error_set(err, -EIO, "%s read back as '%s', not the planned '%s'", what,
+	                    np_cpuset_text(g, sizeof(g), got), np_cpuset_text(w, sizeof(w), want));
 }
 
 int np_bind_verify(const np_rank_t *r, np_error_t *err)

@@ -37,51 +37,65 @@ static const char mem_list[] = MEMS(LISTED);
 _Static_assert(0 POLICIES(COUNTED) == NP_POLICY_COUNT, "a policy without a name");
 _Static_assert(0 MEMS(COUNTED) == NP_MEM_COUNT, "a memory mode without a name");
 
-static int lookup(const char *const *names, int n, const char *name)
+/* A table of names, and the list of them for messages */
+typedef struct names {
+	const char *const *name;
+	unsigned n;
+	const char *list;
+} names_t;
+
+static const names_t policies = { policy_names, NP_POLICY_COUNT, policy_list + 2 };
+static const names_t mems = { mem_names, NP_MEM_COUNT, mem_list + 2 };
+
+/* index of name in t, or -1 */
+static int lookup(const names_t *t, const char *name)
 {
-	for (int i = 0; name && i < n; i++)
-		if (!strcmp(name, names[i]))
-			return i;
+	for (unsigned i = 0; name && i < t->n; i++)
+		if (!strcmp(name, t->name[i]))
+			return (int)i;
 	return -1;
+}
+
+static const char *name_at(const names_t *t, unsigned i)
+{
+	return i < t->n ? t->name[i] : "?";
 }
 
 int np_policy_parse(const char *name, np_policy_t *out)
 {
-	int i = lookup(policy_names, NP_POLICY_COUNT, name);
+	int i = lookup(&policies, name);
 
-	if (i < 0)
-		return -EINVAL;
-	*out = (np_policy_t)i;
-	return 0;
+	if (i >= 0)
+		*out = (np_policy_t)i;
+	return i < 0 ? -EINVAL : 0;
 }
 
 const char *np_policy_name(np_policy_t p)
 {
-	return (unsigned)p < NP_POLICY_COUNT ? policy_names[p] : "?";
+	return name_at(&policies, (unsigned)p);
 }
 
 const char *np_policy_list(void)
 {
-	return policy_list + 2;
+	return policies.list;
 }
 
 int np_mem_parse(const char *name, np_mem_t *out)
 {
 	/* "local" named MPOL_BIND before it was called so */
-	int i = name && !strcmp(name, "local") ? NP_MEM_BIND : lookup(mem_names, NP_MEM_COUNT, name);
+	int i = name && !strcmp(name, "local") ? NP_MEM_BIND : lookup(&mems, name);
 
-	if (i < 0)
-		return -EINVAL;
-	*out = (np_mem_t)i;
-	return 0;
+	if (i >= 0)
+		*out = (np_mem_t)i;
+	return i < 0 ? -EINVAL : 0;
 }
 
 const char *np_mem_name(np_mem_t m)
 {
-	return (unsigned)m < NP_MEM_COUNT ? mem_names[m] : "?";
+	return name_at(&mems, (unsigned)m);
 }
 
 const char *np_mem_list(void)
 {
-	return mem_list + 2;
+	return mems.list;
 }

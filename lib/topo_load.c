@@ -102,13 +102,11 @@ static int compute_allowed(np_topo_t *t, hwloc_topology_t h, const np_load_opts_
 			                    "invalid CPU list '%s' (expected e.g. 0-3,8)", o->restrict_cpus);
 		}
 		if (!np_cpuset_intersects(r, t->allowed)) {
-			char *all = np_cpuset_format(t->allowed);
+			char all[NP_ERRMSG_MAX / 2];
 
 			np_cpuset_free(r);
-			np_error_set(err, -EINVAL, "CPU list '%s' has no CPU in the allowed set %s",
-			             o->restrict_cpus, all ? all : "?");
-			free(all);
-			return -EINVAL;
+			return np_error_set(err, -EINVAL, "CPU list '%s' has no CPU in the allowed set %s",
+			                    o->restrict_cpus, np_cpuset_text(all, sizeof(all), t->allowed));
 		}
 		rc = np_cpuset_and(t->allowed, r);
 		np_cpuset_free(r);
@@ -260,14 +258,12 @@ int np_topo_restrict(np_topo_t *t, const np_cpuset_t *cpus, np_error_t *err)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	}
 	if (np_cpuset_iszero(n)) {
-		char *want = np_cpuset_format(cpus), *have = np_cpuset_format(t->allowed);
+		char want[NP_ERRMSG_MAX / 3], have[NP_ERRMSG_MAX / 3];
 
-		np_error_set(err, -EINVAL, "CPUs %s are outside the allowed set %s",
-		             want ? want : "?", have ? have : "?");
-		free(want);
-		free(have);
 		np_cpuset_free(n);
-		return -EINVAL;
+		return np_error_set(err, -EINVAL, "CPUs %s are outside the allowed set %s",
+		                    np_cpuset_text(want, sizeof(want), cpus),
+		                    np_cpuset_text(have, sizeof(have), t->allowed));
 	}
 	rc = np_cpuset_copy(t->allowed, n);
 	np_cpuset_free(n);

@@ -11,13 +11,11 @@
 static int outside(np_error_t *err, const char *what, unsigned task,
                    const np_cpuset_t *got, const np_cpuset_t *allowed)
 {
-	char *g = np_cpuset_format(got), *a = np_cpuset_format(allowed);
+	char g[NP_ERRMSG_MAX / 3], a[NP_ERRMSG_MAX / 3];
 
-	np_error_set(err, -EPERM, "the plan puts local task %u on %s %s, outside this "
-		     "step's %s %s", task, what, g ? g : "?", what, a ? a : "?");
-	free(g);
-	free(a);
-	return -EPERM;
+	return np_error_set(err, -EPERM, "the plan puts local task %u on %s %s, outside this "
+			    "step's %s %s", task, what, np_cpuset_text(g, sizeof(g), got), what,
+			    np_cpuset_text(a, sizeof(a), allowed));
 }
 
 int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
@@ -32,13 +30,12 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	if (in->ntasks == 0)
 		return np_error_set(err, -EINVAL, "no task on this node");
 	if ((rc = np_topo_restrict(t, in->step_cpus, err)) < 0) {
-		char msg[NP_ERRMSG_MAX], *list = np_cpuset_format(in->step_cpus);
+		char msg[NP_ERRMSG_MAX], list[NP_ERRMSG_MAX / 4];
 
 		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
-		np_error_set(err, rc, "the step's CPUs %s are not in the topology (%s): %s",
-			     list ? list : "?", t->source ? t->source : "?", msg);
-		free(list);
-		return rc;
+		return np_error_set(err, rc, "the step's CPUs %s are not in the topology (%s): %s",
+				    np_cpuset_text(list, sizeof(list), in->step_cpus),
+				    t->source ? t->source : "?", msg);
 	}
 	po.policy = d->policy;
 	po.ntasks = in->ntasks;

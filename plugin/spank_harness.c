@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "common/affinity.h"
+#include "common/parse.h"
 #include "export.h"
 #include "node_plan.h"
 #include "report.h"
@@ -187,19 +188,6 @@ static int env_set(void *ctx, const char *name, const char *value)
 	return setenv(name, value, 1) == 0 ? 0 : -errno;
 }
 
-static int parse_uint(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > 100000)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int bind_one(const np_topo_t *t, np_plan_t *p, unsigned task, const nps_decision_t *d,
                     np_error_t *err)
 {
@@ -257,7 +245,7 @@ static int parse_tasks(const char *s, unsigned *ntasks, unsigned **ranks)
 		return -ENOMEM;
 	if ((colon = strchr(copy, ':')))
 		*colon = '\0';
-	if (parse_uint(copy, ntasks) < 0 || *ntasks == 0)
+	if (np_parse_uint(copy, 0, 100000, ntasks) < 0 || *ntasks == 0)
 		goto out;
 	if (!colon) {
 		rc = 0;
@@ -268,7 +256,7 @@ static int parse_tasks(const char *s, unsigned *ntasks, unsigned **ranks)
 		goto out;
 	}
 	for (tok = strtok_r(colon + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (n >= *ntasks || parse_uint(tok, &(*ranks)[n++]) < 0)
+		if (n >= *ntasks || np_parse_uint(tok, 0, 100000, &(*ranks)[n++]) < 0)
 			goto out;
 	rc = n == *ntasks ? 0 : -EINVAL;
 out:
@@ -299,7 +287,7 @@ static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
 
 	if (!cpus || !mems)
 		goto nomem;
-	if (parse_tasks(ntasks_s, &ntasks, &ranks) < 0 || parse_uint(task_s, &task) < 0 ||
+	if (parse_tasks(ntasks_s, &ntasks, &ranks) < 0 || np_parse_uint(task_s, 0, 100000, &task) < 0 ||
 	    task >= ntasks) {
 		fprintf(stderr, "numaplan-spank-harness: bad NTASKS '%s' or TASK '%s'\n",
 			ntasks_s, task_s);
@@ -405,7 +393,7 @@ static int cmd_cpubind(const char *file, const char *job_argc)
 	unsigned n;
 	int rc;
 
-	if (parse_uint(job_argc, &n) < 0) {
+	if (np_parse_uint(job_argc, 0, 100000, &n) < 0) {
 		fprintf(stderr, "numaplan-spank-harness: bad JOB_ARGC '%s'\n", job_argc);
 		return 2;
 	}

@@ -11,6 +11,7 @@
 #define NUMAPLAN_CPUSET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <numaplan/api.h>
 
@@ -60,6 +61,10 @@ NP_API char *np_cpuset_format(const np_cpuset_t *s);
 /* Malloc'ed hexadecimal mask with 0x prefix, as srun's mask_cpu and
  * taskset want; "0x0" for an empty set. */
 NP_API char *np_cpuset_format_hex(const np_cpuset_t *s);
+/* The cpulist in buf (size bytes, NUL-terminated), cut and ended with
+ * "..." when it does not fit; returns buf.  It allocates nothing: for
+ * messages, which must be made out of memory too. */
+NP_API char *np_cpuset_text(char *buf, size_t size, const np_cpuset_t *s);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,16 @@ static void test_hex(void **state)
 	/* bit 64 is the 17th hex digit from the right */
 	assert_string_equal(h, "0x100000000000000f0");
 	free(h);
+	{
+		char buf[8];
+
+		/* the list in a caller's buffer, cut with "..." */
+		assert_string_equal(np_cpuset_text(buf, sizeof(buf), s), "4-7,64");
+		np_cpuset_parse(s, "0,2,4,6,8,10");
+		assert_string_equal(np_cpuset_text(buf, sizeof(buf), s), "0,2,...");
+		np_cpuset_zero(s);
+		assert_string_equal(np_cpuset_text(buf, sizeof(buf), s), "");
+	}
 	np_cpuset_free(s);
 }
 
