@@ -223,6 +223,21 @@ check "cache: second load from the file, same CPUs" \
 	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && grep -qx "source: $cfile" <<<"$OUT" && [ "$(grep "^cpus:" <<<"$OUT")" = "$live_cpus" ]'
 run $H cores "0-$((npus - 1))" "cache=$cdir"
 check "cache: cores from the cached topology are every PU" [ "$(cpus_of "$OUT")" = "$(machine_pus)" ]
+# the checker's verdict on the cache file, kept in DIR/verified once the
+# file is 2 seconds old, and found there by the next load (the list is not
+# rewritten: no check ran)
+sleep 2.1
+run $H topology nX "cache=$cdir"
+check "cache: the verdict on the cache file is kept in DIR/verified (root's, 0644)" \
+	eval '[ "$RC" -eq 0 ] && [ "$(stat -c "%u %a" "$cdir/verified")" = "0 644" ] && grep -q " ino-$(stat -c %i "$cfile") size-$(stat -c %s "$cfile") " "$cdir/verified"'
+before=$(stat -c '%i %Y.%y' "$cdir/verified")
+run $H topology nX "cache=$cdir"
+check "cache: the next load finds the verdict (no check, the list unchanged)" \
+	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && [ "$(stat -c "%i %Y.%y" "$cdir/verified")" = "$before" ]'
+chmod 0666 "$cdir/verified"
+run $H topology nX "cache=$cdir"
+check "cache: a writable verdict list is not believed: checked again, list replaced" \
+	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && [ "$(stat -c "%u %a" "$cdir/verified")" = "0 644" ] && [ "$(stat -c "%i %Y.%y" "$cdir/verified")" != "$before" ]'
 chmod 0664 "$cfile"
 run $H topology nX "cache=$cdir"
 check "cache: a group-writable file is not used" grep -q "^topology: live discovery; cache file $cfile: group- or world-writable; saved" <<<"$OUT"
@@ -329,6 +344,9 @@ if command -v valgrind >/dev/null 2>&1; then
 	rm -rf "$tmp/vgcache"
 	check "valgrind: live load, cache saved" vg $H topology nV "cache=$tmp/vgcache"
 	check "valgrind: load from the cache" vg $H topology nV "cache=$tmp/vgcache"
+	sleep 2.1
+	check "valgrind: load from the cache, verdict remembered" vg $H topology nV "cache=$tmp/vgcache"
+	check "valgrind: load from the cache, verdict found" vg $H topology nV "cache=$tmp/vgcache"
 	chmod 0666 "$tmp/vgcache/nV.xml"
 	check "valgrind: untrusted cache file" vg $H topology nV "cache=$tmp/vgcache"
 else
