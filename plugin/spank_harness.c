@@ -496,7 +496,8 @@ static int cmd_bind(int argc, char **argv)
 	nps_host_t h = host_of(&st, NPS_CTX_REMOTE);
 	unsigned *ranks = NULL;
 	char **v = NULL, *second;
-	int i, n, rc = 2;
+	unsigned n;
+	int i, nv, rc = 2;
 
 	for (i = 0; i < argc && !strncmp(argv[i], "--", 2); i++) {
 		char *a = argv[i];
@@ -509,8 +510,9 @@ static int cmd_bind(int argc, char **argv)
 			h.cgroup.proc_cgroup = a + 9;
 			h.cgroup.cgroup_root = second;
 		} else if (!strncmp(a, "--cmdline=", 10) && split2(a + 10, &second) == 0 &&
-			   parse_uint(second, (unsigned *)&st.job_argc) == 0) {
+			   parse_uint(second, &n) == 0) {
 			h.cmdline = a + 10;
+			st.job_argc = (int)n;
 		} else {
 			fprintf(stderr, "numaplan-spank-harness: bad step option '%s'\n", a);
 			return 2;
@@ -524,8 +526,8 @@ static int cmd_bind(int argc, char **argv)
 	}
 	st.ranks = ranks;
 	rc = 1;
-	if ((v = site_args(argc - i - 3, argv + i + 3, &n)))
-		rc = run_step(&st, &h, argv[i], n, v);
+	if ((v = site_args(argc - i - 3, argv + i + 3, &nv)))
+		rc = run_step(&st, &h, argv[i], nv, v);
 out:
 	nps_seq_exit(&srun_seq);
 	nps_seq_exit(&stepd_seq);
