@@ -15,6 +15,12 @@ chk "an exclusive allocation of the whole node for the steps" grep -q 'Granted j
 
 # compact: the first four cores; memory bound to their nodes (0, 1)
 model_compact 4;  check_plan "compact -n4" compact4 4 bind
+# the plugin's verbose lines: the node's topology came from live discovery
+# (or from the plugin's cache of it), never from a file
+chk "compact,verbose: the plugin discovered the node live (or used its cache of that)" eval \
+	'grep -Eq "^numaplan: numavm: topology: (live discovery|cache /run/numaplan/)" <<<"$ERR" &&
+	 ! grep -q "topology: file" <<<"$ERR" && [ "$(grep -c "^numaplan: numavm task " <<<"$ERR")" -eq 4 ]' ||
+	diagm "$ERR"
 # spread: one rank per node in turn, then round again
 model_spread 10;  check_plan "spread -n10" spread10 10 bind
 order=; for r in $(seq 0 9); do order="$order $(nodes_of "${GOT_CPUS[r]:-}")"; done

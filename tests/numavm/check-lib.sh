@@ -277,10 +277,13 @@ check_plan() {
 # (collect-lib.sh maps) names the policy and nodes of EXP[r], and its pages
 # are on those nodes (on several of them when interleaved).
 check_maps() {
-	local label=$1 step=$2 n=$3 mode=$4 r line pol nodes want bad=
+	local label=$1 step=$2 n=$3 mode=$4 r line pol nodes want cpus bad= badc=
 	load "$step"
 	for ((r = 0; r < n; r++)); do
 		line=$(grep "^rank=$r " <<<"$OUT")
+		cpus=$(tr ' ' '\n' <<<"$line" | sed -n 's/^cpus=//p')
+		[ "$(expand "$cpus")" = "$(expand "$(fmt "${EXP[r]:-}")")" ] ||
+			badc="$badc rank $r: Cpus_allowed_list '$cpus' want $(fmt "${EXP[r]:-}");"
 		pol=$(tr ' ' '\n' <<<"$line" | grep -E '^(bind|interleave|default|prefer|local)' | head -1)
 		nodes=$(fmt "$(tr ' ' '\n' <<<"$line" | sed -n 's/^N\([0-9]*\)=.*/\1/p' | tr '\n' ' ')")
 		want=$(nodes_of "${EXP[r]:-}")
@@ -289,6 +292,8 @@ check_maps() {
 			bad="$bad rank $r: '${line:-no line}' want $mode:$want;"
 		fi
 	done
+	chk "$label: /proc/PID/status of a task (bash, not the probe) has the plan's CPUs" \
+		eval '[ "$RC" = 0 ] && [ -z "$badc" ]' || diagm "rc=$RC$badc"
 	chk "$label: /proc/PID/numa_maps shows $mode on the rank's nodes, heap pages there" \
 		eval '[ "$RC" = 0 ] && [ -z "$bad" ]' || diagm "rc=$RC$bad"
 }

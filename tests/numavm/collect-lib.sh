@@ -85,11 +85,13 @@ probe() {
 }
 
 # maps NAME N PLAN: each task (bash) grows its heap by 8 MiB and prints its
-# heap line of /proc/self/numa_maps: the kernel's own account of the policy
-# and of the pages, independent of the probe.
+# Cpus_allowed_list and its heap line of /proc/self/numa_maps: the kernel's
+# own account of the affinity, the policy and the pages, independent of
+# the probe.
 maps() {
 	save "$1" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$2" --numa-plan="$3" bash -c \
-		'v=$(head -c 8388608 /dev/zero | tr "\0" x); echo "rank=$SLURM_PROCID len=${#v} $(grep " heap" /proc/$$/numa_maps)"'
+		'v=$(head -c 8388608 /dev/zero | tr "\0" x)
+		 echo "rank=$SLURM_PROCID len=${#v} cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status) $(grep " heap" /proc/$$/numa_maps)"'
 }
 
 # stream NAME N C PLAN: numaplan-stream --json per task, one file per rank

@@ -4,7 +4,7 @@
 source "$NP_SRCDIR/tests/numavm/collect-lib.sh"
 collect_facts
 alloc_node || exit 1
-probe compact4 4 compact 4M
+probe compact4 4 compact,verbose 4M
 probe spread10 10 spread 2M
 probe numa4 4 numa 8M
 probe numa16 16 numa
