@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # check-lib.sh - sourced (after tap.sh) by the tests/numavm/*.t scripts, on
 # the host.  A test boots its shape once with `numavm run --collect`, runs
 # its collector inside (collect-lib.sh: every srun step, every task's own
@@ -277,7 +278,7 @@ check_plan() {
 # (collect-lib.sh maps) names the policy and nodes of EXP[r], and its pages
 # are on those nodes (on several of them when interleaved).
 check_maps() {
-	local label=$1 step=$2 n=$3 mode=$4 r line pol nodes want cpus bad= badc=
+	local label=$1 step=$2 n=$3 mode=$4 r line pol nodes want cpus bad='' badc=''
 	load "$step"
 	for ((r = 0; r < n; r++)); do
 		line=$(grep "^rank=$r " <<<"$OUT")
@@ -302,7 +303,7 @@ check_maps() {
 fact() { awk -v a="$1" -v b="$2" -v c="$3" '$1 == a && $2 == b && $3 == c { $1 = $2 = $3 = ""; sub(/^ +/, ""); print }' "$DATA/facts"; }
 
 check_guest_is_shape() {
-	local n c bad= want l
+	local n c bad='' want l
 	for ((n = 0; n < NNODES; n++)); do
 		[ "$(fact node "$n" cpulist)" = "$(fmt "${NODE_CPUS[n]}")" ] || bad="$bad node $n cpus '$(fact node "$n" cpulist)';"
 		[ "$(fact node "$n" memtotal_kb)" -gt 0 ] 2>/dev/null || bad="$bad node $n has no memory;"
@@ -350,7 +351,7 @@ check_guest_slurm() {
 
 # numaplan topo --json, run live in the guest, against the shape.
 check_topo_live() {
-	local j bad= n k got want
+	local j bad='' n k got want
 	j=$(cat "$DATA/topo.out")
 	got=$(jq -r '"\(.source) \(.packages|length) \(.numa|length) \(.l3|length) \(.ncores)"' <<<"$j" 2>&1)
 	want="live ${#SOCKET_CPUS[@]} $NNODES ${#L3_CPUS[@]} $NCPUS"
@@ -380,7 +381,7 @@ check_topo_live() {
 # threads): it validated, and its placement says the right rank and host,
 # and for each thread CPUs inside the rank's plan with their shape's nodes.
 check_stream() {
-	local label=$1 step=$2 n=$3 r f bad= rank host thread cpus numa
+	local label=$1 step=$2 n=$3 r f bad='' rank host thread cpus numa
 	load "$step"
 	chk "$label: srun exits 0" [ "$RC" = 0 ] || diagm "$(head -c 400 <<<"$ERR")"
 	for ((r = 0; r < n; r++)); do

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # collect-lib.sh - sourced by the scripts that run INSIDE a numavm guest
 # (tests/numavm/*-collect.sh).  They only gather: what the guest kernel
 # says about the machine, what Slurm and numaplan say, and what each task of

@@ -20,8 +20,8 @@ maps maps_numa1i 1 numa,mem=interleave
 # (HWLOC_VIRTUAL_LINUX_OSDEV): rxe has no PCI parent.
 rxe_state() { cat /sys/class/infiniband/rxe_eth0/ports/1/state 2>/dev/null; }
 wait_state() { # WORD: up to 10s
-	local t
-	for t in $(seq 50); do case $(rxe_state) in *"$1"*) return 0;; esac; sleep 0.2; done
+	local _
+	for _ in $(seq 50); do case $(rxe_state) in *"$1"*) return 0;; esac; sleep 0.2; done
 	return 1
 }
 save rxe_topo_plain "$NUMAPLAN" topo --json
