@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,15 @@
 
 #include "common/affinity.h"
 #include "kcommon.h"
+
+/* Slurm first (srun sets it whatever the MPI plugin), then the PMI and MPI
+ * launchers' own variables. */
+const char *const np_k_rank_vars[] = {
+	"SLURM_PROCID", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", NULL
+};
+const char *const np_k_local_rank_vars[] = {
+	"SLURM_LOCALID", "MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", NULL
+};
 
 /* Copy a malloc'ed cpulist into a fixed field of struct np_k_place. */
 static int copy_list(char *buf, size_t len, char *list)
@@ -65,6 +75,22 @@ void np_k_place_prepare(void)
 	n = numa_num_configured_cpus();
 	for (cpu = 0; cpu < n; cpu++)
 		(void)numa_node_of_cpu(cpu);
+}
+
+long np_k_env_rank(const char *const *vars)
+{
+	for (; *vars; vars++) {
+		uint64_t n;
+
+		if (np_parse_u64(getenv(*vars), 0, INT_MAX, &n) == 0)
+			return (long)n;
+	}
+	return 0;
+}
+
+int np_k_launcher_rank(void)
+{
+	return (int)np_k_env_rank(np_k_rank_vars);
 }
 
 int np_k_place_self(int rank, int thread, struct np_k_place *p,

@@ -45,6 +45,20 @@ struct np_k_place {
  * libnuma fills its CPU-to-node cache lazily and without a lock. */
 void np_k_place_prepare(void);
 
+/* The variables launchers give a task's rank and its rank on its node in,
+ * in the order they are believed (NULL-terminated). */
+extern const char *const np_k_rank_vars[];
+extern const char *const np_k_local_rank_vars[];
+
+/* The first of vars that is a non-negative integer (up to INT_MAX), 0
+ * without one. */
+long np_k_env_rank(const char *const *vars);
+
+/* The task's rank from its launcher's environment (np_k_rank_vars), 0
+ * without one: a kernel without MPI started as several tasks still tells
+ * them apart. */
+int np_k_launcher_rank(void);
+
 /* Fill *p for the calling thread (sched_getaffinity(0) is per-thread).
  * Safe from several threads at once after np_k_place_prepare(). */
 int np_k_place_self(int rank, int thread, struct np_k_place *p,

@@ -6,8 +6,6 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +14,7 @@
 #include <numaplan/cpuset.h>
 
 #include "common/affinity.h"
-#include "common/parse.h"
+#include "kcommon.h"
 #include "probe.h"
 
 const char *const np_probe_env_names[] = {
@@ -34,31 +32,10 @@ int np_probe_host(struct np_probe_info *pi, np_error_t *err)
 	return 0;
 }
 
-/* The first of the variables that is a non-negative integer. */
-static long env_long(const char *const *names)
-{
-	for (; *names; names++) {
-		uint64_t n;
-
-		if (np_parse_u64(getenv(*names), 0, LONG_MAX, &n) == 0)
-			return (long)n;
-	}
-	return 0;
-}
-
 void np_probe_env_ranks(struct np_probe_info *pi)
 {
-	/* Slurm first (srun sets it whatever the MPI plugin), then the PMI
-	 * and MPI launchers' own variables. */
-	static const char *const rank_vars[] = {
-		"SLURM_PROCID", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", NULL
-	};
-	static const char *const local_vars[] = {
-		"SLURM_LOCALID", "MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", NULL
-	};
-
-	pi->rank = env_long(rank_vars);
-	pi->local_rank = env_long(local_vars);
+	pi->rank = np_k_env_rank(np_k_rank_vars);
+	pi->local_rank = np_k_env_rank(np_k_local_rank_vars);
 }
 
 /* *out = the set as a malloc'ed cpulist */
@@ -118,5 +95,8 @@ void np_probe_info_free(struct np_probe_info *pi)
 	free(pi->cpus);
 	free(pi->mems);
 	free(pi->mems_allowed);
+	free(pi->pages_on);
 	pi->cpus = pi->mems = pi->mems_allowed = NULL;
+	pi->pages_on = NULL;
+	pi->pages_nnodes = 0;
 }

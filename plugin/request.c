@@ -40,14 +40,13 @@ const char *nps_modifiers(char *buf)
 	return buf;
 }
 
-char *nps_option_usage(void)
+const char *nps_option_usage(char *buf)
 {
-	char mods[NPS_MODIFIERS_SIZE], *out = NULL;
+	char mods[NPS_MODIFIERS_SIZE];
 
-	if (asprintf(&out, "NUMA/HCA-aware task placement: POLICY one of %s; MOD: %s "
-	             "(see numaplan-spank(8))", np_policy_list(), nps_modifiers(mods)) < 0)
-		return NULL;
-	return out;
+	snprintf(buf, NPS_USAGE_SIZE, "NUMA/HCA-aware task placement: POLICY one of %s; MOD: %s "
+	         "(see numaplan-spank(8))", np_policy_list(), nps_modifiers(mods));
+	return buf;
 }
 
 static int bad_value(np_error_t *err, const char *text, const char *what, const char *word)

@@ -17,8 +17,9 @@
 const char *nps_modifiers(char *buf);
 
 /* The --numa-plan line of srun --help: the policies and modifiers from
- * the library's lists.  Malloc'ed, NULL on ENOMEM. */
-char *nps_option_usage(void);
+ * the library's lists, written into buf (NPS_USAGE_SIZE bytes). */
+#define NPS_USAGE_SIZE 320
+const char *nps_option_usage(char *buf);
 
 typedef struct nps_request {
 	bool has_policy;
