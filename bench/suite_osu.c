@@ -47,21 +47,6 @@ static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 	return np_sb_take(&b);
 }
 
-/* An adapter of the node (not a plain network interface) local to NUMA os index n. */
-static const char *hca_of_numa(const np_topo_t *t, unsigned os)
-{
-	unsigned i;
-
-	for (i = 0; i < t->ndevices; i++) {
-		const np_device_t *d = &t->devices[i];
-		if (d->kind == NP_DEV_GPU || d->kind == NP_DEV_NETDEV || d->at_root)
-			continue;
-		if (np_cpuset_isset(d->numas, os))
-			return d->name;
-	}
-	return NULL;
-}
-
 /* The k-th allowed core (first PU) inside a set, or -1. */
 static int nth_core(const np_topo_t *t, const np_cpuset_t *within, unsigned k)
 {
@@ -98,8 +83,8 @@ static np_exp_t *add(np_run_ctx_t *c, const char *test, const char *name, const 
 	return e;
 }
 
-static int add_mbw(np_run_ctx_t *c, const char *what, const np_cpuset_t *within, unsigned nodes,
-                   const char *hca, np_error_t *err)
+static int add_mbw(np_run_ctx_t *c, const char *what, const char *sym, const np_cpuset_t *within,
+                   unsigned nodes, const char *hca, np_error_t *err)
 {
 	unsigned k = 0, i, max = ((const osu_opts_t *)np_suite_opts(c->opts, &np_suite_osu))->pairs;
 	char *cpus[1024], name[96];
@@ -123,6 +108,11 @@ static int add_mbw(np_run_ctx_t *c, const char *what, const np_cpuset_t *within,
 	json_object_set_new(e->params, "pairs", json_integer(k));
 	json_object_set_new(e->params, "domain", json_string(what));
 	json_object_set_new(e->params, "hca_local", json_boolean(hca != NULL));
+	if (sym) {
+		snprintf(name, sizeof(name), "osu.mbw_mr.%s", sym);
+		if (np_exp_alias(c, e, name) < 0)
+			return np_error_set(err, -ENOMEM, "out of memory");
+	}
 	return 0;
 }
 
@@ -132,15 +122,15 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	unsigned nodes = np_run_nodes(c, &np_suite_osu), i, j;
 	static const char *const tests[] = { "latency", "bw", "bibw" };
 	char name[96], *cpus[2];
-	int hca_numa = -1, rc = 0;
+	int hca_numa, rc = 0;
 	unsigned n0 = c->exps.n;
+	np_domains_t dom;
 
-	for (i = 0; i < t->nnuma && hca_numa < 0; i++)
-		if (hca_of_numa(t, t->numa[i].os_index) && !np_cpuset_iszero(t->numa[i].cpus))
-			hca_numa = (int)i;
+	np_run_domains(t, &dom);
+	hca_numa = dom.hca_local;
 	if (nodes >= 2) {
 		for (i = 0; i < t->nnuma && !rc; i++) {
-			const char *hca = hca_of_numa(t, t->numa[i].os_index);
+			const char *hca = np_run_hca_of_numa(t, t->numa[i].os_index);
 			int pu = nth_core(t, t->numa[i].cpus, 0);
 			if (pu < 0)
 				continue;
@@ -158,6 +148,16 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 				                           hca ? hca : "");
 				json_object_set_new(e->params, "numa", json_integer(t->numa[i].os_index));
 				json_object_set_new(e->params, "hca_local", json_boolean(hca != NULL));
+				/* the HCA's own NUMA node binds near it through the plugin too */
+				if ((int)i == dom.hca_local)
+					e->plugin_policy = strdup("hca-near");
+				if (np_run_numa_symbol(&dom, i)) {
+					snprintf(name, sizeof(name), "osu.%s.%s", tests[j], np_run_numa_symbol(&dom, i));
+					if (np_exp_alias(c, e, name) < 0) {
+						rc = np_error_set(err, -ENOMEM, "out of memory");
+						break;
+					}
+				}
 			}
 			free(cpus[0]);
 		}
@@ -167,13 +167,14 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			int pkg = nn->package;
 			char what[32];
 			snprintf(what, sizeof(what), "numa%u", nn->os_index);
-			rc = add_mbw(c, what, nn->cpus, 2, hca_of_numa(t, nn->os_index), err);
+			rc = add_mbw(c, what, np_run_numa_symbol(&dom, ni), nn->cpus, 2,
+			             np_run_hca_of_numa(t, nn->os_index), err);
 			if (!rc && pkg >= 0) {
 				snprintf(what, sizeof(what), "socket%u", t->packages[pkg].os_index);
-				rc = add_mbw(c, what, t->packages[pkg].cpus, 2, NULL, err);
+				rc = add_mbw(c, what, np_run_socket_symbol(&dom, pkg), t->packages[pkg].cpus, 2, NULL, err);
 			}
 			if (!rc)
-				rc = add_mbw(c, "node", t->allowed, 2, NULL, err);
+				rc = add_mbw(c, "node", NULL, t->allowed, 2, NULL, err);
 		}
 	}
 	/* Intra-node latency between NUMA nodes (two cores of one node when
@@ -199,6 +200,18 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			                           a, t->numa[i].os_index, b, t->numa[j].os_index);
 			json_object_set_new(e->params, "numa_a", json_integer(t->numa[i].os_index));
 			json_object_set_new(e->params, "numa_b", json_integer(t->numa[j].os_index));
+			/* hca-local first: one name whatever the NUMA numbering */
+			{
+				const char *sa = np_run_numa_symbol(&dom, i), *sb = np_run_numa_symbol(&dom, j);
+				if (sa && sb) {
+					bool swap = strcmp(sa, "hca-local") != 0;
+					snprintf(name, sizeof(name), "osu.intra.%s-%s", swap ? sb : sa, swap ? sa : sb);
+					if (np_exp_alias(c, e, name) < 0) {
+						rc = np_error_set(err, -ENOMEM, "out of memory");
+						break;
+					}
+				}
+			}
 		}
 	}
 	if (!rc && c->exps.n == n0)
