@@ -60,6 +60,8 @@ bool np_unit_convert(double v, const char *from, const char *to, double *out);
  * PASS/FAIL table to f; returns the number of failures. */
 unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, json_t *base,
                             double tol, FILE *f, json_t *report);
+/* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
+bool np_parse_tolerance(const char *s, double *out);
 /* An experiment's counterpart in other results: by symbolic alias, else
  * by name; NULL when there is none. */
 json_t *np_accept_counterpart(json_t *res, json_t *e);

@@ -26,8 +26,7 @@ static void usage(FILE *f)
 	      "no worse than PCT (default 5%).  Exit 0 when every check passes.  See numaplan-accept(1).\n", f);
 }
 
-/* "5%", "5" (percent) or "0.5%": a fraction in [0, 1). */
-static bool parse_tolerance(const char *s, double *out)
+bool np_parse_tolerance(const char *s, double *out)
 {
 	char buf[64];
 	size_t n = strlen(s);
@@ -134,7 +133,7 @@ int np_cmd_accept(int argc, char **argv)
 		usage(stderr);
 		goto out;
 	}
-	if (tol_text && !parse_tolerance(tol_text, &tol)) {
+	if (tol_text && !np_parse_tolerance(tol_text, &tol)) {
 		np_opt_print("accept: --tolerance '%s': a percentage from 0 to below 100, e.g. 5%%", tol_text);
 		goto out;
 	}

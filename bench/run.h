@@ -114,6 +114,7 @@ typedef struct np_run_ctx {
 	json_t *probe_jobs;         /* the Slurm job of the topology probe */
 	bool pin_nodes;             /* the job asks for the probed nodes */
 	const char *name_suffix;    /* "@n3" when there are several node types */
+	bool made_outdir;           /* the run created its directory */
 	char *outdir;               /* absolute */
 	np_exp_list_t exps;
 	np_rpeak_t rpeak;           /* per node */

@@ -2,7 +2,10 @@
  * run_main.c - `numaplan run SUITE`: plan the experiments, write the job
  * script, run it (sbatch, inline or local), collect results.json.
  */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,6 +104,7 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 		if (used)
 			return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
 	}
+	c->made_outdir = !np_file_exists(c->outdir);
 	plans = np_strdup_printf("%s/plans", c->outdir);
 	rc = plans ? np_mkdirs(plans, err) : -ENOMEM;
 	free(plans);
@@ -121,6 +125,22 @@ void np_run_ctx_free(np_run_ctx_t *c)
 	free(c->outdir);
 	json_decref(c->summary);
 	memset(c, 0, sizeof(*c));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Bad input changes nothing: the directory this run made goes again,
+ * unless a probe job ran (its outputs say why it failed). */
+static void undo_outdir(np_run_ctx_t *c)
+{
+	if (c->made_outdir && c->outdir && !c->probe_jobs)
+		nftw(c->outdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int write_experiments(np_run_ctx_t *c, np_error_t *err)
@@ -194,13 +214,17 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	rc = np_run_prepare(&o, &c, &err);
 	if (rc < 0) {
 		np_opt_print("run %s: %s", o.suite->name, err.msg);
+		/* a probe that failed or was stopped is a failure of what ran */
+		status = rc == -ENOMEM || rc == -EIO || rc == -ECANCELED ? 1 : 2;
+		if (status == 2)
+			undo_outdir(&c);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
-		/* a probe that failed or was stopped is a failure of what ran */
-		return rc == -ENOMEM || rc == -EIO || rc == -ECANCELED ? 1 : 2;
+		return status;
 	}
 	if (c.exps.n == 0) {
 		np_opt_print("run %s: no experiment to run on this topology", o.suite->name);
+		undo_outdir(&c);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return 2;

@@ -173,6 +173,13 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 {
 	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
 	json_t *sw = software(c->opts->mode != NP_MODE_LOCAL);
+
+	/* how MPI ranks were started: the PMI srun spoke, or MPICH's mpiexec */
+	if (sw)
+		json_object_set_new(sw, "mpi launch", c->opts->mode == NP_MODE_LOCAL ? json_string("mpiexec.mpich") :
+		                    json_sprintf("srun --mpi=%s", c->opts->srun_mpi ? c->opts->srun_mpi : "pmi2"));
+	if (sw && c->opts->job_setup)
+		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
 	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0;
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"

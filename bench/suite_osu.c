@@ -1,14 +1,19 @@
 /*
  * suite_osu.c - point-to-point between two nodes from each NUMA node
  * (HCA-local vs the rest), mbw_mr with k pairs on one NUMA node, one socket
- * and the whole node, and intra-node latency between NUMA nodes; figures
- * and tables by message size.
+ * and the whole node, intra-node latency between NUMA nodes, and the
+ * collectives allreduce and alltoall over every core of the nodes; figures
+ * and tables by message size.  The bundled numaplan-osu runs them, or the
+ * site's own OSU Micro-Benchmarks (--osu-dir), whose standard output is
+ * read (omb_parse.c).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "omb_parse.h"
 #include "run_util.h"
 #include "suite.h"
 #include "svg.h"
@@ -19,6 +24,7 @@ typedef struct osu_opts {
 	const char *max;            /* largest message, as numaplan-osu -m takes it */
 	unsigned iterations;        /* per message size; 0: the kernel's */
 	unsigned pairs;             /* mbw_mr pairs per domain; 0: every core */
+	const char *omb;            /* the site's OSU Micro-Benchmarks, or NULL */
 } osu_opts_t;
 
 static const np_optdef_t options[] = {
@@ -28,8 +34,62 @@ static const np_optdef_t options[] = {
 	  .help = "OSU iterations per message size", .min = 1, .want = "a positive integer" },
 	{ .name = "pairs", .kind = NP_OPT_UINT, .off = offsetof(osu_opts_t, pairs), .arg = "K",
 	  .help = "at most K mbw_mr pairs per domain", .min = 1, .want = "a positive integer" },
+	{ .name = "osu-dir", .kind = NP_OPT_STR, .off = offsetof(osu_opts_t, omb), .arg = "DIR",
+	  .help = "the site's OSU Micro-Benchmarks (osu_latency ...) instead of numaplan-osu" },
 	{ .name = NULL },
 };
+
+/* Where OMB keeps a test: the directory itself, its install layout
+ * (libexec/osu-micro-benchmarks/mpi/pt2pt|collective) or its build tree
+ * (mpi/..., c/mpi/pt2pt/standard, c/mpi/collective/blocking). */
+static const char *const omb_subdirs[] = {
+	"", "/mpi/pt2pt", "/mpi/collective", "/pt2pt", "/collective",
+	"/libexec/osu-micro-benchmarks/mpi/pt2pt", "/libexec/osu-micro-benchmarks/mpi/collective",
+	"/mpi/pt2pt/standard", "/mpi/collective/blocking",
+	"/c/mpi/pt2pt/standard", "/c/mpi/collective/blocking", NULL,
+};
+
+static char *omb_program(const char *dir, const char *test)
+{
+	unsigned i;
+
+	for (i = 0; omb_subdirs[i]; i++) {
+		char *p = np_strdup_printf("%s%s/osu_%s", dir, omb_subdirs[i], test);
+		if (p && access(p, X_OK) == 0) {
+			char *abs = np_abspath(p);
+			free(p);
+			return abs;
+		}
+		free(p);
+	}
+	return NULL;
+}
+
+/* Every program the suite will run, found before anything is planned. */
+static int omb_check(const np_run_ctx_t *c, np_error_t *err)
+{
+	static const char *const tests[] = { "latency", "bw", "bibw", "mbw_mr", "allreduce", "alltoall", NULL };
+	const osu_opts_t *oo = np_suite_opts(c->opts, &np_suite_osu);
+	np_sb_t miss;
+	unsigned i, n = 0;
+	int rc = 0;
+
+	if (!oo->omb)
+		return 0;
+	np_sb_init(&miss);
+	for (i = 0; tests[i]; i++) {
+		char *p = omb_program(oo->omb, tests[i]);
+		if (!p)
+			np_sb_printf(&miss, "%sosu_%s", n++ ? ", " : "", tests[i]);
+		free(p);
+	}
+	if (n)
+		rc = np_error_set(err, -ENOENT, "--osu-dir %s: no executable %s there, nor in its mpi/pt2pt, "
+		                  "mpi/collective or libexec/osu-micro-benchmarks/mpi/... directories",
+		                  oo->omb, miss.s ? miss.s : "?");
+	np_sb_free(&miss);
+	return rc;
+}
 
 static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 {
@@ -37,7 +97,14 @@ static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 	np_sb_t b;
 
 	np_sb_init(&b);
-	np_sb_printf(&b, "numaplan-osu %s --json", test);
+	if (oo->omb) {
+		/* OMB's own options are the ones numaplan-osu copies: -m, -i */
+		char *prog = omb_program(oo->omb, test);
+		np_sb_shq(&b, prog ? prog : test);
+		free(prog);
+	} else {
+		np_sb_printf(&b, "numaplan-osu %s --json", test);
+	}
 	if (oo->max) {
 		np_sb_add(&b, " -m ");
 		np_sb_shq(&b, oo->max);
@@ -61,6 +128,23 @@ static int nth_core(const np_topo_t *t, const np_cpuset_t *within, unsigned k)
 	return -1;
 }
 
+/* The site's program an experiment runs, in its params (and so in
+ * results.json): which OMB binary a figure came from. */
+static void program(const np_run_ctx_t *c, np_exp_t *e, const char *test)
+{
+	const osu_opts_t *oo = np_suite_opts(c->opts, &np_suite_osu);
+	char *p = oo->omb ? omb_program(oo->omb, test) : NULL;
+
+	if (p)
+		json_object_set_new(e->params, "program", json_string(p));
+	free(p);
+}
+
+static const char *oo_impl(const np_run_ctx_t *c)
+{
+	return ((const osu_opts_t *)np_suite_opts(c->opts, &np_suite_osu))->omb ? "omb" : "numaplan-osu";
+}
+
 static np_exp_t *add(np_run_ctx_t *c, const char *test, const char *name, const char *group,
                      unsigned nodes, unsigned per_node, char **cpus, np_error_t *err)
 {
@@ -80,6 +164,10 @@ static np_exp_t *add(np_run_ctx_t *c, const char *test, const char *name, const 
 		return NULL;
 	}
 	json_object_set_new(e->params, "test", json_string(test));
+	/* which implementation prints the output: the parse hook reads
+	 * OMB's columns or numaplan-osu's JSON */
+	json_object_set_new(e->params, "impl", json_string(oo_impl(c)));
+	program(c, e, test);
 	return e;
 }
 
@@ -116,6 +204,40 @@ static int add_mbw(np_run_ctx_t *c, const char *what, const char *sym, const np_
 	return 0;
 }
 
+/* allreduce and alltoall over every node, one rank per core (--ntasks:
+ * that many ranks), placed by the planner (--policy, default compact). */
+static int add_collectives(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
+{
+	static const char *const tests[] = { "allreduce", "alltoall" };
+	const np_run_opts_t *o = c->opts;
+	unsigned per_node = o->ntasks ? (o->ntasks + nodes - 1) / nodes : c->topo->ncores, i;
+	char name[96];
+	int rc;
+
+	if (per_node * nodes < 2)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		np_exp_t *e;
+		snprintf(name, sizeof(name), "osu.%s.%un", tests[i], nodes);
+		if (!(e = np_exp_new(c, np_suite_osu.name, "osu", name, "coll")))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		e->nodes = nodes;
+		e->ntasks = nodes * per_node;
+		e->mpi = true;
+		e->cmd = osu_cmd(c, tests[i]);
+		e->desc = np_strdup_printf("%s over %u node%s, %u ranks per node", tests[i], nodes,
+		                           nodes > 1 ? "s" : "", per_node);
+		json_object_set_new(e->params, "test", json_string(tests[i]));
+		json_object_set_new(e->params, "impl", json_string(oo_impl(c)));
+		program(c, e, tests[i]);
+		if (!e->cmd || !e->desc)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if ((rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", per_node, 1, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	np_topo_t *t = c->topo;
@@ -126,6 +248,8 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	unsigned n0 = c->exps.n;
 	np_domains_t dom;
 
+	if ((rc = omb_check(c, err)) < 0)
+		return rc;
 	np_run_domains(t, &dom);
 	hca_numa = dom.hca_local;
 	if (nodes >= 2) {
@@ -214,33 +338,28 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			}
 		}
 	}
+	if (!rc)
+		rc = add_collectives(c, nodes, err);
 	if (!rc && c->exps.n == n0)
 		return np_error_set(err, -EINVAL, "osu: nothing to run (needs 2 nodes, or 2 cores for the intra-node test)");
 	return rc;
 }
 
-static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+static bool latency_test(const char *test)
 {
-	json_t *j = np_kout_json(k, "results"), *res, *it, *ser;
-	double best = 0, at8 = -1, first = -1, last = 0, rate = 0;
-	const char *test;
-	size_t i;
-	bool lat;
+	return test && (!strcmp(test, "latency") || !strcmp(test, "allreduce") || !strcmp(test, "alltoall"));
+}
 
-	(void)c;
-	(void)e;
-	if (!j)
-		return -1;
-	res = json_object_get(j, "results");
-	test = json_string_value(json_object_get(j, "test"));
-	if (!json_is_array(res) || json_array_size(res) == 0 || !test) {
-		snprintf(k->why, sizeof(k->why), "no test/results in the OSU output");
-		json_decref(j);
-		return -1;
-	}
-	lat = strcmp(test, "latency") == 0;
-	ser = json_array();
-	json_array_foreach(res, i, it) {
+/* The figures of a series of {size, value[, rate]}: latency at 8 bytes
+ * (else the smallest size), the smallest and largest size's; bandwidth
+ * peak and at the largest size, the peak message rate. */
+static int figures(np_kout_t *k, json_t *points, bool lat)
+{
+	double best = 0, at8 = -1, first = -1, last = 0, rate = 0;
+	json_t *it, *ser = json_array();
+	size_t i;
+
+	json_array_foreach(points, i, it) {
 		double sz, v, r;
 		if (!np_json_num(it, "size", &sz) || !np_json_num(it, "value", &v))
 			continue;
@@ -257,7 +376,6 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 	}
 	if (json_array_size(ser) == 0) {
 		json_decref(ser);
-		json_decref(j);
 		snprintf(k->why, sizeof(k->why), "empty OSU results");
 		return -1;
 	}
@@ -272,16 +390,59 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 			json_object_set_new(k->values, "rate_max", json_real(rate));
 	}
 	k->series = ser;
-	k->valid = !json_is_false(json_object_get(j, "validated")) && !json_is_false(json_object_get(j, "passed"));
-	if (!k->valid)
+	return 0;
+}
+
+/* The site's OMB: its standard columns. */
+static int parse_omb(const np_exp_t *e, np_kout_t *k)
+{
+	np_omb_result_t r;
+	int rc;
+
+	if (np_omb_parse(k->text, &r) < 0) {
+		np_omb_result_free(&r);
+		snprintf(k->why, sizeof(k->why), "no OSU Micro-Benchmarks table (a '# Size' header and rows)");
+		return -1;
+	}
+	rc = figures(k, r.points, latency_test(np_json_str(e->params, "test")));
+	k->valid = rc == 0 && !r.failed && !r.validation_error;
+	if (rc == 0 && !k->valid)
+		snprintf(k->why, sizeof(k->why), "OSU data validation failed (%u size%s)", r.failed,
+		         r.failed == 1 ? "" : "s");
+	np_omb_result_free(&r);
+	return rc;
+}
+
+static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+{
+	json_t *j, *res;
+	const char *test;
+	int rc;
+
+	(void)c;
+	if (np_json_streq(e->params, "impl", "omb"))
+		return parse_omb(e, k);
+	if (!(j = np_kout_json(k, "results")))
+		return -1;
+	res = json_object_get(j, "results");
+	test = json_string_value(json_object_get(j, "test"));
+	if (!json_is_array(res) || json_array_size(res) == 0 || !test) {
+		snprintf(k->why, sizeof(k->why), "no test/results in the OSU output");
+		json_decref(j);
+		return -1;
+	}
+	rc = figures(k, res, latency_test(test));
+	k->valid = rc == 0 && !json_is_false(json_object_get(j, "validated")) &&
+	           !json_is_false(json_object_get(j, "passed"));
+	if (rc == 0 && !k->valid)
 		snprintf(k->why, sizeof(k->why), "OSU data check failed");
 	json_decref(j);
-	return 0;
+	return rc;
 }
 
 static bool is_latency(json_t *params)
 {
-	return np_json_streq(params, "test", "latency");
+	return latency_test(np_json_str(params, "test"));
 }
 
 static const char *primary(const np_exp_t *e, bool *higher)
@@ -403,7 +564,7 @@ static void plots(json_t *res, np_sb_t *b)
 
 const np_suite_t np_suite_osu = {
 	.name = "osu",
-	.summary = "OSU latency/bw/bibw from each NUMA node, mbw_mr, intra-node latency",
+	.summary = "OSU latency/bw/bibw from each NUMA node, mbw_mr, intra-node latency, allreduce, alltoall",
 	.nodes = 2,
 	.kernels = (const char *const[]){ "osu", NULL },
 	.programs = (const char *const[]){ "numaplan-osu", NULL },
