@@ -82,13 +82,12 @@ static int load(np_run_ctx_t *c, np_node_type_t *t, bool whole, np_error_t *err)
 
 /* On every node: the topology its numaplan plugin plans on, with the
  * fingerprint and where it came from; lstopo's live view when numaplan is
- * not in the job's PATH. */
+ * not in the job's PATH (or fails there, an older release). */
 static const char probe_cmd[] =
 "n=${SLURMD_NODENAME:-$(hostname -s)}\n"
-"if command -v numaplan >/dev/null 2>&1; then\n"
-"\tnumaplan topo --site --export-xml \"topology/$n.xml\" --fingerprint >\"topology/$n.fp\" 2>\"topology/$n.log\"\n"
-"else\n"
-"\techo \"numaplan topo: topology: live discovery by lstopo-no-graphics (numaplan is not in PATH on $n)\" >\"topology/$n.log\"\n"
+"if ! numaplan topo --site --export-xml \"topology/$n.xml\" --fingerprint >\"topology/$n.fp\" 2>\"topology/$n.log\"; then\n"
+"\trm -f \"topology/$n.fp\"\n"
+"\techo \"numaplan topo: topology: live discovery by lstopo-no-graphics (numaplan topo --site failed or is not in PATH on $n)\" >>\"topology/$n.log\"\n"
 "\tlstopo-no-graphics --disallowed --of xml \"topology/$n.xml\" 2>>\"topology/$n.log\"\n"
 "fi\n";
 
@@ -173,15 +172,18 @@ static char **probed_nodes(const char *dir, unsigned *n)
 /* What a node's probe says of its source: the "topology:" line. */
 static char *probe_says(const char *dir, const char *node)
 {
-	char *p = np_strdup_printf("%s/%s.log", dir, node), *t = p ? np_read_file(p, NULL, NULL) : NULL;
-	char *line = t ? strstr(t, "topology: ") : NULL, *res;
+	char *path = np_strdup_printf("%s/%s.log", dir, node), *t = path ? np_read_file(path, NULL, NULL) : NULL;
+	char *line = NULL, *p, *res;
 
+	/* the last word on it: lstopo's note follows numaplan's failure */
+	for (p = t; p && (p = strstr(p, "topology: ")); p += 10)
+		line = p;
 	if (line) {
 		line += 10;
 		line[strcspn(line, "\n")] = '\0';
 	}
 	res = strdup(line ? line : "how: unknown (no probe log)");
-	free(p);
+	free(path);
 	free(t);
 	return res;
 }

@@ -38,6 +38,14 @@ check "the job asks for the probed nodes, whole (masks)" \
 check "bound by masks, every run passed" jqt '.binding.used == "masks" and .failed_runs == 0' "$J"
 check "the start says whole nodes are asked, and why" grep -q 'whole nodes asked (#SBATCH --exclusive)' <<<"$OUT"
 
+# without numaplan in the job's PATH the nodes answer with lstopo
+run timeout 300 env PATH=/usr/bin:/bin "$(command -v numaplan)" run stream --plan-only -o "$tmp/lstopo"
+check "no numaplan on the nodes: lstopo-no-graphics answers" \
+	jqt '.node_types[0].source | test("via probe job [0-9]+: live discovery by lstopo-no-graphics")' "$tmp/lstopo/run.json"
+check "... the fingerprint, computed here, is this machine's" \
+	jqt --arg f "$(numaplan topo --topology "$tmp/here.xml" --fingerprint)" '.node_types[0].fingerprint == $f' \
+	"$tmp/lstopo/run.json"
+
 # --- partial nodes: masks fall back to the plugin ---------------------------
 # one CPU of a 2-CPU node: a mask step would fail; the plugin binds instead
 R compare --shared --threads 1 --policies compact --repeat 1 -o "$tmp/part" -- numaplan-probe --json
