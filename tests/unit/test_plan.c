@@ -607,6 +607,68 @@ static void test_prefers_ib_over_roce(void **state)
 	np_topo_free(t);
 }
 
+/*
+ * Soft-RoCE beside hardware.  A copy of the Cisco UCS file (usNIC VFs
+ * usnic_0, usnic_1 on NUMA 0 and usnic_2 on NUMA 1, all ACTIVE: PCI
+ * functions, so hardware) with an rxe_eth0 added as hwloc exports one
+ * under HWLOC_VIRTUAL_LINUX_OSDEV=1: an OpenFabrics OS device at the
+ * machine root, no PCI parent, its port 1 ACTIVE on an Ethernet link.
+ * numaplan(1), hca-near: software devices take ranks only when no
+ * hardware adapter can.
+ */
+#define RXE_OSDEV "    <object type=\"OSDev\" gp_index=\"9001\" name=\"rxe_eth0\" osdev_type=\"3\">\n" \
+	"      <info name=\"Port1State\" value=\"4\"/>\n" \
+	"      <info name=\"Port1LID\" value=\"0x0\"/>\n" \
+	"      <info name=\"Port1LinkLayer\" value=\"Ethernet\"/>\n" \
+	"    </object>\n"
+
+static void test_software_rdma_last(void **state)
+{
+	const xml_edit_t add[] = {
+		{ "\n  </object>\n  <support", "\n" RXE_OSDEV "  </object>\n  <support", 0 },
+	};
+	const xml_edit_t down_add[] = {
+		{ "<info name=\"Port1State\" value=\"4\"/>", "<info name=\"Port1State\" value=\"1\"/>", 1 },
+		add[0],
+	};
+	char *path = derive_xml("cisco-ucs-2s-3usnic-manyvfs.xml", add, 1);
+	np_topo_t *t = load_path(path);
+	np_error_t err = { 0 };
+	np_plan_t *p;
+	int d = np_topo_device_by_name(t, "rxe_eth0");
+
+	(void)state;
+	assert_true(d >= 0);
+	assert_true(t->devices[d].at_root);
+	assert_null(t->devices[d].pci_busid);
+	/* the usNIC VFs are usable: rxe_eth0 gets no rank, and is not
+	 * "skipped" either (it is usable, just not of the class in use) */
+	assert_int_equal(make_plan(t, NP_POLICY_HCA_NEAR, 6, 1, &p, &err), 0);
+	for (unsigned i = 0; i < 6; i++)
+		assert_non_null(strstr(p->ranks[i].hca, "usnic_"));
+	assert_int_equal(p->nskipped, 0);
+	np_plan_free(p);
+	np_topo_free(t);
+	drop_derived(path);
+
+	/* every usNIC port DOWN: rxe_eth0, port 1, local to every CPU (at
+	 * the machine root), cores from the lowest NUMA node up; the usNICs
+	 * are listed as skipped */
+	path = derive_xml("cisco-ucs-2s-3usnic-manyvfs.xml", down_add, 2);
+	t = load_path(path);
+	assert_int_equal(make_plan(t, NP_POLICY_HCA_NEAR, 2, 1, &p, &err), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_string_equal(p->ranks[i].hca, "rxe_eth0");
+		assert_int_equal(p->ranks[i].port, 1);
+		assert_true(p->ranks[i].hca_local);
+		assert_mems(&p->ranks[i], "0");
+	}
+	assert_int_equal(p->nskipped, 3);
+	np_plan_free(p);
+	np_topo_free(t);
+	drop_derived(path);
+}
+
 static void test_rank_ids(void **state)
 {
 	/* a node of a cyclic distribution holds ranks 1, 3, 5 */
@@ -670,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_root_attached_hca),
 		cmocka_unit_test(test_slingshot),
 		cmocka_unit_test(test_prefers_ib_over_roce),
+		cmocka_unit_test(test_software_rdma_last),
 		cmocka_unit_test(test_rank_ids),
 		cmocka_unit_test(test_names),
 	};
