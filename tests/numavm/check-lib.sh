@@ -31,6 +31,35 @@ need_numavm() {
 		skip_all "no numaplan.so built"
 }
 
+# numaplan-stream for the guest.  The build tree's kernels are compiled
+# with configure's KERNEL_CFLAGS (-O3 -march=native): on a build host with
+# AVX-512 they die of SIGILL under QEMU TCG (-cpu max has none).  The
+# host's build stays as it is (the benchmarks measure it); the guest gets
+# a copy configured with --enable-portable-kernels in a side build tree
+# ($NP_BUILDDIR/numavm-portable), of numaplan-stream alone: configured
+# once, rebuilt by make when a source changed.  NP_NUMAVM_STREAM names it
+# for the guest (collect-lib.sh).
+portable_stream() {
+	local side=$NP_BUILDDIR/numavm-portable t0=$SECONDS rc
+	(
+		set -e
+		mkdir -p "$side"
+		cd "$side"
+		if [ ! -f Makefile ] || [ "$NP_SRCDIR/configure" -nt config.status ]; then
+			"$NP_SRCDIR/configure" --enable-portable-kernels CFLAGS="-O2 -g"
+		fi
+		# what libnpk links, in a tree that has such a directory
+		if [ -f common/Makefile ]; then make -C common; fi
+		make -C kernels numaplan-stream
+		test -x kernels/numaplan-stream
+	) >"$side.log" 2>&1
+	rc=$?
+	chk "numaplan-stream for the guest: a portable build (--enable-portable-kernels) in $side" [ $rc -eq 0 ] ||
+		{ diagm "$(tail -15 "$side.log")"; return 1; }
+	diagm "portable numaplan-stream ready after $((SECONDS - t0))s"
+	export NP_NUMAVM_STREAM=$side/kernels/numaplan-stream
+}
+
 # numavm_collect SHAPE SCRIPT [numavm options]: boot SHAPE, run SCRIPT in
 # it, copy what it collected to $DATA; the VM is powered off afterwards.
 DATA=
@@ -44,7 +73,10 @@ numavm_collect() {
 		return
 	fi
 	DATA=$(mktemp -d "${TMPDIR:-/tmp}/numavm-$shape.XXXXXX")
-	trap 'rm -rf "$DATA"' EXIT
+	# NP_NUMAVM_KEEP=1: keep the collection, to judge it again later
+	# with NP_NUMAVM_DATA (working on the checks)
+	if [ -n "${NP_NUMAVM_KEEP:-}" ]; then diagm "collection kept in $DATA"
+	else trap 'rm -rf "$DATA"' EXIT; fi
 	# a VM left up by hand is not this test's: start from a fresh boot
 	"$NUMAVM" down >/dev/null 2>&1
 	local t0=$SECONDS
@@ -58,31 +90,42 @@ numavm_collect() {
 		# nothing else to judge without a collection
 		[ -s "$DATA/facts" ] || { done_testing; exit 1; }
 	fi
+	# where the guest's time went: the slowest steps (guest clock)
+	[ -s "$DATA/timing" ] && diagm "guest seconds by step: $(awk '{ printf "%s %.0f\n", $1, $3 - $2 }' "$DATA/timing" |
+		sort -k2,2nr | head -8 | tr '\n' ' ')"
 	load_shape "$shape"
 }
 
 # ---- lists -----------------------------------------------------------------
-# expand "0-2,5" -> "0 1 2 5" (sorted, unique)
+# expand "0-2,5" -> "0 1 2 5" (sorted, unique).  expand and fmt run
+# thousands of times per test: plain bash, no pipeline of programs (a
+# sparse array's indexes come out sorted)
 expand() {
-	local p lo hi i out=()
+	local p lo hi i parts seen=()
 	IFS=, read -r -a parts <<<"$1"
 	for p in "${parts[@]}"; do
-		case $p in
-		''|-) ;;
-		*-*) lo=${p%-*}; hi=${p#*-}; for ((i = lo; i <= hi; i++)); do out+=("$i"); done;;
-		*) out+=("$p");;
-		esac
+		if [[ $p =~ ^([0-9]+)-([0-9]+)$ ]]; then
+			lo=${BASH_REMATCH[1]}; hi=${BASH_REMATCH[2]}
+			for ((i = 10#$lo; i <= 10#$hi; i++)); do seen[i]=1; done
+		elif [[ $p =~ ^[0-9]+$ ]]; then
+			seen[10#$p]=1
+		fi
 	done
-	[ ${#out[@]} -gt 0 ] && printf '%s\n' "${out[@]}" | sort -n -u | tr '\n' ' ' | sed 's/ $//'
-	echo
+	echo "${!seen[*]}"
 }
 # fmt "0 1 2 5" -> "0-2,5"
 fmt() {
-	echo "$*" | tr ' ' '\n' | awk 'NF' | sort -n -u | awk '
-		{ if (NR == 1) { lo = hi = $1; next }
-		  if ($1 == hi + 1) { hi = $1; next }
-		  printf "%s%s,", lo, (hi > lo ? "-" hi : ""); lo = hi = $1 }
-		END { if (NR) printf "%s%s", lo, (hi > lo ? "-" hi : "") }'
+	local x lo=-1 hi=-1 out='' seen=() all
+	read -r -a all <<<"$*"
+	for x in "${all[@]}"; do [[ $x =~ ^[0-9]+$ ]] && seen[10#$x]=1; done
+	for x in "${!seen[@]}" end; do
+		if [ "$x" != end ] && [ "$hi" -ge 0 ] && [ "$x" -eq $((hi + 1)) ]; then hi=$x; continue; fi
+		if [ "$lo" -ge 0 ]; then
+			out+=$lo; [ "$hi" -gt "$lo" ] && out+=-$hi; out+=,
+		fi
+		lo=$x; hi=$x
+	done
+	echo "${out%,}"
 }
 # subset A B (cpulists): every element of A is in B
 subset() {
@@ -129,28 +172,77 @@ model_compact() {
 	EXP=()
 	for ((r = 0; r < $1; r++)); do EXP[r]=$r; done
 }
-# spread: round robin over the nodes with CPUs; inside a node round robin
-# over its L3 domains, the first free core of the chosen L3
+# spread (numaplan(1), POLICIES, spread): top down.  The ranks are shared
+# out over the packages, each package's share over its nodes with CPUs,
+# each node's share over its L3 domains, each time as evenly as the room
+# allows: every domain gets the same share up to what it holds, and the r
+# ranks left over go to r evenly spaced domains of the m that still have
+# room (the i-th to the floor(i*m/r)-th: 2 of 4 nodes are 0 and 2).  Rank
+# order is round robin at every level: rank 0 to the first package, rank 1
+# to the second, ..., a package's successive ranks to its successive
+# nodes, a node's to its successive L3 domains; in an L3 domain a rank
+# takes the first free core.  (Every core is free: the steps run in an
+# exclusive allocation of the whole node; one core per rank.)
+declare -A SP_SHARE SP_CAP SP_KIDS
+# sp_share TOTAL KEY...: SP_SHARE[KEY] for domains of room SP_CAP[KEY]
+sp_share() {
+	local total=$1 k q=0 sum r m i j extra; shift
+	local keys=("$@")
+	sp_sum() { local x t=0; for x in "${keys[@]}"; do t=$((t + (SP_CAP[$x] < $1 ? SP_CAP[$x] : $1))); done; echo $t; }
+	# the largest even level q that fits, then the rest spaced out
+	while [ "$(sp_sum $((q + 1)))" -le "$total" ] && [ "$(sp_sum $((q + 1)))" -gt "$(sp_sum $q)" ]; do q=$((q + 1)); done
+	sum=$(sp_sum $q); r=$((total - sum))
+	local roomy=()
+	for k in "${keys[@]}"; do
+		SP_SHARE[$k]=$((SP_CAP[$k] < q ? SP_CAP[$k] : q))
+		[ "${SP_CAP[$k]}" -gt $q ] && roomy+=("$k")
+	done
+	m=${#roomy[@]}
+	for ((i = 0; i < r && m > 0; i++)); do
+		j=$((i * m / r)); extra=${roomy[j]}
+		SP_SHARE[$extra]=$((SP_SHARE[$extra] + 1))
+	done
+}
 model_spread() {
-	local n=$1 r k t idx node l3 c cur=0 nl=${#L3_CPUS[@]} free
-	local -A used l3cur
+	local n=$1 s x l c r k key kids pick
+	local -A left cur used
+	SP_SHARE=(); SP_CAP=(); SP_KIDS=()
+	# the tree: root -> packages -> nodes with CPUs -> their L3 domains
+	for s in "${!SOCKET_CPUS[@]}"; do
+		SP_KIDS[root]="${SP_KIDS[root]:-} p$s"; SP_CAP[p$s]=0
+		for x in "${CPU_NODES[@]}"; do
+			[ "${NODE_SOCKET[x]}" = "$s" ] || continue
+			SP_KIDS[p$s]="${SP_KIDS[p$s]:-} n$x"; SP_CAP[n$x]=0
+			for l in "${!L3_CPUS[@]}"; do
+				subset "$(fmt "${L3_CPUS[l]}")" "$(fmt "${NODE_CPUS[x]}")" || continue
+				SP_KIDS[n$x]="${SP_KIDS[n$x]:-} l$l"; SP_CAP[l$l]=$(wc -w <<<"${L3_CPUS[l]}")
+				SP_CAP[n$x]=$(( ${SP_CAP[n$x]} + ${SP_CAP[l$l]} ))
+			done
+			SP_CAP[p$s]=$(( ${SP_CAP[p$s]} + ${SP_CAP[n$x]} ))
+		done
+	done
+	SP_SHARE[root]=$n
+	for key in root $(for s in ${SP_KIDS[root]}; do echo "$s"; done) \
+		$(for s in ${SP_KIDS[root]}; do echo ${SP_KIDS[$s]}; done); do
+		# shellcheck disable=SC2086
+		sp_share "${SP_SHARE[$key]}" ${SP_KIDS[$key]}
+	done
+	for key in "${!SP_SHARE[@]}"; do left[$key]=${SP_SHARE[$key]}; done
 	EXP=()
 	for ((r = 0; r < n; r++)); do
-		for ((t = 0; t < ${#CPU_NODES[@]}; t++)); do
-			idx=$(( (cur + t) % ${#CPU_NODES[@]} )); node=${CPU_NODES[idx]}
-			free=0
-			for c in ${NODE_CPUS[node]}; do [ -z "${used[$c]:-}" ] && free=1; done
-			[ $free = 1 ] || continue
-			for ((k = 0; k < nl; k++)); do
-				l3=$(( (${l3cur[$node]:-0} + k) % nl ))
-				[ "$(nodes_of "${L3_CPUS[l3]}")" = "$node" ] || continue
-				for c in ${L3_CPUS[l3]}; do
-					if [ -z "${used[$c]:-}" ]; then
-						EXP[r]=$c; used[$c]=1; l3cur[$node]=$((l3 + 1)); break 2
-					fi
-				done
+		key=root
+		while [ "${key:0:1}" != l ]; do
+			read -r -a kids <<<"${SP_KIDS[$key]}"
+			for ((k = 0; k < ${#kids[@]}; k++)); do
+				pick=${kids[(${cur[$key]:-0} + k) % ${#kids[@]}]}
+				[ "${left[$pick]}" -gt 0 ] && break
 			done
-			cur=$((idx + 1)); break
+			cur[$key]=$(( (${cur[$key]:-0} + k + 1) % ${#kids[@]} ))
+			left[$pick]=$((left[$pick] - 1))
+			key=$pick
+		done
+		for c in ${L3_CPUS[${key#l}]}; do
+			[ -z "${used[$c]:-}" ] && { EXP[r]=$c; used[$c]=1; break; }
 		done
 	done
 }
@@ -183,10 +275,13 @@ model_numa() { local d=() x; for x in "${CPU_NODES[@]}"; do d+=("${NODE_CPUS[x]}
 model_socket() { model_domains "$1" "${SOCKET_CPUS[@]}"; }
 model_l3() { model_domains "$1" "${L3_CPUS[@]}"; }
 # hca-near, one adapter on node H: the nodes from H outwards (SLIT distance,
-# then H's own socket, then the lower node number), each filled in turn
+# then H's own socket, then the lower node number), each filled in turn.
+# H "root": an adapter at the machine root is local to every CPU, every
+# node is as near as any other: the lower node number first.
 hca_order() {
 	local h=$1 x
 	for x in "${CPU_NODES[@]}"; do
+		if [ "$h" = root ]; then echo "0 0 $x"; continue; fi
 		echo "${DIST["$h $x"]} $([ "${NODE_SOCKET[x]}" = "${NODE_SOCKET[h]}" ] && echo 0 || echo 1) $x"
 	done | sort -n -k1,1 -k2,2 -k3,3 | awk '{print $3}'
 }
@@ -203,23 +298,23 @@ model_hca() {
 
 # ---- a collected step ---------------------------------------------------------
 # load NAME: RC, OUT, ERR of step NAME; for probe steps GOT_*[rank]
-declare -a GOT_CPUS GOT_POL GOT_MEMS GOT_PAGES GOT_ENVCPUS GOT_ENVMEMS GOT_UNKNOWN GOT_HCA
+declare -a GOT_CPUS GOT_POL GOT_MEMS GOT_PAGES GOT_ENVCPUS GOT_ENVMEMS GOT_UNKNOWN GOT_HCA GOT_UCX
 load() {
-	local r c p m pg ec em u h
+	local r c p m pg ec em u h x
 	RC=$(cat "$DATA/$1.rc" 2>/dev/null || echo missing)
 	OUT=$(cat "$DATA/$1.out" 2>/dev/null)
 	ERR=$(cat "$DATA/$1.err" 2>/dev/null)
-	GOT_CPUS=(); GOT_POL=(); GOT_MEMS=(); GOT_PAGES=(); GOT_ENVCPUS=(); GOT_ENVMEMS=(); GOT_UNKNOWN=(); GOT_HCA=()
-	while IFS='|' read -r r c p m pg ec em u h; do
+	GOT_CPUS=(); GOT_POL=(); GOT_MEMS=(); GOT_PAGES=(); GOT_ENVCPUS=(); GOT_ENVMEMS=(); GOT_UNKNOWN=(); GOT_HCA=(); GOT_UCX=()
+	while IFS='|' read -r r c p m pg ec em u h x; do
 		[ -n "$r" ] || continue
 		# lists normalised: a formatting difference is not a placement one
 		GOT_CPUS[r]=$(expand "$c"); GOT_POL[r]=$p; GOT_MEMS[r]=$(fmt "$(expand "$m")"); GOT_PAGES[r]=$pg
 		GOT_ENVCPUS[r]=$(fmt "$(expand "$ec")"); GOT_ENVMEMS[r]=$(fmt "$(expand "$em")")
-		GOT_UNKNOWN[r]=$u; GOT_HCA[r]=$h
+		GOT_UNKNOWN[r]=$u; GOT_HCA[r]=$h; GOT_UCX[r]=$x
 	done < <(grep '^{' <<<"$OUT" | jq -r '[.rank, .cpus, .mempolicy, .mems,
 		((.pages // {}) | to_entries | map("\(.key):\(.value)") | join(" ")),
 		(.env.NUMAPLAN_CPUS // ""), (.env.NUMAPLAN_MEMS // ""), (.pages_unknown // 0),
-		(.env.NUMAPLAN_HCA // "")] | map(tostring) | join("|")' 2>/dev/null)
+		(.env.NUMAPLAN_HCA // ""), (.env.UCX_NET_DEVICES // "")] | map(tostring) | join("|")' 2>/dev/null)
 }
 
 pages_nodes() { local e out=(); for e in ${GOT_PAGES[$1]:-}; do out+=("${e%%:*}"); done; fmt "${out[*]}"; }
