@@ -184,48 +184,60 @@ model_compact() {
 # takes the first free core.  (Every core is free: the steps run in an
 # exclusive allocation of the whole node; one core per rank.)
 declare -A SP_SHARE SP_CAP SP_KIDS
+# sp_sum LEVEL KEY...: the ranks domains KEY... take when each takes up to
+# LEVEL (and no more than its room SP_CAP[KEY])
+sp_sum() {
+	local level=$1 k c t=0; shift
+	for k in "$@"; do c=${SP_CAP[$k]}; t=$((t + (c < level ? c : level))); done
+	echo "$t"
+}
 # sp_share TOTAL KEY...: SP_SHARE[KEY] for domains of room SP_CAP[KEY]
 sp_share() {
-	local total=$1 k q=0 sum r m i j extra; shift
-	local keys=("$@")
-	sp_sum() { local x t=0; for x in "${keys[@]}"; do t=$((t + (SP_CAP[$x] < $1 ? SP_CAP[$x] : $1))); done; echo $t; }
+	local total=$1 k c q=0 r m i pick roomy=(); shift
 	# the largest even level q that fits, then the rest spaced out
-	while [ "$(sp_sum $((q + 1)))" -le "$total" ] && [ "$(sp_sum $((q + 1)))" -gt "$(sp_sum $q)" ]; do q=$((q + 1)); done
-	sum=$(sp_sum $q); r=$((total - sum))
-	local roomy=()
-	for k in "${keys[@]}"; do
-		SP_SHARE[$k]=$((SP_CAP[$k] < q ? SP_CAP[$k] : q))
-		[ "${SP_CAP[$k]}" -gt $q ] && roomy+=("$k")
+	while [ "$(sp_sum $((q + 1)) "$@")" -le "$total" ] && [ "$(sp_sum $((q + 1)) "$@")" -gt "$(sp_sum "$q" "$@")" ]; do
+		q=$((q + 1))
+	done
+	r=$((total - $(sp_sum "$q" "$@")))
+	for k in "$@"; do
+		c=${SP_CAP[$k]}
+		SP_SHARE[$k]=$((c < q ? c : q))
+		[ "$c" -gt "$q" ] && roomy+=("$k")
 	done
 	m=${#roomy[@]}
 	for ((i = 0; i < r && m > 0; i++)); do
-		j=$((i * m / r)); extra=${roomy[j]}
-		SP_SHARE[$extra]=$((SP_SHARE[$extra] + 1))
+		pick=${roomy[i * m / r]}
+		c=${SP_SHARE[$pick]}; SP_SHARE[$pick]=$((c + 1))
 	done
 }
 model_spread() {
-	local n=$1 s x l c r k key kids pick
+	local n=$1 s x l r k key pick c cur0 cpu pcap ncap kids=() nodes=() order=() cpus=()
 	local -A left cur used
 	SP_SHARE=(); SP_CAP=(); SP_KIDS=()
 	# the tree: root -> packages -> nodes with CPUs -> their L3 domains
 	for s in "${!SOCKET_CPUS[@]}"; do
-		SP_KIDS[root]="${SP_KIDS[root]:-} p$s"; SP_CAP[p$s]=0
+		SP_KIDS[root]="${SP_KIDS[root]:-} p$s"; pcap=0
 		for x in "${CPU_NODES[@]}"; do
 			[ "${NODE_SOCKET[x]}" = "$s" ] || continue
-			SP_KIDS[p$s]="${SP_KIDS[p$s]:-} n$x"; SP_CAP[n$x]=0
+			SP_KIDS[p$s]="${SP_KIDS[p$s]:-} n$x"; ncap=0
 			for l in "${!L3_CPUS[@]}"; do
 				subset "$(fmt "${L3_CPUS[l]}")" "$(fmt "${NODE_CPUS[x]}")" || continue
-				SP_KIDS[n$x]="${SP_KIDS[n$x]:-} l$l"; SP_CAP[l$l]=$(wc -w <<<"${L3_CPUS[l]}")
-				SP_CAP[n$x]=$(( ${SP_CAP[n$x]} + ${SP_CAP[l$l]} ))
+				read -r -a cpus <<<"${L3_CPUS[l]}"
+				SP_KIDS[n$x]="${SP_KIDS[n$x]:-} l$l"; SP_CAP[l$l]=${#cpus[@]}
+				ncap=$((ncap + ${#cpus[@]}))
 			done
-			SP_CAP[p$s]=$(( ${SP_CAP[p$s]} + ${SP_CAP[n$x]} ))
+			SP_CAP[n$x]=$ncap; pcap=$((pcap + ncap))
 		done
+		SP_CAP[p$s]=$pcap
 	done
+	# shares level by level: the root's, each package's, each node's
 	SP_SHARE[root]=$n
-	for key in root $(for s in ${SP_KIDS[root]}; do echo "$s"; done) \
-		$(for s in ${SP_KIDS[root]}; do echo ${SP_KIDS[$s]}; done); do
-		# shellcheck disable=SC2086
-		sp_share "${SP_SHARE[$key]}" ${SP_KIDS[$key]}
+	read -r -a kids <<<"${SP_KIDS[root]}"
+	order=(root "${kids[@]}")
+	for key in "${kids[@]}"; do read -r -a nodes <<<"${SP_KIDS[$key]}"; order+=("${nodes[@]}"); done
+	for key in "${order[@]}"; do
+		read -r -a kids <<<"${SP_KIDS[$key]}"
+		sp_share "${SP_SHARE[$key]}" "${kids[@]}"
 	done
 	for key in "${!SP_SHARE[@]}"; do left[$key]=${SP_SHARE[$key]}; done
 	EXP=()
@@ -233,16 +245,18 @@ model_spread() {
 		key=root
 		while [ "${key:0:1}" != l ]; do
 			read -r -a kids <<<"${SP_KIDS[$key]}"
+			cur0=${cur[$key]:-0}
 			for ((k = 0; k < ${#kids[@]}; k++)); do
-				pick=${kids[(${cur[$key]:-0} + k) % ${#kids[@]}]}
+				pick=${kids[(cur0 + k) % ${#kids[@]}]}
 				[ "${left[$pick]}" -gt 0 ] && break
 			done
-			cur[$key]=$(( (${cur[$key]:-0} + k + 1) % ${#kids[@]} ))
-			left[$pick]=$((left[$pick] - 1))
+			cur[$key]=$(( (cur0 + k + 1) % ${#kids[@]} ))
+			c=${left[$pick]}; left[$pick]=$((c - 1))
 			key=$pick
 		done
-		for c in ${L3_CPUS[${key#l}]}; do
-			[ -z "${used[$c]:-}" ] && { EXP[r]=$c; used[$c]=1; break; }
+		read -r -a cpus <<<"${L3_CPUS[${key#l}]}"
+		for cpu in "${cpus[@]}"; do
+			[ -z "${used[$cpu]:-}" ] && { EXP[r]=$cpu; used[$cpu]=1; break; }
 		done
 	done
 }
@@ -299,6 +313,8 @@ model_hca() {
 # ---- a collected step ---------------------------------------------------------
 # load NAME: RC, OUT, ERR of step NAME; for probe steps GOT_*[rank]
 declare -a GOT_CPUS GOT_POL GOT_MEMS GOT_PAGES GOT_ENVCPUS GOT_ENVMEMS GOT_UNKNOWN GOT_HCA GOT_UCX
+# (GOT_HCA and GOT_UCX are read by the .t scripts only)
+# shellcheck disable=SC2034
 load() {
 	local r c p m pg ec em u h x
 	RC=$(cat "$DATA/$1.rc" 2>/dev/null || echo missing)
