@@ -31,33 +31,92 @@ need_numavm() {
 		skip_all "no numaplan.so built"
 }
 
-# numaplan-stream for the guest.  The build tree's kernels are compiled
-# with configure's KERNEL_CFLAGS (-O3 -march=native): on a build host with
-# AVX-512 they die of SIGILL under QEMU TCG (-cpu max has none).  The
-# host's build stays as it is (the benchmarks measure it); the guest gets
-# a copy configured with --enable-portable-kernels in a side build tree
-# ($NP_BUILDDIR/numavm-portable), of numaplan-stream alone: configured
-# once, rebuilt by make when a source changed.  NP_NUMAVM_STREAM names it
-# for the guest (collect-lib.sh).
+# Temporary directories a test made for itself; one EXIT trap removes them.
+CLEANUP=()
+trap 'rm -rf "${CLEANUP[@]}"' EXIT
+
+# ---- what the guest runs -------------------------------------------------------
+# The guest's CPU is QEMU TCG's "-cpu max" (contrib/numavm), not the build
+# host's.  No guest CPU model can be chosen to match the host: -cpu host
+# needs KVM (nested KVM hangs on these machines), and QEMU 7.2's TCG
+# emulates no AVX-512 at all, which this kind of build host has.  So it is
+# the other way round: the guest runs only code built for the baseline
+# x86-64.  numaplan, libnumaplan, numaplan.so and numaplan-probe are built
+# with configure's CFLAGS (kernels/Makefile.am keeps KERNEL_CFLAGS off the
+# probe).  numaplan-stream is a benchmark: the build tree's copy has
+# KERNEL_CFLAGS (-O3 -march=native) and stays so, the benchmarks measure
+# it; the tests build their own portable copy (portable_stream) and the
+# guest runs only that one (collect-lib.sh).  guest_code_portable checks
+# every one of these files before a boot.
+
+# portable_stream: numaplan-stream configured with --enable-portable-kernels
+# (-O3 -mtune=generic, no -march) in a side tree of its own, for the guest;
+# exported as NP_NUMAVM_STREAM.  The side tree lives under the build tree
+# (configured once, made again by make when a source changed), never in
+# the source tree: with the build tree in the source directory it is a
+# temporary directory, removed at exit.
 portable_stream() {
-	local side=$NP_BUILDDIR/numavm-portable t0=$SECONDS rc
+	local side t0=$SECONDS rc
+	if [ "$(cd "$NP_BUILDDIR" && pwd -P)" = "$(cd "$NP_SRCDIR" && pwd -P)" ]; then
+		side=$(mktemp -d "${TMPDIR:-/tmp}/numavm-portable.XXXXXX") ||
+			{ notok "numaplan-stream for the guest: cannot create a temporary directory"; return 1; }
+		CLEANUP+=("$side")
+	else
+		side=$NP_BUILDDIR/numavm-portable
+		mkdir -p "$side" || { notok "numaplan-stream for the guest: cannot create $side"; return 1; }
+	fi
 	(
 		set -e
-		mkdir -p "$side"
 		cd "$side"
 		if [ ! -f Makefile ] || [ "$NP_SRCDIR/configure" -nt config.status ]; then
 			"$NP_SRCDIR/configure" --enable-portable-kernels CFLAGS="-O2 -g"
 		fi
-		# what libnpk links, in a tree that has such a directory
-		if [ -f common/Makefile ]; then make -C common; fi
 		make -C kernels numaplan-stream
 		test -x kernels/numaplan-stream
-	) >"$side.log" 2>&1
+	) >"$side/numavm-build.log" 2>&1
 	rc=$?
 	chk "numaplan-stream for the guest: a portable build (--enable-portable-kernels) in $side" [ $rc -eq 0 ] ||
-		{ diagm "$(tail -15 "$side.log")"; return 1; }
+		{ diagm "$(tail -15 "$side/numavm-build.log")"; return 1; }
 	diagm "portable numaplan-stream ready after $((SECONDS - t0))s"
 	export NP_NUMAVM_STREAM=$side/kernels/numaplan-stream
+}
+
+# The build tree's programs the guest runs (collect-lib.sh: the binary
+# itself, not libtool's wrapper) and the plugin numavm loads.
+guest_files() {
+	local f plugins=("$NP_BUILDDIR/plugin/.libs/numaplan.so" /usr/local/lib/slurm/numaplan.so)
+	[ -n "${NP_PLUGIN:-}" ] && plugins=("$NP_PLUGIN")
+	for f in kernels/numaplan-probe launcher/numaplan; do
+		if [ -f "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}" ]; then echo "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}"
+		elif [ -f "$NP_BUILDDIR/$f" ]; then echo "$NP_BUILDDIR/$f"; fi
+	done
+	for f in "$NP_BUILDDIR"/lib/.libs/libnumaplan.so.*.*; do [ -f "$f" ] && echo "$f"; done
+	for f in "${plugins[@]}"; do
+		[ -f "$f" ] && { echo "$f"; break; }
+	done
+	[ -n "${NP_NUMAVM_STREAM:-}" ] && echo "$NP_NUMAVM_STREAM"
+	return 0
+}
+
+# guest_code_portable: every compilation unit of every file the guest runs
+# was built for a CPU that TCG's "max" has: no -march but x86-64 or
+# x86-64-v2 (no AVX).  GCC records its options in DW_AT_producer (with -g;
+# -march=native appears there as the host's model, e.g. cooperlake); a
+# file without that record was built with the build tree's CFLAGS.
+guest_code_portable() {
+	local f m x bad='' cflags files=()
+	mapfile -t files < <(guest_files)
+	cflags=$(sed -n 's/^CFLAGS = //p' "$NP_BUILDDIR/Makefile" 2>/dev/null)
+	for f in "${files[@]}"; do
+		m=$(readelf --debug-dump=info --dwarf-depth=1 "$f" 2>/dev/null | grep DW_AT_producer | grep -o -- '-march=[^ ]*' | sort -u)
+		[ -n "$m" ] || m=$(grep -o -- '-march=[^ ]*' <<<"$cflags")
+		for x in $m; do
+			case $x in -march=x86-64|-march=x86-64-v2) ;; *) bad="$bad ${f#"$NP_BUILDDIR"/}: $x;";; esac
+		done
+	done
+	chk "what the guest runs (${#files[@]} files: numaplan, its library, the plugin, the probe, the stream) is built for any x86-64, not the host's CPU" \
+		eval '[ ${#files[@]} -ge 4 ] && [ -z "$bad" ]' ||
+		diagm "built for another CPU than TCG's -cpu max:${bad:- (files: ${files[*]})}"
 }
 
 # numavm_collect SHAPE SCRIPT [numavm options]: boot SHAPE, run SCRIPT in
@@ -72,11 +131,12 @@ numavm_collect() {
 		load_shape "$shape"
 		return
 	fi
+	guest_code_portable
 	DATA=$(mktemp -d "${TMPDIR:-/tmp}/numavm-$shape.XXXXXX")
 	# NP_NUMAVM_KEEP=1: keep the collection, to judge it again later
 	# with NP_NUMAVM_DATA (working on the checks)
 	if [ -n "${NP_NUMAVM_KEEP:-}" ]; then diagm "collection kept in $DATA"
-	else trap 'rm -rf "$DATA"' EXIT; fi
+	else CLEANUP+=("$DATA"); fi
 	# a VM left up by hand is not this test's: start from a fresh boot
 	"$NUMAVM" down >/dev/null 2>&1
 	local t0=$SECONDS

@@ -24,9 +24,10 @@ bin_of() { # name dir -> path
 	else command -v "$1"; fi
 }
 PROBE=$(bin_of numaplan-probe kernels)
-# numaplan-stream: the portable build the host side made (check-lib.sh,
-# portable_stream), since the build tree's may use instructions TCG lacks
-STREAM=${NP_NUMAVM_STREAM:-$(bin_of numaplan-stream kernels)}
+# numaplan-stream: only the portable build the host side made (check-lib.sh,
+# portable_stream), never the build tree's: that one is built for the
+# build host's CPU (-march=native), which TCG's -cpu max is not
+STREAM=${NP_NUMAVM_STREAM:-}
 NUMAPLAN=$(bin_of numaplan launcher)
 [ -d "$NP_BUILDDIR/lib/.libs" ] && export LD_LIBRARY_PATH="$NP_BUILDDIR/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -104,6 +105,10 @@ maps() {
 # stream NAME N C PLAN: numaplan-stream --json per task, one file per rank
 # (NAME.R.json), with 2 OpenMP threads.
 stream() {
+	if [ -z "$STREAM" ]; then
+		echo "no portable numaplan-stream (NP_NUMAVM_STREAM, check-lib.sh portable_stream)" >"$O/$1.err"
+		echo 127 >"$O/$1.rc"; return
+	fi
 	save "$1" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$2" -c "$3" --numa-plan="$4" \
 		--output="$O/$1.%t.json" --error="$O/$1.%t.err" "$STREAM" --size 20000 --threads 2 --json
 }
