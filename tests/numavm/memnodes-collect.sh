@@ -20,9 +20,11 @@ maps maps_numa1i 1 numa,mem=interleave
 # read that state live.  hwloc hides virtual devices unless asked
 # (HWLOC_VIRTUAL_LINUX_OSDEV): rxe has no PCI parent.
 rxe_state() { cat /sys/class/infiniband/rxe_eth0/ports/1/state 2>/dev/null; }
-wait_state() { # WORD: up to 10s
+# The link comes up a few seconds after `ip link set up` (e1000e's
+# watchdog); a host loaded by other work stretches that: a minute at most.
+wait_state() { # WORD: up to 60s
 	local _
-	for _ in $(seq 50); do case $(rxe_state) in *"$1"*) return 0;; esac; sleep 0.2; done
+	for _ in $(seq 300); do case $(rxe_state) in *"$1"*) return 0;; esac; sleep 0.2; done
 	return 1
 }
 save rxe_topo_plain "$NUMAPLAN" topo --json
