@@ -81,16 +81,21 @@ portable_stream() {
 	export NP_NUMAVM_STREAM=$side/kernels/numaplan-stream
 }
 
-# The build tree's programs the guest runs (collect-lib.sh: the binary
-# itself, not libtool's wrapper) and the plugin numavm loads.
+# The programs the guest runs, found as collect-lib.sh finds them (the
+# build tree's binary itself, not libtool's wrapper, else the one on
+# PATH), their library, and the plugin numavm loads.
 guest_files() {
-	local f plugins=("$NP_BUILDDIR/plugin/.libs/numaplan.so" /usr/local/lib/slurm/numaplan.so)
+	local f lib plugins=("$NP_BUILDDIR/plugin/.libs/numaplan.so" /usr/local/lib/slurm/numaplan.so)
 	[ -n "${NP_PLUGIN:-}" ] && plugins=("$NP_PLUGIN")
 	for f in kernels/numaplan-probe launcher/numaplan; do
 		if [ -f "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}" ]; then echo "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}"
-		elif [ -f "$NP_BUILDDIR/$f" ]; then echo "$NP_BUILDDIR/$f"; fi
+		elif [ -f "$NP_BUILDDIR/$f" ]; then echo "$NP_BUILDDIR/$f"
+		else command -v "${f#*/}"; fi
 	done
-	for f in "$NP_BUILDDIR"/lib/.libs/libnumaplan.so.*.*; do [ -f "$f" ] && echo "$f"; done
+	lib=
+	for f in "$NP_BUILDDIR"/lib/.libs/libnumaplan.so.*.*; do [ -f "$f" ] && { lib=$f; break; }; done
+	[ -n "$lib" ] || lib=$(ldd "$(command -v numaplan)" 2>/dev/null | awk '$1 ~ /^libnumaplan[.]so/ { print $3 }')
+	[ -f "$lib" ] && readlink -f "$lib"
 	for f in "${plugins[@]}"; do
 		[ -f "$f" ] && { echo "$f"; break; }
 	done
