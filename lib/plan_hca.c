@@ -10,13 +10,20 @@
 
 /* Rail classes, best first: a node's MPI fabric is IB/OPA/EFA when it has
  * one; RoCE functions and usNIC VFs next; Slingshot NICs (network
- * interfaces, not OpenFabrics devices) last.  Other network interfaces
- * (-1) take part only when named. */
-static int rail_class(np_dev_kind_t k)
+ * interfaces, not OpenFabrics devices) last among hardware.  An
+ * OpenFabrics device at the machine root without a PCI function is
+ * software (Soft-RoCE rxe, siw over some Ethernet interface; hwloc lists
+ * them only with HWLOC_VIRTUAL_LINUX_OSDEV=1): it takes ranks only when no
+ * hardware adapter can, never a share beside one.  Other network
+ * interfaces (-1) take part only when named. */
+static int rail_class(const np_device_t *d)
 {
-	switch (k) {
-	case NP_DEV_IB: case NP_DEV_OPA: case NP_DEV_EFA: case NP_DEV_OTHER_OFA: return 0;
-	case NP_DEV_ROCE: case NP_DEV_USNIC: return 1;
+	switch (d->kind) {
+	case NP_DEV_IB: case NP_DEV_OPA: case NP_DEV_EFA: case NP_DEV_OTHER_OFA:
+	case NP_DEV_ROCE: case NP_DEV_USNIC:
+		if (!d->pci_busid && d->at_root)
+			return 3;
+		return d->kind == NP_DEV_ROCE || d->kind == NP_DEV_USNIC ? 1 : 0;
 	case NP_DEV_SLINGSHOT: return 2;
 	case NP_DEV_NETDEV: case NP_DEV_GPU: return -1;
 	}
@@ -143,7 +150,7 @@ int np_hca_select(const np_topo_t *t, const char *only, np_plan_t *p, np_rail_t 
 {
 	np_hca_want_t *want = NULL;
 	unsigned nwant = 0, *port = NULL;
-	int *dev_of = NULL, *usable = NULL, best = 3, rc;
+	int *dev_of = NULL, *usable = NULL, best = 4, rc;
 	char why[256];
 
 	*n = 0;
@@ -160,14 +167,14 @@ int np_hca_select(const np_topo_t *t, const char *only, np_plan_t *p, np_rail_t 
 	if ((rc = check_wants(t, want, nwant, dev_of, err)) < 0)
 		goto out;
 	for (unsigned i = 0; i < t->ndevices; i++)
-		usable[i] = !only && rail_class(t->devices[i].kind) >= 0 ? 1 : -1;
+		usable[i] = !only && rail_class(&t->devices[i]) >= 0 ? 1 : -1;
 	for (unsigned k = 0; k < nwant; k++) {
 		usable[dev_of[k]] = 1;
 		port[dev_of[k]] = want[k].port;
 	}
 	for (unsigned i = 0; i < t->ndevices; i++) {
 		/* named devices are used whatever their class */
-		int c = only ? 0 : rail_class(t->devices[i].kind);
+		int c = only ? 0 : rail_class(&t->devices[i]);
 
 		if (usable[i] < 0)
 			continue;
@@ -176,7 +183,7 @@ int np_hca_select(const np_topo_t *t, const char *only, np_plan_t *p, np_rail_t 
 			best = c;
 	}
 	for (unsigned i = 0; i < t->ndevices; i++) {
-		int c = only ? 0 : rail_class(t->devices[i].kind);
+		int c = only ? 0 : rail_class(&t->devices[i]);
 
 		if (usable[i] == 1 && c == best) {
 			rails[*n].dev = (int)i;

@@ -52,15 +52,36 @@ static int index_of_ancestor(hwloc_topology_t h, hwloc_obj_type_t type, hwloc_ob
 	return a ? (int)a->logical_index : -1;
 }
 
-/* A PU's home NUMA node: the first (logical order) whose cpuset holds it.
- * On KNL the DDR node comes before its MCDRAM twin, so memory binding
- * defaults to DDR; CPU-less nodes never match. */
-static int home_numa(const np_topo_t *t, unsigned pu)
+/*
+ * A PU's home NUMA node, among the nodes whose locality holds it: the most
+ * local one (hwloc gives a CPU-less node the locality of its nearest CPU
+ * nodes, which may be wider), then one of ordinary memory rather than one
+ * hwloc marks as special (MCDRAM, HBM, GPU memory, NVM...: any subtype but
+ * DRAM), then the first in hwloc's order.  Order alone is not enough:
+ * hwloc sorts the nodes of one locality by OS index, so a CPU-less node
+ * numbered below its CPU node would take that node's cores.  Nodes whose
+ * locality is empty (CPU-less nodes of hwloc 1.x files) never match.
+ */
+static int home_numa(const np_topo_t *t, hwloc_topology_t h, unsigned pu)
 {
-	for (unsigned i = 0; i < t->nnuma; i++)
-		if (np_cpuset_isset(t->numa[i].cpus, pu))
-			return (int)i;
-	return -1;
+	int best = -1, best_w = 0, best_special = 0;
+
+	for (unsigned i = 0; i < t->nnuma; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, i);
+		int w, special;
+
+		if (!np_cpuset_isset(t->numa[i].cpus, pu) || !o)
+			continue;
+		w = hwloc_bitmap_weight(o->complete_cpuset ? o->complete_cpuset : o->cpuset);
+		special = o->subtype && strcmp(o->subtype, "DRAM") != 0;
+		if (best < 0 || (w >= 0 && (best_w < 0 || w < best_w)) ||
+		    (w == best_w && best_special && !special)) {
+			best = (int)i;
+			best_w = w;
+			best_special = special;
+		}
+	}
+	return best;
 }
 
 static int build_numa(np_topo_t *t, hwloc_topology_t h)
@@ -131,7 +152,7 @@ static int build_l3(np_topo_t *t, hwloc_topology_t h)
 		t->nl3++;
 		if (!l->cpus)
 			return -ENOMEM;
-		l->numa = np_cpuset_iszero(l->cpus) ? -1 : home_numa(t, (unsigned)np_cpuset_first(l->cpus));
+		l->numa = np_cpuset_iszero(l->cpus) ? -1 : home_numa(t, h, (unsigned)np_cpuset_first(l->cpus));
 	}
 	return 0;
 }
@@ -174,7 +195,7 @@ static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
 	c->os_index = o->os_index;
 	c->logical_index = o->logical_index;
 	c->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
-	c->numa = home_numa(t, c->pus[0]);
+	c->numa = home_numa(t, h, c->pus[0]);
 	c->l3 = l3_of_pu(t, c->pus[0]);
 	t->ncores++;
 	t->npus += n;
@@ -198,6 +219,15 @@ static int build_cores(np_topo_t *t, hwloc_topology_t h)
 	for (int i = 0; i < n; i++)
 		if (add_core(t, h, hwloc_get_obj_by_type(h, type, (unsigned)i)) < 0)
 			return -ENOMEM;
+	/* A node's CPUs are those of the cores it is home to (np_topo.h):
+	 * hwloc's cpuset of a node is its locality, which a CPU-less node
+	 * shares with its neighbours. */
+	for (unsigned i = 0; i < t->nnuma; i++)
+		np_cpuset_zero(t->numa[i].cpus);
+	for (unsigned i = 0; i < t->ncores; i++)
+		for (unsigned k = 0; t->cores[i].numa >= 0 && k < t->cores[i].npus; k++)
+			if (np_cpuset_set(t->numa[t->cores[i].numa].cpus, t->cores[i].pus[k]) < 0)
+				return -ENOMEM;
 	return 0;
 }
 

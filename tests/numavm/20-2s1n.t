@@ -6,6 +6,7 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/check-lib.sh"
 need_numavm
+portable_stream
 numavm_collect 2s1n "$NP_SRCDIR/tests/numavm/2s1n-collect.sh"
 
 check_guest_is_shape
@@ -13,9 +14,10 @@ check_guest_slurm
 check_topo_live
 
 model_compact 8;  check_plan "compact -n8" compact8 8 bind
-# spread: node 0 then node 1, and inside each node its two L3 in turn
+# spread, top down: 2 ranks per package (one node each), one on each of
+# its L3 domains; consecutive ranks alternate packages
 model_spread 4;   check_plan "spread -n4" spread4 4 bind
-chk "spread -n4: ranks 0-3 on the L3 domains 0, 2, 1, 3 (nodes alternate, then L3s)" \
+chk "spread -n4: ranks 0-3 on the L3 domains 0, 2, 1, 3 (packages alternate, then L3s)" \
 	[ "$(for r in 0 1 2 3; do for l in "${!L3_CPUS[@]}"; do
 		case " ${L3_CPUS[l]} " in *" ${GOT_CPUS[r]:-x} "*) echo -n "$l ";; esac; done; done)" = "0 2 1 3 " ]
 model_l3 4;       check_plan "l3 -n4" l3_4 4 bind

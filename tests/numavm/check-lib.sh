@@ -31,6 +31,99 @@ need_numavm() {
 		skip_all "no numaplan.so built"
 }
 
+# Temporary directories a test made for itself; one EXIT trap removes them.
+CLEANUP=()
+trap 'rm -rf "${CLEANUP[@]}"' EXIT
+
+# ---- what the guest runs -------------------------------------------------------
+# The guest's CPU is QEMU TCG's "-cpu max" (contrib/numavm), not the build
+# host's.  No guest CPU model can be chosen to match the host: -cpu host
+# needs KVM (nested KVM hangs on these machines), and QEMU 7.2's TCG
+# emulates no AVX-512 at all, which this kind of build host has.  So it is
+# the other way round: the guest runs only code built for the baseline
+# x86-64.  numaplan, libnumaplan, numaplan.so and numaplan-probe are built
+# with configure's CFLAGS (kernels/Makefile.am keeps KERNEL_CFLAGS off the
+# probe).  numaplan-stream is a benchmark: the build tree's copy has
+# KERNEL_CFLAGS (-O3 -march=native) and stays so, the benchmarks measure
+# it; the tests build their own portable copy (portable_stream) and the
+# guest runs only that one (collect-lib.sh).  guest_code_portable checks
+# every one of these files before a boot.
+
+# portable_stream: numaplan-stream configured with --enable-portable-kernels
+# (-O3 -mtune=generic, no -march) in a side tree of its own, for the guest;
+# exported as NP_NUMAVM_STREAM.  The side tree lives under the build tree
+# (configured once, made again by make when a source changed), never in
+# the source tree: with the build tree in the source directory it is a
+# temporary directory, removed at exit.
+portable_stream() {
+	local side t0=$SECONDS rc
+	if [ "$(cd "$NP_BUILDDIR" && pwd -P)" = "$(cd "$NP_SRCDIR" && pwd -P)" ]; then
+		side=$(mktemp -d "${TMPDIR:-/tmp}/numavm-portable.XXXXXX") ||
+			{ notok "numaplan-stream for the guest: cannot create a temporary directory"; return 1; }
+		CLEANUP+=("$side")
+	else
+		side=$NP_BUILDDIR/numavm-portable
+		mkdir -p "$side" || { notok "numaplan-stream for the guest: cannot create $side"; return 1; }
+	fi
+	(
+		set -e
+		cd "$side"
+		if [ ! -f Makefile ] || [ "$NP_SRCDIR/configure" -nt config.status ]; then
+			"$NP_SRCDIR/configure" --enable-portable-kernels CFLAGS="-O2 -g"
+		fi
+		make -C kernels numaplan-stream
+		test -x kernels/numaplan-stream
+	) >"$side/numavm-build.log" 2>&1
+	rc=$?
+	chk "numaplan-stream for the guest: a portable build (--enable-portable-kernels) in $side" [ $rc -eq 0 ] ||
+		{ diagm "$(tail -15 "$side/numavm-build.log")"; return 1; }
+	diagm "portable numaplan-stream ready after $((SECONDS - t0))s"
+	export NP_NUMAVM_STREAM=$side/kernels/numaplan-stream
+}
+
+# The programs the guest runs, found as collect-lib.sh finds them (the
+# build tree's binary itself, not libtool's wrapper, else the one on
+# PATH), their library, and the plugin numavm loads.
+guest_files() {
+	local f lib plugins=("$NP_BUILDDIR/plugin/.libs/numaplan.so" /usr/local/lib/slurm/numaplan.so)
+	[ -n "${NP_PLUGIN:-}" ] && plugins=("$NP_PLUGIN")
+	for f in kernels/numaplan-probe launcher/numaplan; do
+		if [ -f "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}" ]; then echo "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}"
+		elif [ -f "$NP_BUILDDIR/$f" ]; then echo "$NP_BUILDDIR/$f"
+		else command -v "${f#*/}"; fi
+	done
+	lib=
+	for f in "$NP_BUILDDIR"/lib/.libs/libnumaplan.so.*.*; do [ -f "$f" ] && { lib=$f; break; }; done
+	[ -n "$lib" ] || lib=$(ldd "$(command -v numaplan)" 2>/dev/null | awk '$1 ~ /^libnumaplan[.]so/ { print $3 }')
+	[ -f "$lib" ] && readlink -f "$lib"
+	for f in "${plugins[@]}"; do
+		[ -f "$f" ] && { echo "$f"; break; }
+	done
+	[ -n "${NP_NUMAVM_STREAM:-}" ] && echo "$NP_NUMAVM_STREAM"
+	return 0
+}
+
+# guest_code_portable: every compilation unit of every file the guest runs
+# was built for a CPU that TCG's "max" has: no -march but x86-64 or
+# x86-64-v2 (no AVX).  GCC records its options in DW_AT_producer (with -g;
+# -march=native appears there as the host's model, e.g. cooperlake); a
+# file without that record was built with the build tree's CFLAGS.
+guest_code_portable() {
+	local f m x bad='' cflags files=()
+	mapfile -t files < <(guest_files)
+	cflags=$(sed -n 's/^CFLAGS = //p' "$NP_BUILDDIR/Makefile" 2>/dev/null)
+	for f in "${files[@]}"; do
+		m=$(readelf --debug-dump=info --dwarf-depth=1 "$f" 2>/dev/null | grep DW_AT_producer | grep -o -- '-march=[^ ]*' | sort -u)
+		[ -n "$m" ] || m=$(grep -o -- '-march=[^ ]*' <<<"$cflags")
+		for x in $m; do
+			case $x in -march=x86-64|-march=x86-64-v2) ;; *) bad="$bad ${f#"$NP_BUILDDIR"/}: $x;";; esac
+		done
+	done
+	chk "what the guest runs (${#files[@]} files: numaplan, its library, the plugin, the probe, the stream) is built for any x86-64, not the host's CPU" \
+		eval '[ ${#files[@]} -ge 4 ] && [ -z "$bad" ]' ||
+		diagm "built for another CPU than TCG's -cpu max:${bad:- (files: ${files[*]})}"
+}
+
 # numavm_collect SHAPE SCRIPT [numavm options]: boot SHAPE, run SCRIPT in
 # it, copy what it collected to $DATA; the VM is powered off afterwards.
 DATA=
@@ -43,8 +136,12 @@ numavm_collect() {
 		load_shape "$shape"
 		return
 	fi
+	guest_code_portable
 	DATA=$(mktemp -d "${TMPDIR:-/tmp}/numavm-$shape.XXXXXX")
-	trap 'rm -rf "$DATA"' EXIT
+	# NP_NUMAVM_KEEP=1: keep the collection, to judge it again later
+	# with NP_NUMAVM_DATA (working on the checks)
+	if [ -n "${NP_NUMAVM_KEEP:-}" ]; then diagm "collection kept in $DATA"
+	else CLEANUP+=("$DATA"); fi
 	# a VM left up by hand is not this test's: start from a fresh boot
 	"$NUMAVM" down >/dev/null 2>&1
 	local t0=$SECONDS
@@ -58,31 +155,42 @@ numavm_collect() {
 		# nothing else to judge without a collection
 		[ -s "$DATA/facts" ] || { done_testing; exit 1; }
 	fi
+	# where the guest's time went: the slowest steps (guest clock)
+	[ -s "$DATA/timing" ] && diagm "guest seconds by step: $(awk '{ printf "%s %.0f\n", $1, $3 - $2 }' "$DATA/timing" |
+		sort -k2,2nr | head -8 | tr '\n' ' ')"
 	load_shape "$shape"
 }
 
 # ---- lists -----------------------------------------------------------------
-# expand "0-2,5" -> "0 1 2 5" (sorted, unique)
+# expand "0-2,5" -> "0 1 2 5" (sorted, unique).  expand and fmt run
+# thousands of times per test: plain bash, no pipeline of programs (a
+# sparse array's indexes come out sorted)
 expand() {
-	local p lo hi i out=()
+	local p lo hi i parts seen=()
 	IFS=, read -r -a parts <<<"$1"
 	for p in "${parts[@]}"; do
-		case $p in
-		''|-) ;;
-		*-*) lo=${p%-*}; hi=${p#*-}; for ((i = lo; i <= hi; i++)); do out+=("$i"); done;;
-		*) out+=("$p");;
-		esac
+		if [[ $p =~ ^([0-9]+)-([0-9]+)$ ]]; then
+			lo=${BASH_REMATCH[1]}; hi=${BASH_REMATCH[2]}
+			for ((i = 10#$lo; i <= 10#$hi; i++)); do seen[i]=1; done
+		elif [[ $p =~ ^[0-9]+$ ]]; then
+			seen[10#$p]=1
+		fi
 	done
-	[ ${#out[@]} -gt 0 ] && printf '%s\n' "${out[@]}" | sort -n -u | tr '\n' ' ' | sed 's/ $//'
-	echo
+	echo "${!seen[*]}"
 }
 # fmt "0 1 2 5" -> "0-2,5"
 fmt() {
-	echo "$*" | tr ' ' '\n' | awk 'NF' | sort -n -u | awk '
-		{ if (NR == 1) { lo = hi = $1; next }
-		  if ($1 == hi + 1) { hi = $1; next }
-		  printf "%s%s,", lo, (hi > lo ? "-" hi : ""); lo = hi = $1 }
-		END { if (NR) printf "%s%s", lo, (hi > lo ? "-" hi : "") }'
+	local x lo=-1 hi=-1 out='' seen=() all
+	read -r -a all <<<"$*"
+	for x in "${all[@]}"; do [[ $x =~ ^[0-9]+$ ]] && seen[10#$x]=1; done
+	for x in "${!seen[@]}" end; do
+		if [ "$x" != end ] && [ "$hi" -ge 0 ] && [ "$x" -eq $((hi + 1)) ]; then hi=$x; continue; fi
+		if [ "$lo" -ge 0 ]; then
+			out+=$lo; [ "$hi" -gt "$lo" ] && out+=-$hi; out+=,
+		fi
+		lo=$x; hi=$x
+	done
+	echo "${out%,}"
 }
 # subset A B (cpulists): every element of A is in B
 subset() {
@@ -129,28 +237,91 @@ model_compact() {
 	EXP=()
 	for ((r = 0; r < $1; r++)); do EXP[r]=$r; done
 }
-# spread: round robin over the nodes with CPUs; inside a node round robin
-# over its L3 domains, the first free core of the chosen L3
+# spread (numaplan(1), POLICIES, spread): top down.  The ranks are shared
+# out over the packages, each package's share over its nodes with CPUs,
+# each node's share over its L3 domains, each time as evenly as the room
+# allows: every domain gets the same share up to what it holds, and the r
+# ranks left over go to r evenly spaced domains of the m that still have
+# room (the i-th to the floor(i*m/r)-th: 2 of 4 nodes are 0 and 2).  Rank
+# order is round robin at every level: rank 0 to the first package, rank 1
+# to the second, ..., a package's successive ranks to its successive
+# nodes, a node's to its successive L3 domains; in an L3 domain a rank
+# takes the first free core.  (Every core is free: the steps run in an
+# exclusive allocation of the whole node; one core per rank.)
+declare -A SP_SHARE SP_CAP SP_KIDS
+# sp_sum LEVEL KEY...: the ranks domains KEY... take when each takes up to
+# LEVEL (and no more than its room SP_CAP[KEY])
+sp_sum() {
+	local level=$1 k c t=0; shift
+	for k in "$@"; do c=${SP_CAP[$k]}; t=$((t + (c < level ? c : level))); done
+	echo "$t"
+}
+# sp_share TOTAL KEY...: SP_SHARE[KEY] for domains of room SP_CAP[KEY]
+sp_share() {
+	local total=$1 k c q=0 r m i pick roomy=(); shift
+	# the largest even level q that fits, then the rest spaced out
+	while [ "$(sp_sum $((q + 1)) "$@")" -le "$total" ] && [ "$(sp_sum $((q + 1)) "$@")" -gt "$(sp_sum "$q" "$@")" ]; do
+		q=$((q + 1))
+	done
+	r=$((total - $(sp_sum "$q" "$@")))
+	for k in "$@"; do
+		c=${SP_CAP[$k]}
+		SP_SHARE[$k]=$((c < q ? c : q))
+		[ "$c" -gt "$q" ] && roomy+=("$k")
+	done
+	m=${#roomy[@]}
+	for ((i = 0; i < r && m > 0; i++)); do
+		pick=${roomy[i * m / r]}
+		c=${SP_SHARE[$pick]}; SP_SHARE[$pick]=$((c + 1))
+	done
+}
 model_spread() {
-	local n=$1 r k t idx node l3 c cur=0 nl=${#L3_CPUS[@]} free
-	local -A used l3cur
+	local n=$1 s x l r k key pick c cur0 cpu pcap ncap kids=() nodes=() order=() cpus=()
+	local -A left cur used
+	SP_SHARE=(); SP_CAP=(); SP_KIDS=()
+	# the tree: root -> packages -> nodes with CPUs -> their L3 domains
+	for s in "${!SOCKET_CPUS[@]}"; do
+		SP_KIDS[root]="${SP_KIDS[root]:-} p$s"; pcap=0
+		for x in "${CPU_NODES[@]}"; do
+			[ "${NODE_SOCKET[x]}" = "$s" ] || continue
+			SP_KIDS[p$s]="${SP_KIDS[p$s]:-} n$x"; ncap=0
+			for l in "${!L3_CPUS[@]}"; do
+				subset "$(fmt "${L3_CPUS[l]}")" "$(fmt "${NODE_CPUS[x]}")" || continue
+				read -r -a cpus <<<"${L3_CPUS[l]}"
+				SP_KIDS[n$x]="${SP_KIDS[n$x]:-} l$l"; SP_CAP[l$l]=${#cpus[@]}
+				ncap=$((ncap + ${#cpus[@]}))
+			done
+			SP_CAP[n$x]=$ncap; pcap=$((pcap + ncap))
+		done
+		SP_CAP[p$s]=$pcap
+	done
+	# shares level by level: the root's, each package's, each node's
+	SP_SHARE[root]=$n
+	read -r -a kids <<<"${SP_KIDS[root]}"
+	order=(root "${kids[@]}")
+	for key in "${kids[@]}"; do read -r -a nodes <<<"${SP_KIDS[$key]}"; order+=("${nodes[@]}"); done
+	for key in "${order[@]}"; do
+		read -r -a kids <<<"${SP_KIDS[$key]}"
+		sp_share "${SP_SHARE[$key]}" "${kids[@]}"
+	done
+	for key in "${!SP_SHARE[@]}"; do left[$key]=${SP_SHARE[$key]}; done
 	EXP=()
 	for ((r = 0; r < n; r++)); do
-		for ((t = 0; t < ${#CPU_NODES[@]}; t++)); do
-			idx=$(( (cur + t) % ${#CPU_NODES[@]} )); node=${CPU_NODES[idx]}
-			free=0
-			for c in ${NODE_CPUS[node]}; do [ -z "${used[$c]:-}" ] && free=1; done
-			[ $free = 1 ] || continue
-			for ((k = 0; k < nl; k++)); do
-				l3=$(( (${l3cur[$node]:-0} + k) % nl ))
-				[ "$(nodes_of "${L3_CPUS[l3]}")" = "$node" ] || continue
-				for c in ${L3_CPUS[l3]}; do
-					if [ -z "${used[$c]:-}" ]; then
-						EXP[r]=$c; used[$c]=1; l3cur[$node]=$((l3 + 1)); break 2
-					fi
-				done
+		key=root
+		while [ "${key:0:1}" != l ]; do
+			read -r -a kids <<<"${SP_KIDS[$key]}"
+			cur0=${cur[$key]:-0}
+			for ((k = 0; k < ${#kids[@]}; k++)); do
+				pick=${kids[(cur0 + k) % ${#kids[@]}]}
+				[ "${left[$pick]}" -gt 0 ] && break
 			done
-			cur=$((idx + 1)); break
+			cur[$key]=$(( (cur0 + k + 1) % ${#kids[@]} ))
+			c=${left[$pick]}; left[$pick]=$((c - 1))
+			key=$pick
+		done
+		read -r -a cpus <<<"${L3_CPUS[${key#l}]}"
+		for cpu in "${cpus[@]}"; do
+			[ -z "${used[$cpu]:-}" ] && { EXP[r]=$cpu; used[$cpu]=1; break; }
 		done
 	done
 }
@@ -183,10 +354,13 @@ model_numa() { local d=() x; for x in "${CPU_NODES[@]}"; do d+=("${NODE_CPUS[x]}
 model_socket() { model_domains "$1" "${SOCKET_CPUS[@]}"; }
 model_l3() { model_domains "$1" "${L3_CPUS[@]}"; }
 # hca-near, one adapter on node H: the nodes from H outwards (SLIT distance,
-# then H's own socket, then the lower node number), each filled in turn
+# then H's own socket, then the lower node number), each filled in turn.
+# H "root": an adapter at the machine root is local to every CPU, every
+# node is as near as any other: the lower node number first.
 hca_order() {
 	local h=$1 x
 	for x in "${CPU_NODES[@]}"; do
+		if [ "$h" = root ]; then echo "0 0 $x"; continue; fi
 		echo "${DIST["$h $x"]} $([ "${NODE_SOCKET[x]}" = "${NODE_SOCKET[h]}" ] && echo 0 || echo 1) $x"
 	done | sort -n -k1,1 -k2,2 -k3,3 | awk '{print $3}'
 }
@@ -203,23 +377,25 @@ model_hca() {
 
 # ---- a collected step ---------------------------------------------------------
 # load NAME: RC, OUT, ERR of step NAME; for probe steps GOT_*[rank]
-declare -a GOT_CPUS GOT_POL GOT_MEMS GOT_PAGES GOT_ENVCPUS GOT_ENVMEMS GOT_UNKNOWN GOT_HCA
+declare -a GOT_CPUS GOT_POL GOT_MEMS GOT_PAGES GOT_ENVCPUS GOT_ENVMEMS GOT_UNKNOWN GOT_HCA GOT_UCX
+# (GOT_HCA and GOT_UCX are read by the .t scripts only)
+# shellcheck disable=SC2034
 load() {
-	local r c p m pg ec em u h
+	local r c p m pg ec em u h x
 	RC=$(cat "$DATA/$1.rc" 2>/dev/null || echo missing)
 	OUT=$(cat "$DATA/$1.out" 2>/dev/null)
 	ERR=$(cat "$DATA/$1.err" 2>/dev/null)
-	GOT_CPUS=(); GOT_POL=(); GOT_MEMS=(); GOT_PAGES=(); GOT_ENVCPUS=(); GOT_ENVMEMS=(); GOT_UNKNOWN=(); GOT_HCA=()
-	while IFS='|' read -r r c p m pg ec em u h; do
+	GOT_CPUS=(); GOT_POL=(); GOT_MEMS=(); GOT_PAGES=(); GOT_ENVCPUS=(); GOT_ENVMEMS=(); GOT_UNKNOWN=(); GOT_HCA=(); GOT_UCX=()
+	while IFS='|' read -r r c p m pg ec em u h x; do
 		[ -n "$r" ] || continue
 		# lists normalised: a formatting difference is not a placement one
 		GOT_CPUS[r]=$(expand "$c"); GOT_POL[r]=$p; GOT_MEMS[r]=$(fmt "$(expand "$m")"); GOT_PAGES[r]=$pg
 		GOT_ENVCPUS[r]=$(fmt "$(expand "$ec")"); GOT_ENVMEMS[r]=$(fmt "$(expand "$em")")
-		GOT_UNKNOWN[r]=$u; GOT_HCA[r]=$h
+		GOT_UNKNOWN[r]=$u; GOT_HCA[r]=$h; GOT_UCX[r]=$x
 	done < <(grep '^{' <<<"$OUT" | jq -r '[.rank, .cpus, .mempolicy, .mems,
 		((.pages // {}) | to_entries | map("\(.key):\(.value)") | join(" ")),
 		(.env.NUMAPLAN_CPUS // ""), (.env.NUMAPLAN_MEMS // ""), (.pages_unknown // 0),
-		(.env.NUMAPLAN_HCA // "")] | map(tostring) | join("|")' 2>/dev/null)
+		(.env.NUMAPLAN_HCA // ""), (.env.UCX_NET_DEVICES // "")] | map(tostring) | join("|")' 2>/dev/null)
 }
 
 pages_nodes() { local e out=(); for e in ${GOT_PAGES[$1]:-}; do out+=("${e%%:*}"); done; fmt "${out[*]}"; }

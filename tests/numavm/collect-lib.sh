@@ -24,15 +24,22 @@ bin_of() { # name dir -> path
 	else command -v "$1"; fi
 }
 PROBE=$(bin_of numaplan-probe kernels)
-STREAM=$(bin_of numaplan-stream kernels)
+# numaplan-stream: only the portable build the host side made (check-lib.sh,
+# portable_stream), never the build tree's: that one is built for the
+# build host's CPU (-march=native), which TCG's -cpu max is not
+STREAM=${NP_NUMAVM_STREAM:-}
 NUMAPLAN=$(bin_of numaplan launcher)
 [ -d "$NP_BUILDDIR/lib/.libs" ] && export LD_LIBRARY_PATH="$NP_BUILDDIR/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-# save NAME CMD...: stdout, stderr and status of a command
+# save NAME CMD...: stdout, stderr and status of a command, and its
+# guest-clock time in $O/timing (where the group's time budget goes)
 save() {
-	local name=$1; shift
+	local name=$1 t0 t1 _; shift
+	read -r t0 _ </proc/uptime
 	"$@" >"$O/$name.out" 2>"$O/$name.err"
 	echo $? >"$O/$name.rc"
+	read -r t1 _ </proc/uptime
+	echo "$name $t0 $t1" >>"$O/timing"
 }
 
 # The machine as the guest kernel, Slurm and numaplan see it.
@@ -98,13 +105,10 @@ maps() {
 # stream NAME N C PLAN: numaplan-stream --json per task, one file per rank
 # (NAME.R.json), with 2 OpenMP threads.
 stream() {
+	if [ -z "$STREAM" ]; then
+		echo "no portable numaplan-stream (NP_NUMAVM_STREAM, check-lib.sh portable_stream)" >"$O/$1.err"
+		echo 127 >"$O/$1.rc"; return
+	fi
 	save "$1" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$2" -c "$3" --numa-plan="$4" \
 		--output="$O/$1.%t.json" --error="$O/$1.%t.err" "$STREAM" --size 20000 --threads 2 --json
-}
-
-# Whether the planner takes a plain network device as the HCA (hca=eth0);
-# recorded for the host side, which skips those checks until it does.
-hca_supported() {
-	save "hca_$1_plan" "$NUMAPLAN" plan --policy hca-near --hca "$1" --ntasks 1
-	[ "$(cat "$O/hca_$1_plan.rc")" = 0 ]
 }

@@ -15,8 +15,6 @@ maps maps_socket2i 2 socket,mem=interleave
 probe socket1i 1 socket,mem=interleave 16M
 probe l3_8 8 l3 2M
 stream stream2 2 4 socket
-if hca_supported eth0; then
-	probe hca16 16 hca-near,hca=eth0 1M
-	probe hca4 4 hca-near,hca=eth0 2M
-fi
+probe hca16 16 hca-near,hca=eth0 1M
+probe hca4 4 hca-near,hca=eth0 2M
 exit 0

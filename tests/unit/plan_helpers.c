@@ -96,7 +96,7 @@ void free_list(char **v)
 	free(v);
 }
 
-static char *slurp(const char *path)
+char *read_text(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *buf;
@@ -145,7 +145,8 @@ static char *replace(char *s, const xml_edit_t *e)
 
 char *derive_xml(const char *file, const xml_edit_t *edits, unsigned n)
 {
-	char *s = slurp(topo_path(file)), *path = strdup("/tmp/numaplan-test-XXXXXX.xml");
+	char *s = read_text(file[0] == '/' ? file : topo_path(file)),
+	     *path = strdup("/tmp/numaplan-test-XXXXXX.xml");
 	FILE *f;
 	int fd;
 

@@ -25,7 +25,8 @@ np_cpuset_t *set_of(const char *list);
 /* Is every CPU of the rank inside the cpulist? */
 int rank_within(const np_rank_t *r, const char *list);
 /*
- * A test copy of a stored topology with literal edits, written to a
+ * A test copy of a stored topology (or, given an absolute path, of that
+ * file) with literal edits, written to a
  * temporary file whose path is returned (free it with drop_derived).  The
  * stored files are never touched.  Each edit replaces `from` by `to`; it
  * must occur exactly once, or at least once when `all` is set, else the
@@ -36,6 +37,8 @@ typedef struct xml_edit {
 	int all;
 } xml_edit_t;
 char *derive_xml(const char *file, const xml_edit_t *edits, unsigned n);
+/* A whole file, NUL-terminated (malloc'ed); fails the test on error. */
+char *read_text(const char *path);
 void drop_derived(char *path);
 np_topo_t *load_path(const char *path);
 

@@ -9,10 +9,12 @@
  *                     only mlx5_0's port is ACTIVE in the file, so the tests
  *                     of four rails use a copy with every port ACTIVE.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plan_helpers.h"
 
@@ -427,6 +429,129 @@ static void test_knl_ddr_not_mcdram(void **state)
 	np_topo_free(t);
 }
 
+/* The text of the element of xml that starts with start, from the start
+ * of its line to the end of its first "</object>" line (a NUMANode of an
+ * hwloc 2 file: its page_type children, no nested object). */
+static char *element_of(const char *xml, const char *start)
+{
+	const char *a = strstr(xml, start), *b;
+	char *out;
+
+	if (!a || !(b = strstr(a, "</object>\n")))
+		fail_msg("no element '%s'", start);
+	while (a > xml && a[-1] != '\n')
+		a--;
+	b += strlen("</object>\n");
+	out = strndup(a, (size_t)(b - a));
+	assert_non_null(out);
+	return out;
+}
+
+/*
+ * A CPU-less node numbered, and listed, before the CPU node it shares its
+ * locality with.  The KNL file in hwloc 2's form (np_topo_export_xml) has
+ * in each SNC4 cluster's Group the DDR node (P#0..3: the v1 file gives it
+ * the cluster's cores), then its MCDRAM twin (P#4..7: cpuset 0x0 in the
+ * v1 file, subtype MCDRAM), both with the cluster's CPUs as locality.
+ * The copy puts cluster 0's MCDRAM element first and swaps the two OS
+ * indexes: MCDRAM is P#0, first in hwloc's order, and DDR is P#4.  The
+ * cores of cluster 0 (its Group's cpuset, 0-17,68-85,136-153,204-221: 18
+ * cores of 4 PUs) are still the DDR node's; nodes 0, 5, 6, 7 are CPU-less.
+ */
+static void test_cpuless_node_numbered_first(void **state)
+{
+	static const char *cl0 = "0-17,68-85,136-153,204-221";
+	static const char *want_numa[4] = { "4", "1", "2", "3" };
+	np_topo_t *t = load_topo("intel-knl7250-snc4-flat-8numa-mlx5.xml", NULL);
+	char dir[] = "/tmp/np-cpuless-XXXXXX", v2[64], *text, *ddr, *mcdram, *pair, *swapped, *path;
+	np_error_t err = { 0 };
+	np_plan_t *p;
+	np_cpuset_t *s, *want;
+	int i0, i4;
+
+	(void)state;
+	/* the stored file as it is: the MCDRAM nodes have no cores */
+	for (unsigned i = 0; i < t->nnuma; i++)
+		if (t->numa[i].os_index >= 4) {
+			assert_int_equal(t->numa[i].ncores, 0);
+			assert_true(np_cpuset_iszero(t->numa[i].cpus));
+		}
+	assert_non_null(mkdtemp(dir));
+	snprintf(v2, sizeof(v2), "%s/knl-v2.xml", dir);
+	assert_int_equal(np_topo_export_xml(t, v2, &err), 0);
+	np_topo_free(t);
+	text = read_text(v2);
+	ddr = element_of(text, "<object type=\"NUMANode\" os_index=\"0\" ");
+	mcdram = element_of(text, "<object type=\"NUMANode\" os_index=\"4\" ");
+	assert_non_null(strstr(mcdram, "subtype=\"MCDRAM\""));
+	assert_null(strstr(ddr, "subtype="));
+	assert_true(asprintf(&pair, "%s%s", ddr, mcdram) > 0);
+	assert_true(asprintf(&swapped, "%s%s", mcdram, ddr) > 0);
+	{
+		const xml_edit_t e[] = {
+			{ pair, swapped, 0 },
+			{ "type=\"NUMANode\" os_index=\"0\" ", "type=\"NUMANode\" os_index=\"X\" ", 0 },
+			{ "type=\"NUMANode\" os_index=\"4\" ", "type=\"NUMANode\" os_index=\"0\" ", 0 },
+			{ "type=\"NUMANode\" os_index=\"X\" ", "type=\"NUMANode\" os_index=\"4\" ", 0 },
+			{ " nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\"", " nodeset=\"X\"", 0 },
+			{ " nodeset=\"0x00000010\" complete_nodeset=\"0x00000010\"",
+			  " nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\"", 0 },
+			{ " nodeset=\"X\"", " nodeset=\"0x00000010\" complete_nodeset=\"0x00000010\"", 0 },
+		};
+
+		path = derive_xml(v2, e, sizeof(e) / sizeof(e[0]));
+	}
+	t = load_path(path);
+	/* hwloc's order: the CPU-less P#0 comes first */
+	assert_int_equal(t->numa[0].os_index, 0);
+	i0 = np_topo_numa_by_os(t, 0);
+	i4 = np_topo_numa_by_os(t, 4);
+	assert_true(i0 >= 0 && i4 >= 0);
+	assert_int_equal(t->numa[i0].ncores, 0);
+	assert_true(np_cpuset_iszero(t->numa[i0].cpus));
+	assert_int_equal(t->numa[i4].ncores, 18);
+	s = set_of(cl0);
+	assert_true(np_cpuset_equal(t->numa[i4].cpus, s));
+	want = set_of("4");
+	{
+		np_cpuset_t *got = np_cpuset_new();
+
+		assert_int_equal(np_topo_numas_of_cpus(t, s, got), 0);
+		assert_true(np_cpuset_equal(got, want));
+		np_cpuset_free(got);
+	}
+	/* compact: rank 0 on cluster 0's first core, memory on its DDR */
+	assert_int_equal(make_plan(t, NP_POLICY_COMPACT, 1, 1, &p, &err), 0);
+	assert_true(rank_within(&p->ranks[0], cl0));
+	assert_mems(&p->ranks[0], "4");
+	np_plan_free(p);
+	/* numa: one rank per node with cores, in hwloc's order (P#0 has none) */
+	assert_int_equal(make_plan(t, NP_POLICY_NUMA, 4, 1, &p, &err), 0);
+	for (unsigned i = 0; i < 4; i++)
+		assert_mems(&p->ranks[i], want_numa[i]);
+	assert_true(rank_within(&p->ranks[0], cl0));
+	np_plan_free(p);
+	/* hca-near: mlx5_0 is local to {0,4}; its ranks' memory is on P#4 */
+	assert_int_equal(make_plan(t, NP_POLICY_HCA_NEAR, 4, 1, &p, &err), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_string_equal(p->ranks[i].hca, "mlx5_0");
+		assert_true(rank_within(&p->ranks[i], cl0));
+		assert_mems(&p->ranks[i], "4");
+	}
+	np_plan_free(p);
+	np_cpuset_free(s);
+	np_cpuset_free(want);
+	np_topo_free(t);
+	drop_derived(path);
+	free(pair);
+	free(swapped);
+	free(ddr);
+	free(mcdram);
+	free(text);
+	unlink(v2);
+	rmdir(dir);
+}
+
 static void test_root_attached_hca(void **state)
 {
 	np_topo_t *t = load_topo("intel-e7-4870-4s-qib-rootlocality.xml", NULL);
@@ -480,6 +605,68 @@ static void test_prefers_ib_over_roce(void **state)
 	assert_string_equal(p->ranks[3].hca, "mlx5_3");
 	np_plan_free(p);
 	np_topo_free(t);
+}
+
+/*
+ * Soft-RoCE beside hardware.  A copy of the Cisco UCS file (usNIC VFs
+ * usnic_0, usnic_1 on NUMA 0 and usnic_2 on NUMA 1, all ACTIVE: PCI
+ * functions, so hardware) with an rxe_eth0 added as hwloc exports one
+ * under HWLOC_VIRTUAL_LINUX_OSDEV=1: an OpenFabrics OS device at the
+ * machine root, no PCI parent, its port 1 ACTIVE on an Ethernet link.
+ * numaplan(1), hca-near: software devices take ranks only when no
+ * hardware adapter can.
+ */
+#define RXE_OSDEV "    <object type=\"OSDev\" gp_index=\"9001\" name=\"rxe_eth0\" osdev_type=\"3\">\n" \
+	"      <info name=\"Port1State\" value=\"4\"/>\n" \
+	"      <info name=\"Port1LID\" value=\"0x0\"/>\n" \
+	"      <info name=\"Port1LinkLayer\" value=\"Ethernet\"/>\n" \
+	"    </object>\n"
+
+static void test_software_rdma_last(void **state)
+{
+	const xml_edit_t add[] = {
+		{ "\n  </object>\n  <support", "\n" RXE_OSDEV "  </object>\n  <support", 0 },
+	};
+	const xml_edit_t down_add[] = {
+		{ "<info name=\"Port1State\" value=\"4\"/>", "<info name=\"Port1State\" value=\"1\"/>", 1 },
+		add[0],
+	};
+	char *path = derive_xml("cisco-ucs-2s-3usnic-manyvfs.xml", add, 1);
+	np_topo_t *t = load_path(path);
+	np_error_t err = { 0 };
+	np_plan_t *p;
+	int d = np_topo_device_by_name(t, "rxe_eth0");
+
+	(void)state;
+	assert_true(d >= 0);
+	assert_true(t->devices[d].at_root);
+	assert_null(t->devices[d].pci_busid);
+	/* the usNIC VFs are usable: rxe_eth0 gets no rank, and is not
+	 * "skipped" either (it is usable, just not of the class in use) */
+	assert_int_equal(make_plan(t, NP_POLICY_HCA_NEAR, 6, 1, &p, &err), 0);
+	for (unsigned i = 0; i < 6; i++)
+		assert_non_null(strstr(p->ranks[i].hca, "usnic_"));
+	assert_int_equal(p->nskipped, 0);
+	np_plan_free(p);
+	np_topo_free(t);
+	drop_derived(path);
+
+	/* every usNIC port DOWN: rxe_eth0, port 1, local to every CPU (at
+	 * the machine root), cores from the lowest NUMA node up; the usNICs
+	 * are listed as skipped */
+	path = derive_xml("cisco-ucs-2s-3usnic-manyvfs.xml", down_add, 2);
+	t = load_path(path);
+	assert_int_equal(make_plan(t, NP_POLICY_HCA_NEAR, 2, 1, &p, &err), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_string_equal(p->ranks[i].hca, "rxe_eth0");
+		assert_int_equal(p->ranks[i].port, 1);
+		assert_true(p->ranks[i].hca_local);
+		assert_mems(&p->ranks[i], "0");
+	}
+	assert_int_equal(p->nskipped, 3);
+	np_plan_free(p);
+	np_topo_free(t);
+	drop_derived(path);
 }
 
 static void test_rank_ids(void **state)
@@ -586,9 +773,11 @@ int main(void)
 		cmocka_unit_test(test_mem_modes),
 		cmocka_unit_test(test_partial_node_nearest),
 		cmocka_unit_test(test_knl_ddr_not_mcdram),
+		cmocka_unit_test(test_cpuless_node_numbered_first),
 		cmocka_unit_test(test_root_attached_hca),
 		cmocka_unit_test(test_slingshot),
 		cmocka_unit_test(test_prefers_ib_over_roce),
+		cmocka_unit_test(test_software_rdma_last),
 		cmocka_unit_test(test_rank_ids),
 		cmocka_unit_test(test_names),
 	};
