@@ -34,6 +34,7 @@ typedef struct np_run_opts {
 	unsigned ntasks;            /* 0: every core of every node */
 	unsigned repeat;
 	const char *partition;
+	const char *nodelist;       /* --nodelist: these nodes (#SBATCH --nodelist) */
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
 	const char *policy;         /* NULL: the suite's default */
@@ -46,6 +47,7 @@ typedef struct np_run_opts {
 	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
 	bool exclusive;
 	double outlier_pct;
+	double outlier_mad;         /* robust z above which a node stands out; 0: off */
 	np_optlist_t sbatch_args;
 	np_rpeak_opts_t rpeak;
 	char **cmd;                 /* the command after -- */
@@ -76,6 +78,15 @@ typedef struct np_exp {
 	char *workdir;              /* absolute, or NULL for the output dir */
 	char *keep;                 /* a file of workdir kept after each step as
 	                             * raw/NAME.rREP.FILE, or NULL */
+	/* Node sets: instead of one run over e->nodes nodes, independent runs
+	 * side by side, one per set of the job's nodes: space-separated sets
+	 * of comma-separated indexes into the job's node list ("0 1 2 3": each
+	 * node on its own, "0,1 2,3": two pairs).  Each set's run has
+	 * ntasks / nodes ranks per node and its own output, raw/NAME.rREP.
+	 * LABEL.out with LABEL the set's node names joined by '+', and its own
+	 * exit status (LABEL.rc): one run record per set.  NULL: one run. */
+	char *sets;
+	unsigned sets_parallel;     /* at most this many sets at once; 0: all */
 	json_t *params;             /* suite facts: numa_cpu, numa_mem, size... */
 } np_exp_t;
 
@@ -92,6 +103,11 @@ typedef struct np_run_ctx {
 	np_exp_list_t exps;
 	np_rpeak_t rpeak;           /* per node */
 	json_t *summary;            /* suite facts recorded at generation */
+	/* > 0: a job array of this many one-node tasks instead of one job
+	 * (a suite's choice for large partitions); every experiment is then
+	 * a one-node experiment, run by each task on the node it got. */
+	unsigned array_tasks;
+	bool whole_nodes;           /* the suite needs whole nodes (--exclusive) */
 } np_run_ctx_t;
 
 /* Experiments */
@@ -158,10 +174,28 @@ typedef struct np_step {
 void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs);
 /* Statistics of the runs that passed: per figure of field_name ("values"),
  * per message size of the series, and the per-node medians of the primary
- * figure with the nodes more than pct percent worse (appended to all). */
+ * figure with the nodes that stand out (appended to all, see
+ * np_node_outlier). */
 json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok);
 json_t *np_runs_series_stats(json_t *runs);
-void np_runs_node_outliers(json_t *exp, json_t *all, double pct);
+/* strict: a node with any failed run is left out of the comparison and
+ * listed in the experiment's failed_nodes instead (a node that gave a
+ * wrong answer is no reference for the others, nor compared with them). */
+void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict);
+/* Whether value v stands out among n node values of median med and median
+ * absolute deviation mad, in the bad direction: more than pct percent
+ * worse than med and, with 3 nodes or more and mad_z > 0, more than mad_z
+ * robust standard deviations (1.4826 x MAD) from it.  *z gets the robust
+ * z-score (infinite when MAD is 0 and v differs from med; NAN with fewer
+ * than 3 nodes). */
+bool np_node_outlier(double v, double med, double mad, unsigned n, bool higher, double pct, double mad_z,
+                     double *dev_pct, double *z);
+
+/* raw/hosts.txt ("NODE BOOT_ID CPUS" lines) to {NODE: {boot_id, cpus}},
+ * and the pairs of nodes of one machine (same boot id) with CPUs in
+ * common: [{nodes: [A, B], cpus}]. */
+json_t *np_hosts_parse(const char *text);
+json_t *np_hosts_shared(json_t *nodes);
 
 /* Results */
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);

@@ -155,11 +155,18 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		const char *prim = primary_metric(e, &higher);
 		unsigned nok;
 		size_t k;
-		double sys[4096];
+		double *sys;
 		unsigned nsys = 0;
 
 		for (r = 1; r <= c->opts->repeat; r++)
 			np_records_collect(c, e, r, runs);
+		/* a %sys sample per run: as many as the partition has nodes */
+		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
+		if (!sys) {
+			json_decref(j);
+			json_decref(runs);
+			return np_error_set(err, -ENOMEM, "out of memory");
+		}
 		json_array_foreach(runs, k, rr) {
 			json_t *sp = json_object_get(rr, "sys_pct");
 			json_t *b = json_object_get(rr, "build");
@@ -173,7 +180,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			total_runs++;
 			if (!np_json_streq(rr, "status", "ok"))
 				failed_runs++;
-			else if (json_is_number(sp) && nsys < 4096)
+			else if (json_is_number(sp))
 				sys[nsys++] = json_number_value(sp);
 		}
 		json_object_set_new(j, "primary_metric", json_string(prim));
@@ -187,6 +194,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			json_object_set_new(st, "sys_pct", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)ss.n,
 			                    "min", ss.min, "median", ss.median, "mean", ss.mean, "max", ss.max, "unit", "%"));
 		}
+		free(sys);
 		json_object_set_new(j, "stats", st);
 		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
 		json_object_set_new(j, "runs_ok", json_integer(nok));
@@ -196,7 +204,10 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(j, "derived", json_object());
 		if (nok == 0)
 			failed++;
-		np_runs_node_outliers(j, outl, c->opts->outlier_pct);
+		{
+			const np_suite_t *es = np_suite_find(e->suite);
+			np_runs_node_outliers(j, outl, c->opts->outlier_pct, c->opts->outlier_mad, es && es->strict_nodes);
+		}
 		json_array_append_new(exps, j);
 	}
 	derive(exps, summary);
@@ -212,6 +223,13 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "topology", topo_summary(c->topo));
 	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
 	json_object_set_new(res, "jobs", json_deep_copy(jobs));
+	{
+		char *ht = np_run_read(c, "raw/hosts.txt");
+		json_t *nodes = np_hosts_parse(ht ? ht : "");
+		json_object_set_new(res, "shared_cpus", np_hosts_shared(nodes));
+		json_object_set_new(res, "nodes", nodes);
+		free(ht);
+	}
 	json_object_set_new(res, "experiments", exps);
 	json_object_set_new(res, "summary", summary);
 	json_object_set_new(res, "outliers", outl);
@@ -263,6 +281,11 @@ void np_results_print_summary(FILE *f, json_t *res)
 	}
 	json_array_foreach(json_object_get(res, "outliers"), i, o)
 		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, o)
+		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
+		        "nodes measure that machine, not separate nodes\n",
+		        json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
+		        json_string_value(json_array_get(json_object_get(o, "nodes"), 1)), np_json_str(o, "cpus"));
 }
 
 json_t *np_results_load(const char *p, np_error_t *err)

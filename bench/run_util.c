@@ -185,6 +185,21 @@ void np_stats_compute(double *v, unsigned n, np_stats_t *out)
 	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double np_stats_mad(const double *v, unsigned n, double median)
+{
+	double *d = n ? malloc(n * sizeof(double)) : NULL;
+	np_stats_t st;
+	unsigned i;
+
+	if (!d)
+		return 0;
+	for (i = 0; i < n; i++)
+		d[i] = fabs(v[i] - median);
+	np_stats_compute(d, n, &st);
+	free(d);
+	return st.median;
+}
+
 bool np_parse_uint(const char *s, unsigned *out)
 {
 	char *end;

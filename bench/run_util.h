@@ -39,6 +39,9 @@ typedef struct np_stats {
 	double min, median, mean, max;
 } np_stats_t;
 void np_stats_compute(double *values, unsigned n, np_stats_t *out);
+/* Median absolute deviation from a median: median of |v[i] - median|.
+ * values is left as it was; 0 for n == 0 or out of memory. */
+double np_stats_mad(const double *values, unsigned n, double median);
 
 /* Parse helpers: a whole string as a number; false when it is not one. */
 bool np_parse_uint(const char *s, unsigned *out);
