@@ -26,27 +26,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-/* Run a command, return its whole stdout (stderr to errout when given). */
-static char *capture(const char *cmd, int *status)
-{
-	FILE *f = popen(cmd, "r");
-	np_sb_t b;
-	char buf[1024];
-	size_t n;
-	int st;
-
-	if (!f)
-		return NULL;
-	np_sb_init(&b);
-	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
-	st = pclose(f);
-	if (status)
-		*status = st;
-	return np_sb_take(&b);
-}
-
 typedef struct job_info {
 	char state[32];             /* JOB_STATE, e.g. RUNNING, COMPLETED */
 	char exit_code[32];         /* as scontrol shows it: status:signal */
@@ -137,7 +116,7 @@ static void array_state(json_t *seen, unsigned ntasks, job_info_t *ji)
  * whose array_job_id is the id counts, recorded in seen. */
 static int query_job(const char *jobid, unsigned ntasks, json_t *seen, job_info_t *ji)
 {
-	char *out = capture("squeue --json 2>/dev/null", NULL);
+	char *out = np_cmd_output("squeue --json 2>/dev/null", NULL);
 	long long id = strtoll(jobid, NULL, 10);
 	json_t *all, *j;
 	json_error_t je;
@@ -276,7 +255,7 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	np_sb_shq(&b, script);
 	np_sb_add(&b, " 2>&1");
 	cmd = np_sb_take(&b);
-	out = cmd ? capture(cmd, &st) : NULL;
+	out = cmd ? np_cmd_output(cmd, &st) : NULL;
 	free(cmd);
 	if (!out)
 		return np_error_set(err, -ENOMEM, "cannot run sbatch");

@@ -207,6 +207,8 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 out:
 	json_object_set_new(exp, "per_node", node_med);
 	json_object_set_new(exp, "outliers", outl);
+	/* the rule, so that what judges nodes from results.json can apply it */
+	json_object_set_new(exp, "outlier_rule", json_pack("{s:f, s:f}", "pct", pct, "mad_z", mad_z));
 	if (strict)
 		json_object_set_new(exp, "failed_nodes", json_incref(failed));
 	json_decref(failed);

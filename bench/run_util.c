@@ -113,6 +113,26 @@ char *np_which(const char *name)
 	return NULL;
 }
 
+char *np_cmd_output(const char *shell_cmd, int *status)
+{
+	FILE *f = popen(shell_cmd, "r");
+	np_sb_t b;
+	char buf[1024];
+	size_t n;
+	int st;
+
+	if (!f)
+		return NULL;
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		np_sb_addn(&b, buf, n);
+	st = pclose(f);
+	if (status)
+		*status = st;
+	return np_sb_take(&b);
+}
+
 char *np_cmd_firstline(const char *shell_cmd)
 {
 	char *cmd = np_strdup_printf("%s 2>&1", shell_cmd);

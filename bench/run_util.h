@@ -26,6 +26,9 @@ bool np_file_exists(const char *path);
 char *np_abspath(const char *path);
 /* Find an executable in PATH (or a path with a slash); malloc'ed or NULL. */
 char *np_which(const char *name);
+/* The whole stdout of a shell command, and its wait status; NULL when it
+ * could not be run or out of memory. */
+char *np_cmd_output(const char *shell_cmd, int *status);
 /* First line of a command's output (stdout+stderr), or NULL. */
 char *np_cmd_firstline(const char *shell_cmd);
 
