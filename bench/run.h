@@ -182,14 +182,15 @@ json_t *np_runs_series_stats(json_t *runs);
  * listed in the experiment's failed_nodes instead (a node that gave a
  * wrong answer is no reference for the others, nor compared with them). */
 void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict);
-/* Whether value v stands out among n node values of median med and median
- * absolute deviation mad, in the bad direction: more than pct percent
- * worse than med and, with 3 nodes or more and mad_z > 0, more than mad_z
- * robust standard deviations (1.4826 x MAD) from it.  *z gets the robust
- * z-score (infinite when MAD is 0 and v differs from med; NAN with fewer
- * than 3 nodes). */
-bool np_node_outlier(double v, double med, double mad, unsigned n, bool higher, double pct, double mad_z,
-                     double *dev_pct, double *z);
+/* Whether a node's value v stands out among n nodes, in the bad
+ * direction: more than pct percent worse than med, the median of the
+ * nodes, and, with 3 nodes or more and mad_z > 0, more than mad_z robust
+ * standard deviations (1.4826 x MAD) from the other nodes (omed, omad: the
+ * median and MAD of every node but this one).  *dev_pct gets the
+ * deviation from med, *z the robust z-score (infinite when omad is 0 and v
+ * differs from omed; NAN with fewer than 3 nodes). */
+bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
+                     double mad_z, double *dev_pct, double *z);
 
 /* raw/hosts.txt ("NODE BOOT_ID CPUS" lines) to {NODE: {boot_id, cpus}},
  * and the pairs of nodes of one machine (same boot id) with CPUs in

@@ -46,11 +46,11 @@ static const char prelude[] =
 "}\n"
 "# Independent runs side by side, one per set of the job's nodes (sets of\n"
 "# indexes into its node list, \"0 1\" or \"0,1 2,3\"), at most $4 at once\n"
-"# (0: all): each set has its own output and exit status, LABEL being its\n"
-"# node names joined by '+'.\n"
-"np_sets() { # name rep sets parallel -- srun options and command...\n"
-"\tlocal name=$1 rep=$2 sets=$3 par=$4 set i hosts label n running=0 rc=0 f\n"
-"\tshift 5\n"
+"# (0: all), $5 ranks per node: each set has its own output and exit\n"
+"# status, LABEL being its node names joined by '+'.\n"
+"np_sets() { # name rep sets parallel ranks-per-node -- srun options and command...\n"
+"\tlocal name=$1 rep=$2 sets=$3 par=$4 rpn=$5 set i hosts label n running=0 rc=0 f\n"
+"\tshift 6\n"
 "\tif [ -z \"${NP_HOSTS+x}\" ]; then\n"
 "\t\tmapfile -t NP_HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
 "\tfi\n"
@@ -62,7 +62,7 @@ static const char prelude[] =
 "\t\tdone\n"
 "\t\tif [ \"$par\" -gt 0 ] && [ \"$running\" -ge \"$par\" ]; then wait -n; running=$((running - 1)); fi\n"
 "\t\t{\n"
-"\t\t\tsrun -N \"$n\" -w \"$hosts\" --output=\"raw/$name.r$rep.$label.out\" \\\n"
+"\t\t\tsrun -N \"$n\" -n $((n * rpn)) -w \"$hosts\" --output=\"raw/$name.r$rep.$label.out\" \\\n"
 "\t\t\t\t--error=\"raw/$name.r$rep.$label.err\" \"$@\"\n"
 "\t\t\tprintf 'rc=%s\\n' \"$?\" >\"raw/$name.r$rep.$label.rc\"\n"
 "\t\t} &\n"
@@ -156,8 +156,8 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 		/* np_sets runs one srun per set, with its nodes and outputs */
 		np_sb_printf(b, "np_sets %s %u ", e->name, rep);
 		np_sb_shq(b, e->sets);
-		np_sb_printf(b, " %u -- --ntasks-per-node=%u -c %u ", e->sets_parallel, per_node ? per_node : 1,
-		             e->threads);
+		np_sb_printf(b, " %u %u -- --ntasks-per-node=%u -c %u ", e->sets_parallel, per_node ? per_node : 1,
+		             per_node ? per_node : 1, e->threads);
 	} else {
 		np_sb_printf(b, "srun -N %u -n %u --ntasks-per-node=%u -c %u ", e->nodes, e->ntasks,
 		             per_node ? per_node : 1, e->threads);

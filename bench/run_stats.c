@@ -119,18 +119,18 @@ out:
 	return out;
 }
 
-bool np_node_outlier(double v, double med, double mad, unsigned n, bool higher, double pct, double mad_z,
-                     double *dev_pct, double *z)
+bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
+                     double mad_z, double *dev_pct, double *z)
 {
-	double d = v - med;
+	double d = v - med, od = v - omed;
 	bool worse = higher ? d < 0 : d > 0;
 
 	*dev_pct = med != 0 ? 100.0 * d / med : NAN;
 	/* with two nodes both are as far from their median: no telling which */
-	*z = n < 3 ? NAN : mad > 0 ? d / (1.4826 * mad) : d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
+	*z = n < 3 ? NAN : omad > 0 ? od / (1.4826 * omad) : od == 0 ? 0 : od > 0 ? INFINITY : -INFINITY;
 	if (!worse || !isfinite(*dev_pct) || fabs(*dev_pct) <= pct)
 		return false;
-	return n < 3 || mad_z <= 0 || fabs(*z) > mad_z;
+	return n < 3 || mad_z <= 0 || (higher ? *z < -mad_z : *z > mad_z);
 }
 
 /* Per-node medians of the primary figure, and the nodes that stand out
@@ -152,7 +152,9 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 		json_t *v;
 		node = json_string_value(json_object_get(r, "node"));
 		if (!run_ok(r)) {
-			if (node && !json_object_get(failed, node))
+			/* a node's own failure: its output was read (a step that
+			 * never ran is no node's) */
+			if (node && json_object_get(r, "output") && !json_object_get(failed, node))
 				json_object_set_new(failed, node, json_string(np_json_str(r, "error")));
 			continue;
 		}
@@ -180,16 +182,24 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 	}
 	if (nn >= 2) {
 		np_stats_t all_st;
-		double mad;
-		np_stats_compute(med, nn, &all_st);
+		double mad, *sorted = malloc(nn * sizeof(double));
+		unsigned idx = 0;
+		if (!sorted)
+			goto out;
+		memcpy(sorted, med, nn * sizeof(double));
+		np_stats_compute(sorted, nn, &all_st);
 		mad = np_stats_mad(med, nn, all_st.median);
 		json_object_set_new(exp, "nodes_median", json_real(all_st.median));
 		json_object_set_new(exp, "nodes_mad", json_real(mad));
 		json_object_foreach(node_med, node, vals) {
-			double v = json_real_value(vals), dev, z;
+			double v = json_real_value(vals), dev, z, omed, omad;
 			if (strict && json_object_get(failed, node))
 				continue;
-			if (np_node_outlier(v, all_st.median, mad, nn, higher, pct, mad_z, &dev, &z)) {
+			/* the z-score against the other nodes: the node judged is
+			 * no part of its own yardstick (with few nodes, one slow
+			 * node would otherwise widen the MAD it is measured by) */
+			np_stats_others(med, nn, idx++, &omed, &omad);
+			if (np_node_outlier(v, all_st.median, omed, omad, nn, higher, pct, mad_z, &dev, &z)) {
 				char *msg = np_strdup_printf("node %s %s %.0f%% %s the median (%s)", node,
 				                             np_metric_label(metric), fabs(dev), dev < 0 ? "below" : "above", name);
 				json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "experiment", name, "node", node,
@@ -203,6 +213,7 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 				free(msg);
 			}
 		}
+		free(sorted);
 	}
 out:
 	json_object_set_new(exp, "per_node", node_med);

@@ -220,6 +220,24 @@ double np_stats_mad(const double *v, unsigned n, double median)
 	return st.median;
 }
 
+void np_stats_others(const double *v, unsigned n, unsigned skip, double *med, double *mad)
+{
+	double *tmp = n > 1 ? malloc((n - 1) * sizeof(double)) : NULL;
+	unsigned k, m = 0;
+	np_stats_t st;
+
+	*med = *mad = NAN;
+	if (!tmp)
+		return;
+	for (k = 0; k < n; k++)
+		if (k != skip)
+			tmp[m++] = v[k];
+	np_stats_compute(tmp, m, &st);
+	*med = st.median;
+	*mad = np_stats_mad(tmp, m, st.median);
+	free(tmp);
+}
+
 bool np_parse_uint(const char *s, unsigned *out)
 {
 	char *end;

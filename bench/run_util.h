@@ -45,6 +45,9 @@ void np_stats_compute(double *values, unsigned n, np_stats_t *out);
 /* Median absolute deviation from a median: median of |v[i] - median|.
  * values is left as it was; 0 for n == 0 or out of memory. */
 double np_stats_mad(const double *values, unsigned n, double median);
+/* The median and MAD of the n values but the skip-th (NAN for n < 2):
+ * the yardstick of one node among the others. */
+void np_stats_others(const double *values, unsigned n, unsigned skip, double *med, double *mad);
 
 /* Parse helpers: a whole string as a number; false when it is not one. */
 bool np_parse_uint(const char *s, unsigned *out);

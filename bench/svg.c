@@ -242,7 +242,7 @@ void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *
 
 void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
                   const double *values, const int *state, unsigned n, double ref, const char *reflabel,
-                  double limit)
+                  double limit, const char *limlabel)
 {
 	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = 0, step, t, bw;
 	unsigned i, every;
@@ -304,7 +304,8 @@ void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char 
 	if (isfinite(limit) && limit > 0) {
 		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
 		             "stroke-dasharray=\"2,3\"/>\n", ML, ML + pw, BY(limit), BY(limit));
-		text(b, ML + 4, BY(limit) - 4, "start", "fill=\"#d62728\"", "outlier limit");
+		if (limlabel)
+			text(b, ML + 4, BY(limit) - 4, "start", "fill=\"#d62728\"", limlabel);
 	}
 #undef BY
 	np_sb_add(b, "</svg>\n");

@@ -29,11 +29,11 @@ void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *
 /* One bar per node, in the given order: blue, red for a node that stands
  * out (state 1), and "failed" written in place of the bar of a node that
  * failed (state 2, its value unused); a dashed line at ref (the median of
- * the nodes) and a dotted one at limit (beyond which a node stands out;
- * NAN: none).  With many nodes only every k-th node is named. */
+ * the nodes) and a dotted one at limit, labelled limlabel (NAN: none).
+ * With many nodes only every k-th node is named. */
 void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
                   const double *values, const int *state, unsigned n, double ref, const char *reflabel,
-                  double limit);
+                  double limit, const char *limlabel);
 /* Matrix of ny rows x nx columns (row-major); NaN cells are grey. */
 void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
                     const char *const *xl, unsigned nx, const char *const *yl, unsigned ny,

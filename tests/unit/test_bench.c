@@ -272,25 +272,30 @@ static void test_node_outlier(void **state)
 	double dev, z;
 
 	(void)state;
-	/* 5 nodes 100 101 99 100 60: median 100, |dev| 0 1 1 0 40, MAD 1.
-	 * 60 is 40% below and (60-100)/1.4826 = -27 robust deviations: out */
-	assert_true(np_node_outlier(60, 100, 1, 5, true, 10, 3.5, &dev, &z));
-	assert_true(fabs(dev + 40) < 1e-9 && fabs(z + 40 / 1.4826) < 1e-9);
-	/* 101: 1% above, not worse */
-	assert_false(np_node_outlier(101, 100, 1, 5, true, 10, 3.5, &dev, &z));
+	/* 5 nodes 100 101 99 100 60: median 100.  The others of 60 are
+	 * 99 100 100 101: median 100, |dev| 1 0 0 1, MAD 0.5.  60 is 40%
+	 * below, and (60 - 100) / (1.4826 x 0.5) = -54 robust deviations */
+	assert_true(np_node_outlier(60, 100, 100, 0.5, 5, true, 10, 3.5, &dev, &z));
+	assert_true(fabs(dev + 40) < 1e-9 && fabs(z + 40 / (1.4826 * 0.5)) < 1e-9);
+	/* 101: better, never flagged */
+	assert_false(np_node_outlier(101, 100, 100, 0.5, 5, true, 10, 3.5, &dev, &z));
 	/* lower is better (latency): 12 us against 10 is 20% worse */
-	assert_true(np_node_outlier(12, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
-	assert_false(np_node_outlier(8, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
-	/* noisy nodes: 15% below, but MAD 10 makes it 1 robust deviation */
-	assert_false(np_node_outlier(85, 100, 10, 8, true, 10, 3.5, &dev, &z));
+	assert_true(np_node_outlier(12, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
+	assert_false(np_node_outlier(8, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
+	/* noisy nodes: 15% below, but the others' MAD of 10 makes it one
+	 * robust deviation */
+	assert_false(np_node_outlier(85, 100, 100, 10, 8, true, 10, 3.5, &dev, &z));
 	assert_true(fabs(z + 15 / 14.826) < 1e-9);
 	/* ... unless the z test is off */
-	assert_true(np_node_outlier(85, 100, 10, 8, true, 10, 0, &dev, &z));
-	/* identical nodes but one: MAD 0, z infinite, the percentage decides */
-	assert_true(np_node_outlier(80, 100, 0, 4, true, 10, 3.5, &dev, &z) && isinf(z));
-	assert_false(np_node_outlier(95, 100, 0, 4, true, 10, 3.5, &dev, &z));
+	assert_true(np_node_outlier(85, 100, 100, 10, 8, true, 10, 0, &dev, &z));
+	/* identical other nodes: MAD 0, z infinite, the percentage decides */
+	assert_true(np_node_outlier(80, 100, 100, 0, 4, true, 10, 3.5, &dev, &z) && isinf(z));
+	assert_false(np_node_outlier(95, 100, 100, 0, 4, true, 10, 3.5, &dev, &z));
 	/* two nodes: no z-score, the percentage alone */
-	assert_true(np_node_outlier(80, 100, 20, 2, true, 10, 3.5, &dev, &z) && isnan(z));
+	assert_true(np_node_outlier(80, 100, 100, 20, 2, true, 10, 3.5, &dev, &z) && isnan(z));
+	/* the z-score's sign follows the bad direction: a node far below the
+	 * others in latency is better, not an outlier */
+	assert_false(np_node_outlier(5, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
 }
 
 static void test_hosts(void **state)
