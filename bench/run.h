@@ -43,8 +43,9 @@ typedef struct np_run_opts {
 	const char *size;           /* the suite's size (its size_opt) */
 	bool parse_only;            /* the suite adopts existing output */
 	const char *srun_mpi;       /* srun --mpi= value */
-	const char *bind_via;       /* masks or plugin */
+	const char *bind_via;       /* masks, plugin or slurm */
 	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
+	bool bind_slurm;            /* srun's own --cpu-bind=cores, no masks */
 	bool exclusive;
 	double outlier_pct;
 	double outlier_mad;         /* robust z above which a node stands out; 0: off */

@@ -164,6 +164,10 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 	}
 	if (c->opts->bind_plugin && e->policy) {
 		np_sb_printf(b, "--numa-plan=%s ", e->policy);
+	} else if (c->opts->bind_slurm) {
+		/* each task on the cores Slurm gave it, whatever their numbers
+		 * on that node: nodes that number their CPUs differently */
+		np_sb_add(b, "--cpu-bind=cores ");
 	} else if (bound) {
 		np_sb_add(b, "--cpu-bind=mask_cpu:");
 		for (i = 0; i < e->nrank_cpus; i++) {

@@ -2,9 +2,11 @@
  * run_main.c - `numaplan run SUITE`: plan the experiments, write the job
  * script, run it (sbatch, inline or local), collect results.json.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -18,9 +20,34 @@ static int load_topology(const np_run_opts_t *o, np_topo_t **t, np_error_t *err)
 	return np_topo_load(t, &lo, err);
 }
 
+/* Remove a directory tree this run created (nothing else is in it). */
+static void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	struct stat st;
+
+	while (d && (de = readdir(d))) {
+		char *p;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!(p = np_strdup_printf("%s/%s", path, de->d_name)))
+			continue;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(p);
+		else
+			unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 {
 	char stamp[32], *dir = NULL, *plans;
+	bool fresh;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -46,6 +73,7 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 		if (used)
 			return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
 	}
+	fresh = !np_file_exists(c->outdir);
 	plans = np_strdup_printf("%s/plans", c->outdir);
 	rc = plans ? np_mkdirs(plans, err) : -ENOMEM;
 	free(plans);
@@ -55,8 +83,13 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 	c->summary = json_object();
 
 	if (o->parse_only)
-		return o->suite->adopt(c, err);        /* existing output becomes the run */
-	return o->suite->generate(c, err);
+		rc = o->suite->adopt(c, err);          /* existing output becomes the run */
+	else
+		rc = o->suite->generate(c, err);
+	/* bad input changes nothing: a directory made for it goes again */
+	if (rc < 0 && fresh)
+		remove_tree(c->outdir);
+	return rc;
 }
 
 void np_run_ctx_free(np_run_ctx_t *c)

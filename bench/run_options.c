@@ -71,9 +71,9 @@ static const np_optdef_t core_opts[] = {
 	  .help = "Rpeak: cores per node", .min = 1, .want = "a positive integer" },
 	{ .name = "srun-mpi", .kind = NP_OPT_STR, .off = O(srun_mpi), .arg = "TYPE",
 	  .help = "srun --mpi= of MPI steps (default pmi2)" },
-	{ .name = "bind-via", .kind = NP_OPT_CHOICE, .off = O(bind_via), .arg = "masks|plugin",
-	  .help = "srun --cpu-bind masks, or the SPANK plugin's --numa-plan", .dflt = "masks",
-	  .want = "masks or plugin", .choices = "masks|plugin" },
+	{ .name = "bind-via", .kind = NP_OPT_CHOICE, .off = O(bind_via), .arg = "masks|plugin|slurm",
+	  .help = "srun --cpu-bind masks, the SPANK plugin's --numa-plan, or Slurm's own core binding",
+	  .dflt = "masks", .want = "masks, plugin or slurm", .choices = "masks|plugin|slurm" },
 	{ .name = "outlier", .kind = NP_OPT_DOUBLE, .off = O(outlier_pct), .arg = "PCT",
 	  .help = "flag nodes this many percent worse than the median", .dflt = "10",
 	  .want = "a percentage > 0" },
@@ -341,6 +341,7 @@ static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 			                    n == 1 ? "" : "s");
 	}
 	o->bind_plugin = strcmp(o->bind_via, "plugin") == 0;
+	o->bind_slurm = strcmp(o->bind_via, "slurm") == 0;
 	return o->size ? apply_size(o, given, ngiven, err) : 0;
 }
 
