@@ -14,6 +14,7 @@
  * per node, side by side), or for more than --array-above nodes a job
  * array of one-node tasks, each screening the node it lands on.
  */
+#define _GNU_SOURCE /* strverscmp */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -633,6 +634,30 @@ static void judge_pairs(json_t *exps, json_t *nodes, json_t *flags)
 	json_decref(nfail);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	/* n2 before n10 */
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The node names in natural order, for the table and the plots. */
+static json_t *node_order(json_t *nodes)
+{
+	size_t n = json_object_size(nodes), i = 0;
+	const char **v = calloc(n + 1, sizeof(char *)), *node;
+	json_t *order = json_array(), *x;
+
+	json_object_foreach(nodes, node, x)
+		if (v)
+			v[i++] = node;
+	if (v)
+		qsort(v, n, sizeof(char *), by_name);
+	for (i = 0; v && i < n; i++)
+		json_array_append_new(order, json_string(v[i]));
+	free(v);
+	return order;
+}
+
 /* summary.screen: per node its status (ok, outlier, failed), findings and
  * figures; the nodes that were to be screened and were not. */
 static void derive(json_t *exps, json_t *summary)
@@ -708,6 +733,7 @@ static void derive(json_t *exps, json_t *summary)
 		else if (np_json_streq(v, "status", "outlier"))
 			json_array_append_new(json_object_get(screen, "outliers"), json_string(node));
 	}
+	json_object_set_new(screen, "order", node_order(nodes));
 	if (facts)
 		json_object_set_new(screen, "launch", json_string(np_json_str(facts, "launch")));
 	json_object_set_new(summary, "screen", screen);
@@ -721,7 +747,7 @@ static void tables(json_t *res, np_report_t *r)
 	json_t *v, *f;
 	const char *node;
 	np_table_t *t;
-	size_t i;
+	size_t i, k;
 
 	if (!s)
 		return;
@@ -731,9 +757,11 @@ static void tables(json_t *res, np_report_t *r)
 	                 "bandwidth, best pair MB/s", "findings");
 	if (!t)
 		return;
-	json_object_foreach(nodes, node, v) {
+	json_array_foreach(json_object_get(s, "order"), k, f) {
 		char c[4][32];
 		np_sb_t fb;
+		node = json_string_value(f);
+		v = json_object_get(nodes, node);
 		np_sb_init(&fb);
 		np_sb_add(&fb, "");
 		for (i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
@@ -771,9 +799,11 @@ static double limit_of(json_t *e, bool higher, char *label, size_t n)
 	return isfinite(med) && isfinite(pct) ? med * (1 + (higher ? -pct : pct) / 100) : NAN;
 }
 
-static void plot(np_sb_t *b, json_t *nodes, const figure_t *fg, double ref, double limit, const char *limlabel)
+static void plot(np_sb_t *b, json_t *s, const figure_t *fg, double ref, double limit, const char *limlabel)
 {
+	json_t *nodes = json_object_get(s, "nodes"), *o;
 	unsigned n = (unsigned)json_object_size(nodes), i = 0;
+	size_t k;
 	const char **labels = calloc(n + 1, sizeof(char *));
 	double *vals = calloc(n + 1, sizeof(double));
 	int *state = calloc(n + 1, sizeof(int));
@@ -782,7 +812,11 @@ static void plot(np_sb_t *b, json_t *nodes, const figure_t *fg, double ref, doub
 	json_t *v;
 
 	if (labels && vals && state) {
-		json_object_foreach(nodes, node, v) {
+		json_array_foreach(json_object_get(s, "order"), k, o) {
+			if (i == n)
+				break;
+			node = json_string_value(o);
+			v = json_object_get(nodes, node);
 			labels[i] = node;
 			vals[i] = np_json_real(json_object_get(v, "figures"), fg->id);
 			state[i] = np_json_streq(v, "status", "failed") ? 2 : np_json_streq(v, "status", "outlier") ? 1 : 0;
@@ -816,10 +850,10 @@ static void plots(json_t *res, np_sb_t *b)
 			hpl = e;
 	/* one experiment: its real median and limit; the groups: relative */
 	l = limit_of(hpl, true, lim, sizeof(lim));
-	plot(b, json_object_get(s, "nodes"), &figures[0], np_json_real(hpl, "nodes_median"), l, lim);
-	plot(b, json_object_get(s, "nodes"), &figures[1], 1, NAN, NULL);
-	plot(b, json_object_get(s, "nodes"), &figures[2], 1, NAN, NULL);
-	plot(b, json_object_get(s, "nodes"), &figures[3], np_json_real(pairs, "median"), NAN, NULL);
+	plot(b, s, &figures[0], np_json_real(hpl, "nodes_median"), l, lim);
+	plot(b, s, &figures[1], 1, NAN, NULL);
+	plot(b, s, &figures[2], 1, NAN, NULL);
+	plot(b, s, &figures[3], np_json_real(pairs, "median"), NAN, NULL);
 }
 
 const np_suite_t np_suite_screen = {
