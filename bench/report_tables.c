@@ -164,6 +164,21 @@ static void run_table(json_t *res, np_report_t *r)
 		if (cnt && nb.s)
 			np_table_row(t, "nodes", nb.s);
 		np_sb_free(&nb);
+		json_array_foreach(json_object_get(res, "same_machine"), i, j) {
+			json_t *n;
+			size_t k;
+			np_sb_t mb;
+			np_sb_init(&mb);
+			np_sb_add(&mb, "nodes");
+			json_array_foreach(j, k, n)
+				np_sb_printf(&mb, "%s %s", k ? "," : "", json_string_value(n));
+			np_sb_add(&mb, " ran on one machine (the same kernel boot id): figures across them (latency, "
+			          "bandwidth, multi-node scaling) measure its memory and its loopback network, not a "
+			          "cluster's network; nodes that ran at the same time shared its memory bandwidth");
+			if (mb.s)
+				np_table_row(t, "NOTE one machine", mb.s);
+			np_sb_free(&mb);
+		}
 		json_array_foreach(json_object_get(res, "shared_cpus"), i, j) {
 			json_t *pair = json_object_get(j, "nodes");
 			snprintf(buf, sizeof(buf), "nodes %s and %s are one machine (same kernel boot id) and shared its CPUs "

@@ -198,6 +198,9 @@ bool np_node_outlier(double v, double med, double omed, double omad, unsigned n,
  * common: [{nodes: [A, B], cpus}]. */
 json_t *np_hosts_parse(const char *text);
 json_t *np_hosts_shared(json_t *nodes);
+/* Groups of 2 nodes or more that ran on one kernel (the same boot id),
+ * CPUs shared or not: [[A, B, ...], ...]. */
+json_t *np_hosts_machines(json_t *nodes);
 
 /* Results */
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);

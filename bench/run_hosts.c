@@ -10,6 +10,7 @@
  * Virtual machines on one host have kernels of their own and are not
  * detected.
  */
+#define _GNU_SOURCE /* strverscmp */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,23 +18,43 @@
 #include "run.h"
 #include "run_util.h"
 
+static int by_node(const void *a, const void *b)
+{
+	/* n2 before n10 */
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
 json_t *np_hosts_parse(const char *text)
 {
 	json_t *nodes = json_object();
+	char **lines = NULL;
+	size_t n = 0, cap = 0, i;
 	const char *p = text;
 
 	while (p && *p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char node[256], boot[128], cpus[1024];
-		char *line = strndup(p, len);
-
-		/* a line of three words; anything else (a truncated line) is left out */
-		if (line && sscanf(line, "%255s %127s %1023s", node, boot, cpus) == 3 && !json_object_get(nodes, node))
-			json_object_set_new(nodes, node, json_pack("{s:s, s:s}", "boot_id", boot, "cpus", cpus));
-		free(line);
+		if (n == cap) {
+			char **nv = realloc(lines, (cap = cap ? 2 * cap : 16) * sizeof(char *));
+			if (!nv)
+				break;
+			lines = nv;
+		}
+		if ((lines[n] = strndup(p, len)))
+			n++;
 		p = nl ? nl + 1 : NULL;
 	}
+	/* in the order of the nodes' names; a node's first line counts */
+	if (lines)
+		qsort(lines, n, sizeof(char *), by_node);
+	for (i = 0; i < n; i++) {
+		char node[256], boot[128], cpus[1024];
+		/* a line of three words; anything else (a truncated line) is left out */
+		if (sscanf(lines[i], "%255s %127s %1023s", node, boot, cpus) == 3 && !json_object_get(nodes, node))
+			json_object_set_new(nodes, node, json_pack("{s:s, s:s}", "boot_id", boot, "cpus", cpus));
+		free(lines[i]);
+	}
+	free(lines);
 	return nodes;
 }
 
@@ -72,4 +93,24 @@ json_t *np_hosts_shared(json_t *nodes)
 		}
 	}
 	return shared;
+}
+
+json_t *np_hosts_machines(json_t *nodes)
+{
+	json_t *by_boot = json_object(), *out = json_array(), *v;
+	const char *node, *boot;
+
+	json_object_foreach(nodes, node, v) {
+		boot = np_json_str(v, "boot_id");
+		if (!strcmp(boot, "-"))
+			continue;       /* nobody could read it: no telling */
+		if (!json_object_get(by_boot, boot))
+			json_object_set_new(by_boot, boot, json_array());
+		json_array_append_new(json_object_get(by_boot, boot), json_string(node));
+	}
+	json_object_foreach(by_boot, boot, v)
+		if (json_array_size(v) >= 2)
+			json_array_append(out, v);
+	json_decref(by_boot);
+	return out;
 }

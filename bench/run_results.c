@@ -95,6 +95,18 @@ static json_t *software(bool slurm)
 	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
 		json_object_set_new(s, "slurm", json_string(v));
 	free(v);
+	{
+		/* what picks MPI's transport: the same program is another
+		 * benchmark over shared memory than over TCP */
+		static const char *const env[] = { "UCX_TLS", "UCX_NET_DEVICES", "FI_PROVIDER", "MPIR_CVAR_CH4_NETMOD",
+		                                   "OMPI_MCA_pml", "OMPI_MCA_btl", NULL };
+		for (unsigned i = 0; env[i]; i++)
+			if (getenv(env[i])) {
+				char key[64];
+				snprintf(key, sizeof(key), "environment %s", env[i]);
+				json_object_set_new(s, key, json_string(getenv(env[i])));
+			}
+	}
 	if ((v = np_cmd_firstline("hwloc-info --version")))
 		json_object_set_new(s, "hwloc", json_string(v));
 	free(v);
@@ -227,6 +239,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		char *ht = np_run_read(c, "raw/hosts.txt");
 		json_t *nodes = np_hosts_parse(ht ? ht : "");
 		json_object_set_new(res, "shared_cpus", np_hosts_shared(nodes));
+		json_object_set_new(res, "same_machine", np_hosts_machines(nodes));
 		json_object_set_new(res, "nodes", nodes);
 		free(ht);
 	}
@@ -281,6 +294,15 @@ void np_results_print_summary(FILE *f, json_t *res)
 	}
 	json_array_foreach(json_object_get(res, "outliers"), i, o)
 		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+	json_array_foreach(json_object_get(res, "same_machine"), i, o) {
+		json_t *n;
+		size_t k;
+		fprintf(f, "note: nodes");
+		json_array_foreach(o, k, n)
+			fprintf(f, "%s %s", k ? "," : "", json_string_value(n));
+		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
+		        "loopback network, not a cluster's\n");
+	}
 	json_array_foreach(json_object_get(res, "shared_cpus"), i, o)
 		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
 		        "nodes measure that machine, not separate nodes\n",

@@ -306,7 +306,7 @@ static void test_hosts(void **state)
 
 	(void)state;
 	assert_int_equal(json_object_size(nodes), 4);
-	/* a node's first line counts */
+	/* a node's first line counts (in the file's order: the sort keeps it) */
 	assert_string_equal(json_string_value(json_object_get(json_object_get(nodes, "n1"), "cpus")), "0-1");
 	assert_int_equal(json_array_size(sh), 1);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(sh, 0), "nodes"), 0)), "n1");
@@ -314,10 +314,17 @@ static void test_hosts(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(sh, 0), "cpus")), "1");
 	json_decref(sh);
 	json_decref(nodes);
-	/* one machine, disjoint CPUs (vcluster --disjoint-cpus): nothing shared */
-	nodes = np_hosts_parse("n1 aaaa 0\nn2 aaaa 1\n");
+	/* one machine, disjoint CPUs (vcluster --disjoint-cpus): nothing
+	 * shared, but one machine all the same; n10 after n2 */
+	nodes = np_hosts_parse("n10 aaaa 2\nn2 aaaa 1\nn1 aaaa 0\nn3 bbbb 0\n");
 	sh = np_hosts_shared(nodes);
 	assert_int_equal(json_array_size(sh), 0);
+	json_decref(sh);
+	sh = np_hosts_machines(nodes);
+	assert_int_equal(json_array_size(sh), 1);
+	assert_int_equal(json_array_size(json_array_get(sh, 0)), 3);
+	assert_string_equal(json_string_value(json_array_get(json_array_get(sh, 0), 0)), "n1");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(sh, 0), 2)), "n10");
 	json_decref(sh);
 	json_decref(nodes);
 }
