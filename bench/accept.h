@@ -5,6 +5,8 @@
  *   run SUITE [run options]          what to run when no --results is given
  *   peak NAME VALUE [UNIT]           a reference figure (rpeak is built in)
  *   check EXP-GLOB METRIC[:STAT] [each-node] OP VALUE [UNIT | x PEAK]
+ * PEAK is a peak line's name, rpeak, or baseline (the same figure of the
+ * experiment's counterpart in --baseline).
  */
 #ifndef NP_ACCEPT_H
 #define NP_ACCEPT_H
@@ -52,9 +54,19 @@ void np_spec_free(np_spec_t *s);
  * either unit is unknown or the dimensions differ. */
 bool np_unit_convert(double v, const char *from, const char *to, double *out);
 
-/* Evaluate every check over the experiments of the results objects;
- * prints the PASS/FAIL table to f; returns the number of failures. */
-unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, FILE *f,
-                            json_t *report);
+/* Evaluate every check (s may be NULL) over the experiments of the results
+ * objects, and with a baseline (NULL: none) every baseline experiment's
+ * figure against its counterpart within tol (0.05: 5%); prints the
+ * PASS/FAIL table to f; returns the number of failures. */
+unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, json_t *base,
+                            double tol, FILE *f, json_t *report);
+/* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
+bool np_parse_tolerance(const char *s, double *out);
+/* An experiment's counterpart in other results: by symbolic alias, else
+ * by name; NULL when there is none. */
+json_t *np_accept_counterpart(json_t *res, json_t *e);
+/* The figure an experiment is judged by, and whether more is better, from
+ * the suite registry (the results' own fields for unknown kernels). */
+const char *np_accept_primary(json_t *e, bool *higher);
 
 #endif /* NP_ACCEPT_H */

@@ -1,7 +1,8 @@
 /*
- * accept_main.c - `numaplan accept --spec FILE [--results DIR]...
- * [--output DIR] [--json FILE] [-- RUN-OPTIONS]`: run what the spec's run
- * lines ask (or read existing results), then judge every check.
+ * accept_main.c - `numaplan accept [--spec FILE] [--results DIR]...
+ * [--baseline DIR [--tolerance PCT]] [--output DIR] [--json FILE]
+ * [-- RUN-OPTIONS]`: run what the spec's run lines ask (or read existing
+ * results), then judge every check, and every figure against a baseline.
  * Exit 0 only when every check passes; 1 when one fails; 2 for a bad spec
  * or bad arguments (nothing is run then).
  */
@@ -17,10 +18,29 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: numaplan accept --spec FILE [--results DIR]... [--output DIR] [--json FILE]\n"
-	      "                       [-- RUN-OPTIONS]\n"
+	fputs("usage: numaplan accept --spec FILE [--results DIR]... [--baseline DIR [--tolerance PCT]]\n"
+	      "                       [--output DIR] [--json FILE] [-- RUN-OPTIONS]\n"
+	      "   or: numaplan accept --baseline DIR --results DIR... [--tolerance PCT] [--json FILE]\n"
 	      "Without --results, runs the spec's 'run' lines (RUN-OPTIONS, e.g. --local --repeat 2,\n"
-	      "are added to each).  Exit 0 when every check passes.  See numaplan-accept(1).\n", f);
+	      "are added to each).  --baseline: every figure of DIR's results against its counterpart,\n"
+	      "no worse than PCT (default 5%).  Exit 0 when every check passes.  See numaplan-accept(1).\n", f);
+}
+
+bool np_parse_tolerance(const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	double v;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == '%')
+		buf[n - 1] = '\0';
+	if (!np_parse_double(buf, &v) || v < 0 || v >= 100)
+		return false;
+	*out = v / 100;
+	return true;
 }
 
 /* argv of one run: the spec's words, the extra options right after the
@@ -51,10 +71,15 @@ int np_cmd_accept(int argc, char **argv)
 		{ "results", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "tolerance", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *spec_path = NULL, *outbase = NULL, *jsonp = NULL;
+	const char *spec_path = NULL, *outbase = NULL, *jsonp = NULL, *base_dir = NULL, *tol_text = NULL;
+	json_t *bres = NULL;
+	double tol = 0.05;
+	unsigned k;
 	const char *rdirs[64];
 	unsigned nr = 0, nres = 0, i, failures;
 	char **extra = NULL, stamp[32], *base = NULL, *own_json = NULL;
@@ -78,6 +103,8 @@ int np_cmd_accept(int argc, char **argv)
 	while ((c = getopt_long(dd, argv, ":s:r:o:j:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': spec_path = optarg; break;
+		case 'b': base_dir = optarg; break;
+		case 't': tol_text = optarg; break;
 		case 'r':
 			if (nr == 64) {
 				np_opt_print("accept: at most 64 --results");
@@ -101,13 +128,34 @@ int np_cmd_accept(int argc, char **argv)
 		np_opt_print("accept: unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
-	if (!spec_path) {
-		np_opt_print("accept: --spec FILE is required");
+	if (!spec_path && !base_dir) {
+		np_opt_print("accept: --spec FILE or --baseline DIR is required");
 		usage(stderr);
 		goto out;
 	}
-	if (np_spec_load(spec_path, &spec, &err) < 0) {
+	if (tol_text && !np_parse_tolerance(tol_text, &tol)) {
+		np_opt_print("accept: --tolerance '%s': a percentage from 0 to below 100, e.g. 5%%", tol_text);
+		goto out;
+	}
+	if (tol_text && !base_dir) {
+		np_opt_print("accept: --tolerance is for --baseline DIR");
+		goto out;
+	}
+	if (spec_path && np_spec_load(spec_path, &spec, &err) < 0) {
 		np_opt_print("accept: %s", err.msg);
+		goto out;
+	}
+	for (k = 0; k < spec.nchecks; k++)
+		if (spec.checks[k].peak && strcmp(spec.checks[k].peak, "baseline") == 0 && !base_dir) {
+			np_opt_print("accept: %s:%u: 'x baseline' needs --baseline DIR", spec_path, spec.checks[k].line);
+			goto out;
+		}
+	if (base_dir && !(bres = np_results_load(base_dir, &err))) {
+		np_opt_print("accept: --baseline: %s", err.msg);
+		goto out;
+	}
+	if (!spec_path && !nr) {
+		np_opt_print("accept: --baseline without --spec judges existing results: give --results DIR");
 		goto out;
 	}
 	if (nr) {
@@ -177,15 +225,22 @@ int np_cmd_accept(int argc, char **argv)
 			nres++;
 		}
 	}
-	printf("\nacceptance: %s\n", spec_path);
-	failures = np_accept_evaluate(&spec, results, nres, stdout, report);
+	printf("\nacceptance: %s%s%s%s\n", spec_path ? spec_path : "", spec_path && base_dir ? ", " : "",
+	       base_dir ? "baseline " : "", base_dir ? base_dir : "");
+	if (base_dir)
+		printf("baseline: every figure of %s, no more than %g%% worse (the direction is the suite's)\n",
+		       base_dir, tol * 100);
+	failures = np_accept_evaluate(spec_path ? &spec : NULL, results, nres, bres, tol, stdout, report);
 	printf("%u of %u checks failed: %s\n", failures, (unsigned)json_array_size(report),
 	       failures ? "NOT ACCEPTED" : "ACCEPTED");
 	if (!jsonp && base)
 		jsonp = own_json = np_strdup_printf("%s/accept.json", base);
 	if (jsonp) {
-		json_t *j = json_pack("{s:s, s:b, s:i, s:O}", "spec", spec_path, "accepted", failures == 0,
+		json_t *j = json_pack("{s:s?, s:b, s:i, s:O}", "spec", spec_path, "accepted", failures == 0,
 		                      "failures", (int)failures, "checks", report);
+		if (base_dir)
+			json_object_set_new(j, "baseline", json_pack("{s:s, s:f}", "results", base_dir,
+			                                             "tolerance", tol));
 		if (json_dump_file(j, jsonp, JSON_INDENT(2)) != 0)
 			np_opt_print("accept: cannot write %s", jsonp);
 		json_decref(j);
@@ -196,6 +251,7 @@ out:
 	for (i = 0; i < nres; i++)
 		json_decref(results[i]);
 	json_decref(report);
+	json_decref(bres);
 	np_spec_free(&spec);
 	free(base);
 	return status;

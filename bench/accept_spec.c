@@ -127,7 +127,8 @@ static int parse_check(np_spec_t *s, char **w, unsigned n, const char *orig, con
 	if (i < n && (strcmp(w[i], "x") == 0 || strcmp(w[i], "*") == 0)) {
 		if (i + 1 >= n) {
 			free(c.pattern); free(c.metric); free(c.stat);
-			return fail(err, name, ln, "'x' needs a peak name (rpeak or one of the spec's peak lines)", NULL);
+			return fail(err, name, ln, "'x' needs a peak name (rpeak, baseline or one of the spec's peak lines)",
+			            NULL);
 		}
 		c.peak = strdup(w[i + 1]);
 		i += 2;
@@ -143,7 +144,7 @@ static int parse_check(np_spec_t *s, char **w, unsigned n, const char *orig, con
 		free(c.pattern); free(c.metric); free(c.stat); free(c.unit); free(c.peak);
 		return fail(err, name, ln, "unexpected", w[i]);
 	}
-	if (c.peak && strcmp(c.peak, "rpeak") != 0) {
+	if (c.peak && strcmp(c.peak, "rpeak") != 0 && strcmp(c.peak, "baseline") != 0) {
 		unsigned k;
 		bool found = false;
 		for (k = 0; k < s->npeaks; k++)
@@ -209,6 +210,8 @@ int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *
 				return fail(err, name, ln, "unknown unit", w[3]);
 			if (strcmp(w[1], "rpeak") == 0)
 				return fail(err, name, ln, "rpeak is built in (from the topology, see --clock)", NULL);
+			if (strcmp(w[1], "baseline") == 0)
+				return fail(err, name, ln, "baseline is built in (the figures of accept --baseline)", NULL);
 			np = realloc(s->peaks, (s->npeaks + 1) * sizeof(*np));
 			if (!np)
 				return np_error_set(err, -ENOMEM, "out of memory");

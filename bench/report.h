@@ -56,6 +56,16 @@ void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec);
 /* Figures out of results.json */
 double np_rep_stat(json_t *exp, const char *metric, const char *stat);
 
+/* One table as HTML (escaped), and the report's style sheet. */
+void np_report_html_table(np_sb_t *b, const np_table_t *t);
+extern const char np_report_css[];
+
+/* `report --history DIR...`: each primary figure over the runs, by date,
+ * against a baseline (the first run, or base), regressions worse than tol
+ * (a fraction) flagged; fmt md, html, csv or json.  0, or -errno with err. */
+int np_report_history(FILE *f, const char *fmt, char **dirs, unsigned ndirs, const char *base, double tol,
+                      np_error_t *err);
+
 /* Writers; 0 or -errno. */
 int np_report_md(FILE *f, json_t *res, const np_report_t *r);
 int np_report_html(FILE *f, json_t *res, const np_report_t *r);

@@ -12,7 +12,7 @@
 #include "suite.h"
 #include "svg.h"
 
-static const char css[] =
+const char np_report_css[] =
 "body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}"
 "table{border-collapse:collapse;margin:0.5em 0 1.5em 0;font-size:13px}"
 "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
@@ -48,16 +48,48 @@ void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec)
 	np_sb_add(b, "</figure>\n");
 }
 
+void np_report_html_table(np_sb_t *b, const np_table_t *t)
+{
+	unsigned j, k;
+
+	np_sb_printf(b, "<table id=\"%s\">\n<tr>", t->id);
+	for (j = 0; j < t->ncols; j++) {
+		np_sb_add(b, "<th>");
+		np_xml_escape(b, t->cols[j]);
+		np_sb_add(b, "</th>");
+	}
+	np_sb_add(b, "</tr>\n");
+	for (k = 0; k < t->nrows; k++) {
+		np_sb_add(b, "<tr>");
+		for (j = 0; j < t->ncols; j++) {
+			const char *c = t->cells[k * t->ncols + j];
+			if (strcmp(c, "ok") == 0 || strcmp(c, "failed") == 0 || strcmp(c, "partial") == 0)
+				np_sb_printf(b, "<td class=\"%s\">", c);
+			else
+				np_sb_add(b, "<td>");
+			np_xml_escape(b, c);
+			np_sb_add(b, "</td>");
+		}
+		np_sb_add(b, "</tr>\n");
+	}
+	np_sb_add(b, "</table>\n");
+	if (t->note) {
+		np_sb_add(b, "<p>");
+		np_xml_escape(b, t->note);
+		np_sb_add(b, "</p>\n");
+	}
+}
+
 int np_report_html(FILE *f, json_t *res, const np_report_t *r)
 {
 	np_sb_t b;
-	unsigned i, j, k;
+	unsigned i;
 
 	np_sb_init(&b);
 	np_sb_add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>numaplan ");
 	np_xml_escape(&b, np_json_str(res, "suite"));
 	np_sb_add(&b, " report</title>\n<style>");
-	np_sb_add(&b, css);
+	np_sb_add(&b, np_report_css);
 	np_sb_add(&b, "</style>\n</head>\n<body>\n<h1>numaplan ");
 	np_xml_escape(&b, np_json_str(res, "suite"));
 	np_sb_add(&b, " report</h1>\n<h2>Plots</h2>\n<div>\n");
@@ -66,35 +98,10 @@ int np_report_html(FILE *f, json_t *res, const np_report_t *r)
 			np_suites[i]->plots(res, &b);
 	np_sb_add(&b, "</div>\n");
 	for (i = 0; i < r->n; i++) {
-		const np_table_t *t = &r->t[i];
 		np_sb_add(&b, "<h2>");
-		np_xml_escape(&b, t->title);
-		np_sb_printf(&b, "</h2>\n<table id=\"%s\">\n<tr>", t->id);
-		for (j = 0; j < t->ncols; j++) {
-			np_sb_add(&b, "<th>");
-			np_xml_escape(&b, t->cols[j]);
-			np_sb_add(&b, "</th>");
-		}
-		np_sb_add(&b, "</tr>\n");
-		for (k = 0; k < t->nrows; k++) {
-			np_sb_add(&b, "<tr>");
-			for (j = 0; j < t->ncols; j++) {
-				const char *c = t->cells[k * t->ncols + j];
-				if (strcmp(c, "ok") == 0 || strcmp(c, "failed") == 0 || strcmp(c, "partial") == 0)
-					np_sb_printf(&b, "<td class=\"%s\">", c);
-				else
-					np_sb_add(&b, "<td>");
-				np_xml_escape(&b, c);
-				np_sb_add(&b, "</td>");
-			}
-			np_sb_add(&b, "</tr>\n");
-		}
-		np_sb_add(&b, "</table>\n");
-		if (t->note) {
-			np_sb_add(&b, "<p>");
-			np_xml_escape(&b, t->note);
-			np_sb_add(&b, "</p>\n");
-		}
+		np_xml_escape(&b, r->t[i].title);
+		np_sb_add(&b, "</h2>\n");
+		np_report_html_table(&b, &r->t[i]);
 	}
 	np_sb_add(&b, "</body>\n</html>\n");
 	if (b.oom) {

@@ -1,11 +1,13 @@
 /*
- * report_main.c - `numaplan report DIR [--format md|html|json|csv] [-o FILE]`.
+ * report_main.c - `numaplan report DIR [--format md|html|json|csv] [-o FILE]`
+ * and `numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]`.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "accept.h"
 #include "bench.h"
 #include "report.h"
 #include "run.h"
@@ -13,18 +15,27 @@
 static void usage(FILE *f)
 {
 	fputs("usage: numaplan report DIR [--format md|html|json|csv] [--output FILE]\n"
-	      "DIR is a numaplan run directory (or its results.json); see numaplan-report(1)\n", f);
+	      "       numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]\n"
+	      "                       [--format md|html|json|csv] [--output FILE]\n"
+	      "DIR is a numaplan run directory (or its results.json); --history: each figure over\n"
+	      "the runs by date, regressions against the first run (or --baseline) flagged;\n"
+	      "see numaplan-report(1)\n", f);
 }
 
 int np_cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "history", no_argument, NULL, 'H' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "tolerance", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *fmt = "md", *outp = NULL, *dir;
+	const char *fmt = "md", *outp = NULL, *dir, *base = NULL, *tol_text = NULL;
+	bool history = false;
+	double tol = 0.05;
 	np_error_t err;
 	np_report_t rep;
 	json_t *res;
@@ -36,6 +47,9 @@ int np_cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': fmt = optarg; break;
+		case 'H': history = true; break;
+		case 'b': base = optarg; break;
+		case 't': tol_text = optarg; break;
 		case 'o': outp = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -51,6 +65,45 @@ int np_cmd_report(int argc, char **argv)
 	    strcmp(fmt, "csv")) {
 		np_opt_print("report: unknown format '%s' (valid: md, html, json, csv)", fmt);
 		return 2;
+	}
+	if ((base || tol_text) && !history) {
+		np_opt_print("report: --baseline and --tolerance are for --history");
+		return 2;
+	}
+	if (tol_text && !np_parse_tolerance(tol_text, &tol)) {
+		np_opt_print("report: --tolerance '%s': a percentage from 0 to below 100, e.g. 5%%", tol_text);
+		return 2;
+	}
+	if (history) {
+		if (optind >= argc) {
+			np_opt_print("report: --history needs run directories");
+			return 2;
+		}
+		np_error_clear(&err);
+		/* read everything before creating the output file */
+		for (c = optind - 1; c < argc; c++) {
+			json_t *r;
+			if (c < optind && !base)
+				continue;
+			r = np_results_load(c < optind ? base : argv[c], &err);
+			if (!r) {
+				np_opt_print("report: %s", err.msg);
+				return 2;
+			}
+			json_decref(r);
+		}
+		if (outp && !(f = fopen(outp, "w"))) {
+			np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
+			return 2;
+		}
+		rc = np_report_history(f, fmt, argv + optind, (unsigned)(argc - optind), base, tol, &err);
+		if (f != stdout && fclose(f) != 0 && rc == 0)
+			rc = -EIO;
+		if (rc < 0) {
+			np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
+			return rc == -ENOENT || rc == -EINVAL ? 2 : 1;
+		}
+		return 0;
 	}
 	if (optind != argc - 1) {
 		np_opt_print("report: %s", optind >= argc ? "which run directory?" : "one directory only");

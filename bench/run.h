@@ -38,11 +38,14 @@ typedef struct np_run_opts {
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
 	const char *policy;         /* NULL: the suite's default */
-	const char *topology;       /* compute node topology XML, NULL: live */
+	const char *topology;       /* compute node topology XML, NULL: ask the nodes */
+	bool plan_only;             /* probe the nodes and plan, run nothing */
+	bool shared;                /* --bind-via masks without whole nodes */
 	const char *cpuset;         /* restrict the planner to these CPUs */
 	const char *size;           /* the suite's size (its size_opt) */
 	bool parse_only;            /* the suite adopts existing output */
-	const char *srun_mpi;       /* srun --mpi= value */
+	const char *srun_mpi;       /* srun --mpi= value (--mpi, --srun-mpi) */
+	const char *job_setup;      /* shell text run first in the job */
 	const char *bind_via;       /* masks, plugin or slurm */
 	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
 	bool bind_slurm;            /* srun's own --cpu-bind=cores, no masks */
@@ -88,6 +91,13 @@ typedef struct np_exp {
 	 * exit status (LABEL.rc): one run record per set.  NULL: one run. */
 	char *sets;
 	unsigned sets_parallel;     /* at most this many sets at once; 0: all */
+	char *nodelist;             /* the nodes of its node type, or NULL: any */
+	/* What srun --numa-plan asks for when the plugin binds instead of the
+	 * masks (--bind-via plugin, or partial nodes); NULL: the policy when
+	 * it is one of the planner's, else compact. */
+	char *plugin_policy;
+	char **aliases;             /* symbolic names (osu.latency.hca-local) */
+	unsigned naliases;
 	json_t *params;             /* suite facts: numa_cpu, numa_mem, size... */
 } np_exp_t;
 
@@ -96,10 +106,27 @@ typedef struct np_exp_list {
 	np_exp_t **v;
 } np_exp_list_t;
 
+/* A node type: nodes whose topologies have one fingerprint, planned once. */
+typedef struct np_node_type {
+	char *name;                 /* its first node ("n1"), or "local", "file" */
+	char *xml;                  /* the file planned on, or NULL: this machine */
+	char *source;               /* where the topology came from, for people */
+	char fingerprint[NP_FINGERPRINT_LEN];
+	char **nodes;               /* probed nodes of this type (none: unknown) */
+	unsigned nnodes;
+	np_topo_t *topo;
+} np_node_type_t;
+
 /* Everything a suite needs to build its experiments. */
 typedef struct np_run_ctx {
 	const np_run_opts_t *opts;
-	np_topo_t *topo;
+	np_topo_t *topo;            /* the node type being planned (generate) */
+	np_node_type_t *types;      /* at least one after np_run_topology */
+	unsigned ntypes;
+	json_t *probe_jobs;         /* the Slurm job of the topology probe */
+	bool pin_nodes;             /* the job asks for the probed nodes */
+	const char *name_suffix;    /* "@n3" when there are several node types */
+	bool made_outdir;           /* the run created its directory */
 	char *outdir;               /* absolute */
 	np_exp_list_t exps;
 	np_rpeak_t rpeak;           /* per node */
@@ -111,7 +138,20 @@ typedef struct np_run_ctx {
 	bool whole_nodes;           /* the suite needs whole nodes (--exclusive) */
 } np_run_ctx_t;
 
-/* Experiments */
+/* The compute nodes' topology: --topology, this machine (--local, or a
+ * dry run, said loudly), or a probe of the nodes (a short job, or a step
+ * of the allocation), grouped into node types.  0, or -errno with err. */
+int np_run_topology(np_run_ctx_t *c, np_error_t *err);
+void np_node_types_free(np_run_ctx_t *c);
+/* results.json's and run.json's record of the node types. */
+json_t *np_node_types_json(const np_run_ctx_t *c);
+/* --collect: the node types run.json recorded (or its one topology file,
+ * NULL: this machine, for directories written before node types). */
+int np_node_types_restore(np_run_ctx_t *c, json_t *types, const char *topology, np_error_t *err);
+/* The policy srun --numa-plan gets for an experiment. */
+const char *np_exp_plugin_policy(const np_exp_t *e);
+
+/* Experiments (np_exp_new appends c->name_suffix to the name) */
 np_exp_t *np_exp_new(np_run_ctx_t *c, const char *suite, const char *kernel,
                      const char *name, const char *group);
 void np_exp_free(np_exp_t *e);
@@ -125,10 +165,28 @@ json_t *np_exp_to_json(const np_exp_t *e);
 /* The inverse, for --collect: appended to c->exps. */
 np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err);
 np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name);
+/* Another name of the experiment (a symbolic domain: osu.latency.hca-local),
+ * with c->name_suffix; -ENOMEM only. */
+int np_exp_alias(const np_run_ctx_t *c, np_exp_t *e, const char *alias);
 
 /* Suite helpers: the node count of a suite's experiments (--nodes, else
  * the suite's default; 1 with --local) */
 unsigned np_run_nodes(const np_run_ctx_t *c, const struct np_suite *s);
+/* Symbolic domains of a node (suite_util.c): array indexes, -1 for none. */
+typedef struct np_domains {
+	int hca_local;              /* NUMA node of the adapter */
+	int hca_remote;             /* NUMA node farthest from it */
+	int socket_local;           /* package of hca_local */
+	int socket_remote;          /* package of hca_remote, when another */
+	const char *hca;            /* the adapter's name, or NULL */
+} np_domains_t;
+void np_run_domains(const np_topo_t *t, np_domains_t *d);
+/* "hca-local", "hca-remote", "socket-local", "socket-remote" or NULL for
+ * a NUMA array index or a package index. */
+const char *np_run_numa_symbol(const np_domains_t *d, unsigned idx);
+const char *np_run_socket_symbol(const np_domains_t *d, int pkg);
+/* An adapter (not a GPU, not a plain interface) local to NUMA os, or NULL. */
+const char *np_run_hca_of_numa(const np_topo_t *t, unsigned os);
 /* "0-3,8" of the first PU of every allowed core in a cpuset */
 char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores);
 

@@ -15,7 +15,7 @@
 int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
-	char *topo = o->topology ? np_abspath(o->topology) : NULL;
+	const char *topo = c->ntypes ? c->types[0].xml : NULL;
 	char *path = np_strdup_printf("%s/run.json", c->outdir);
 	json_t *m;
 	int rc = 0;
@@ -28,13 +28,16 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 		json_object_set_new(m, "outlier_mad", json_real(o->outlier_mad));
 	if (m) {
 		np_run_opts_record(o, m);      /* the suites' options the results depend on */
+		json_object_set_new(m, "node_types", np_node_types_json(c));
+		json_object_set_new(m, "bind_via", json_string(o->bind_via ? o->bind_via : "masks"));
+		if (c->probe_jobs)
+			json_object_set(m, "probe_jobs", c->probe_jobs);
 		if (c->array_tasks)
 			json_object_set_new(m, "array_tasks", json_integer(c->array_tasks));
 	}
 	if (!m || !path || json_dump_file(m, path, JSON_INDENT(2)) != 0)
 		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "run.json");
 	json_decref(m);
-	free(topo);
 	free(path);
 	return rc;
 }
@@ -62,7 +65,6 @@ int np_run_collect(const np_run_opts_t *in)
 	json_error_t je;
 	json_t *meta = NULL, *exps = NULL, *old = NULL, *jobs = NULL, *res = NULL, *x;
 	char *mp = NULL, *ep = NULL, *rp = NULL;
-	np_load_opts_t lo = { 0 };
 	size_t i;
 	int status = 2;
 
@@ -103,12 +105,16 @@ int np_run_collect(const np_run_opts_t *in)
 		np_opt_print("run --collect: %s: run.json lacks a known suite or repeat", in->collect);
 		goto out;
 	}
-	lo.xml_path = json_string_value(json_object_get(meta, "topology"));
-	lo.restrict_cpus = json_string_value(json_object_get(meta, "cpuset"));
-	if (np_topo_load(&c.topo, &lo, &err) < 0) {
+	o.cpuset = json_string_value(json_object_get(meta, "cpuset"));
+	if (json_is_string(json_object_get(meta, "bind_via")))
+		o.bind_via = json_string_value(json_object_get(meta, "bind_via"));
+	if (np_node_types_restore(&c, json_object_get(meta, "node_types"),
+	                          json_string_value(json_object_get(meta, "topology")), &err) < 0) {
 		np_opt_print("run --collect: %s", err.msg);
 		goto out;
 	}
+	if (json_is_array(json_object_get(meta, "probe_jobs")))
+		c.probe_jobs = json_incref(json_object_get(meta, "probe_jobs"));
 	restore_rpeak(json_object_get(meta, "rpeak"), &c.rpeak);
 	c.array_tasks = (unsigned)json_integer_value(json_object_get(meta, "array_tasks"));
 	json_array_foreach(exps, i, x)
@@ -143,7 +149,7 @@ out:
 	json_decref(jobs);
 	json_decref(res);
 	np_exp_list_free(&c.exps);
-	np_topo_free(c.topo);
+	np_node_types_free(&c);
 	free(c.outdir);
 	free(mp);
 	free(ep);

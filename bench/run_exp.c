@@ -16,7 +16,7 @@ np_exp_t *np_exp_new(np_run_ctx_t *c, const char *suite, const char *kernel,
 
 	if (!e)
 		return NULL;
-	e->name = strdup(name);
+	e->name = c->name_suffix ? np_strdup_printf("%s%s", name, c->name_suffix) : strdup(name);
 	e->suite = strdup(suite);
 	e->kernel = strdup(kernel);
 	e->group = strdup(group);
@@ -61,6 +61,11 @@ void np_exp_free(np_exp_t *e)
 	free(e->workdir);
 	free(e->keep);
 	free(e->sets);
+	free(e->nodelist);
+	free(e->plugin_policy);
+	for (i = 0; i < e->naliases; i++)
+		free(e->aliases[i]);
+	free(e->aliases);
 	json_decref(e->params);
 	free(e);
 }
@@ -73,6 +78,38 @@ void np_exp_list_free(np_exp_list_t *l)
 		np_exp_free(l->v[i]);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+const char *np_exp_plugin_policy(const np_exp_t *e)
+{
+	np_policy_t p;
+
+	if (e->plugin_policy)
+		return e->plugin_policy;
+	return e->policy && np_policy_parse(e->policy, &p) == 0 ? e->policy : "compact";
+}
+
+int np_exp_alias(const np_run_ctx_t *c, np_exp_t *e, const char *alias)
+{
+	char **v, *a = c->name_suffix ? np_strdup_printf("%s%s", alias, c->name_suffix) : strdup(alias);
+	unsigned i;
+
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < e->naliases; i++)
+		if (strcmp(e->aliases[i], a) == 0)
+			break;
+	if (i < e->naliases || strcmp(e->name, a) == 0) {
+		free(a);
+		return 0;
+	}
+	if (!(v = realloc(e->aliases, (e->naliases + 1) * sizeof(char *)))) {
+		free(a);
+		return -ENOMEM;
+	}
+	e->aliases = v;
+	v[e->naliases++] = a;
+	return 0;
 }
 
 np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name)
@@ -145,18 +182,22 @@ int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
 json_t *np_exp_to_json(const np_exp_t *e)
 {
 	json_t *o = json_object();
-	json_t *cpus = json_array();
+	json_t *cpus = json_array(), *al = json_array();
 	unsigned i;
 
 	for (i = 0; i < e->nrank_cpus; i++)
 		json_array_append_new(cpus, json_string(e->rank_cpus[i]));
+	for (i = 0; i < e->naliases; i++)
+		json_array_append_new(al, json_string(e->aliases[i]));
 	json_object_set_new(o, "name", json_string(e->name));
+	json_object_set_new(o, "aliases", al);
 	json_object_set_new(o, "suite", json_string(e->suite));
 	json_object_set_new(o, "kernel", json_string(e->kernel));
 	json_object_set_new(o, "group", json_string(e->group));
-	json_object_set_new(o, "placement", json_pack("{s:s?, s:s?, s:o, s:s?, s:b}",
+	json_object_set_new(o, "placement", json_pack("{s:s?, s:s?, s:o, s:s?, s:b, s:s, s:s?}",
 	                    "description", e->desc, "policy", e->policy, "rank_cpus", cpus,
-	                    "mems", e->mems, "bound", e->nrank_cpus > 0));
+	                    "mems", e->mems, "bound", e->nrank_cpus > 0,
+	                    "plugin_policy", np_exp_plugin_policy(e), "nodelist", e->nodelist));
 	json_object_set_new(o, "nodes", json_integer(e->nodes));
 	json_object_set_new(o, "ntasks", json_integer(e->ntasks));
 	json_object_set_new(o, "threads", json_integer(e->threads));
@@ -207,6 +248,16 @@ np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err)
 	e->cmd = jstrdup(j, "command");
 	e->sets = jstrdup(j, "sets");
 	e->sets_parallel = (unsigned)json_integer_value(json_object_get(j, "sets_parallel"));
+	e->nodelist = jstrdup(pl, "nodelist");
+	e->plugin_policy = jstrdup(pl, "plugin_policy");
+	{
+		json_t *a;
+		json_array_foreach(json_object_get(j, "aliases"), i, a)
+			if (json_is_string(a) && np_exp_alias(c, e, json_string_value(a)) < 0) {
+				np_error_set(err, -ENOMEM, "out of memory");
+				return NULL;
+			}
+	}
 	if (json_is_object(json_object_get(j, "params"))) {
 		json_decref(e->params);
 		e->params = json_deep_copy(json_object_get(j, "params"));

@@ -23,11 +23,13 @@ static const char prelude[] =
 "NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
 "# CPU time split of every node of a step, before and after it: the\n"
 "# system share next to each result (user/sys/idle from /proc/stat).\n"
-"np_stat() { # file nodes when\n"
+"np_stat() { # file nodes[@nodelist] when\n"
+"\tlocal n=${2%%@*} w=\n"
+"\t[ \"$n\" = \"$2\" ] || w=--nodelist=${2#*@}\n"
 "\tif [ \"$NP_MODE\" = local ]; then\n"
 "\t\tprintf '%s %s %s\\n' \"$3\" \"$NP_NODE\" \"$(head -1 /proc/stat)\" >>\"$1\"\n"
 "\telse\n"
-"\t\tsrun --overlap -N \"$2\" -n \"$2\" --ntasks-per-node=1 --cpu-bind=none \\\n"
+"\t\tsrun --overlap -N \"$n\" -n \"$n\" $w --ntasks-per-node=1 --cpu-bind=none \\\n"
 "\t\t\tbash -c 'printf \"%s %s %s\\n\" \"$0\" \"${SLURMD_NODENAME:-$(hostname -s)}\" \"$(head -1 /proc/stat)\"' \"$3\" \\\n"
 "\t\t\t>>\"$1\" 2>/dev/null\n"
 "\tfi\n"
@@ -44,21 +46,20 @@ static const char prelude[] =
 "\t\tsrun --overlap -N \"$1\" -n \"$1\" --ntasks-per-node=1 --cpu-bind=none bash -c \"$line\" >>raw/hosts.txt 2>/dev/null\n"
 "\tfi\n"
 "}\n"
-"# Independent runs side by side, one per set of the job's nodes (sets of\n"
-"# indexes into its node list, \"0 1\" or \"0,1 2,3\"), at most $4 at once\n"
-"# (0: all), $5 ranks per node: each set has its own output and exit\n"
-"# status, LABEL being its node names joined by '+'.\n"
-"np_sets() { # name rep sets parallel ranks-per-node -- srun options and command...\n"
-"\tlocal name=$1 rep=$2 sets=$3 par=$4 rpn=$5 set i hosts label n running=0 rc=0 f\n"
-"\tshift 6\n"
-"\tif [ -z \"${NP_HOSTS+x}\" ]; then\n"
-"\t\tmapfile -t NP_HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
-"\tfi\n"
+"# Independent runs side by side, one per set of nodes (sets of indexes\n"
+"# into the node list $6, or the job's, \"0 1\" or \"0,1 2,3\"), at most $4\n"
+"# at once (0: all), $5 ranks per node: each set has its own output and\n"
+"# exit status, LABEL being its node names joined by '+'.\n"
+"np_sets() { # name rep sets parallel ranks-per-node nodelist -- srun options and command...\n"
+"\tlocal name=$1 rep=$2 sets=$3 par=$4 rpn=$5 list=${6:-$SLURM_JOB_NODELIST} set i hosts label n running=0 rc=0 f\n"
+"\tlocal -a all\n"
+"\tshift 7\n"
+"\tmapfile -t all < <(scontrol show hostnames \"$list\")\n"
 "\tfor set in $sets; do\n"
 "\t\thosts= label= n=0\n"
 "\t\tfor i in ${set//,/ }; do\n"
-"\t\t\t[ -n \"${NP_HOSTS[$i]:-}\" ] || continue 2  # beyond the job's nodes\n"
-"\t\t\thosts=$hosts${hosts:+,}${NP_HOSTS[$i]}; label=$label${label:++}${NP_HOSTS[$i]}; n=$((n + 1))\n"
+"\t\t\t[ -n \"${all[$i]:-}\" ] || continue 2  # beyond the nodes there are\n"
+"\t\t\thosts=$hosts${hosts:+,}${all[$i]}; label=$label${label:++}${all[$i]}; n=$((n + 1))\n"
 "\t\tdone\n"
 "\t\tif [ \"$par\" -gt 0 ] && [ \"$running\" -ge \"$par\" ]; then wait -n; running=$((running - 1)); fi\n"
 "\t\t{\n"
@@ -74,7 +75,7 @@ static const char prelude[] =
 "\tdone\n"
 "\treturn $rc\n"
 "}\n"
-"np_step() { # index name rep nodes -- command...\n"
+"np_step() { # index name rep nodes[@nodelist] -- command...\n"
 "\tlocal idx=$1 name=$2 rep=$3 nodes=$4 base=raw/$2.r$3 t0 t1 rc rcf=raw/$2.r$3.rc log=raw/$2.r$3.srun.log on=\n"
 "\tshift 5\n"
 "\t# the tasks of a job array run the same steps, each on its node\n"
@@ -95,6 +96,61 @@ static const char prelude[] =
 "\tprintf '%s/%s %s rep %s exit %s %ss%s\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$rc\" \\\n"
 "\t\t\"$(awk -v a=\"$t0\" -v b=\"$t1\" 'BEGIN { printf \"%.2f\", b - a }')\" \"$on\" | tee -a progress.log\n"
 "}\n";
+
+/* --bind-via masks: srun applies explicit --cpu-bind masks only when the
+ * step holds every CPU the masks name, and fails the step otherwise ("CPU
+ * binding outside of job step allocation"): the job needs whole nodes and
+ * each step takes them (srun --whole).  The job looks at what it got:
+ * whole nodes take the masks, partial ones the numaplan plugin's
+ * --numa-plan (or no binding without the plugin), with a note. */
+static const char binding_check[] =
+"np_binding() {\n"
+"\tlocal parts=() counts=() c n i=0 host want short=''\n"
+"\tIFS=, read -r -a parts <<<\"${SLURM_JOB_CPUS_PER_NODE:-}\"\n"
+"\tfor c in \"${parts[@]}\"; do\n"
+"\t\tn=1\n"
+"\t\tcase $c in *'(x'*) n=${c#*(x}; n=${n%)}; c=${c%%(*};; esac\n"
+"\t\twhile [ \"$n\" -gt 0 ]; do counts+=(\"$c\"); n=$((n - 1)); done\n"
+"\tdone\n"
+"\tfor host in $(scontrol show hostnames \"${SLURM_JOB_NODELIST:-}\" 2>/dev/null); do\n"
+"\t\twant=$(np_node_cpus \"$host\")\n"
+"\t\t[ \"${counts[$i]:-0}\" -ge \"$want\" ] || short=\"$short $host:${counts[$i]:-0}/$want\"\n"
+"\t\ti=$((i + 1))\n"
+"\tdone\n"
+"\tNP_MASKS= NP_PLUGIN= NP_NOBIND=\n"
+"\tif [ \"$i\" -gt 0 ] && [ -z \"$short\" ]; then\n"
+"\t\tNP_MASKS=1\n"
+"\t\techo 'masks: the job has whole nodes' >raw/binding.txt\n"
+"\telif srun --numa-plan=help >/dev/null 2>&1; then\n"
+"\t\tNP_PLUGIN=1\n"
+"\t\techo \"plugin: partial nodes (CPUs of the job/of the node:${short:- unknown}): explicit masks\" \\\n"
+"\t\t\t\"would fail, the numaplan plugin binds (srun --numa-plan)\" >raw/binding.txt\n"
+"\telse\n"
+"\t\tNP_NOBIND=1\n"
+"\t\techo \"none: partial nodes (CPUs of the job/of the node:${short:- unknown}) and no numaplan\" \\\n"
+"\t\t\t\"plugin: the steps run unbound\" >raw/binding.txt\n"
+"\tfi\n"
+"\t[ -n \"$NP_MASKS\" ] || echo \"numaplan: note: binding by $(cat raw/binding.txt)\" >&2\n"
+"}\n";
+
+/* The CPUs of each node as planned (the node type's), for np_binding. */
+static void node_cpus(np_sb_t *b, const np_run_ctx_t *c)
+{
+	unsigned i, k;
+
+	np_sb_add(b, "np_node_cpus() {\n\tcase $1 in\n");
+	for (i = 0; i < c->ntypes; i++) {
+		if (!c->types[i].nnodes)
+			continue;
+		np_sb_add(b, "\t");
+		for (k = 0; k < c->types[i].nnodes; k++) {
+			np_sb_add(b, k ? "|" : "");
+			np_sb_shq(b, c->types[i].nodes[k]);
+		}
+		np_sb_printf(b, ") echo %u;;\n", np_cpuset_count(c->types[i].topo->complete));
+	}
+	np_sb_printf(b, "\t*) echo %u;;\n\tesac\n}\n", np_cpuset_count(c->topo->complete));
+}
 
 static void env_part(np_sb_t *b, const np_exp_t *e, bool bound)
 {
@@ -152,24 +208,38 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 	unsigned i, per_node = e->ntasks / (e->nodes ? e->nodes : 1);
 	bool bound = e->nrank_cpus > 0;
 
+	bool masks = bound && !c->opts->bind_plugin && !c->opts->bind_slurm;
+
 	if (e->sets) {
 		/* np_sets runs one srun per set, with its nodes and outputs */
 		np_sb_printf(b, "np_sets %s %u ", e->name, rep);
 		np_sb_shq(b, e->sets);
-		np_sb_printf(b, " %u %u -- --ntasks-per-node=%u -c %u ", e->sets_parallel, per_node ? per_node : 1,
-		             per_node ? per_node : 1, e->threads);
+		np_sb_printf(b, " %u %u ", e->sets_parallel, per_node ? per_node : 1);
+		np_sb_shq(b, e->nodelist ? e->nodelist : "");
+		np_sb_printf(b, " -- --ntasks-per-node=%u ", per_node ? per_node : 1);
 	} else {
-		np_sb_printf(b, "srun -N %u -n %u --ntasks-per-node=%u -c %u ", e->nodes, e->ntasks,
-		             per_node ? per_node : 1, e->threads);
+		/* a masks step takes the whole node (--whole), without -c: a
+		 * step of -c 1 holds one CPU even with --whole */
+		np_sb_printf(b, "srun -N %u -n %u --ntasks-per-node=%u ", e->nodes, e->ntasks, per_node ? per_node : 1);
 	}
-	if (c->opts->bind_plugin && e->policy) {
-		np_sb_printf(b, "--numa-plan=%s ", e->policy);
+	if (!masks)
+		np_sb_printf(b, "-c %u ", e->threads);
+	if (e->nodelist && !e->sets) {
+		np_sb_add(b, "--nodelist=");
+		np_sb_shq(b, e->nodelist);
+		np_sb_add(b, " ");
+	}
+	if (c->opts->bind_plugin && (bound || e->policy)) {
+		np_sb_printf(b, "--numa-plan=%s ", np_exp_plugin_policy(e));
 	} else if (c->opts->bind_slurm) {
 		/* each task on the cores Slurm gave it, whatever their numbers
 		 * on that node: nodes that number their CPUs differently */
 		np_sb_add(b, "--cpu-bind=cores ");
 	} else if (bound) {
-		np_sb_add(b, "--cpu-bind=mask_cpu:");
+		/* np_binding chose: the masks on whole nodes, for a step that
+		 * takes the whole node (else it gets -c CPUs, and srun refuses
+		 * a mask outside them), or the plugin */
+		np_sb_add(b, "${NP_MASKS:+--whole --cpu-bind=mask_cpu:");
 		for (i = 0; i < e->nrank_cpus; i++) {
 			np_cpuset_t *s = np_cpuset_new();
 			char *hex = NULL;
@@ -181,7 +251,8 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 			np_sb_printf(b, "%s%s", i ? "," : "", hex);
 			free(hex);
 		}
-		np_sb_add(b, " ");
+		np_sb_printf(b, "}${NP_PLUGIN:+-c %u --numa-plan=%s}${NP_NOBIND:+-c %u --cpu-bind=none} ", e->threads,
+		             np_exp_plugin_policy(e), e->threads);
 	} else {
 		np_sb_add(b, "--cpu-bind=none ");
 	}
@@ -206,11 +277,53 @@ static unsigned max_u(unsigned a, unsigned b)
 	return a > b ? a : b;
 }
 
+/* --nodelist of a job planned on probed nodes: the nodes the experiments
+ * name (several node types), else the first probed ones; *nodes grows to
+ * their count. */
+static char *pinned_nodes(const np_run_ctx_t *c, unsigned *nodes)
+{
+	np_sb_t b;
+	unsigned i, k, n = 0;
+
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	if (c->ntypes > 1) {
+		for (i = 0; i < c->ntypes; i++)
+			for (k = 0; k < c->types[i].nnodes; k++) {
+				unsigned j;
+				bool used = false;
+				for (j = 0; j < c->exps.n && !used; j++) {
+					const char *l = c->exps.v[j]->nodelist;
+					size_t nl = strlen(c->types[i].nodes[k]);
+					const char *p = l;
+					while (p && (p = strstr(p, c->types[i].nodes[k]))) {
+						if ((p == l || p[-1] == ',') && (p[nl] == ',' || p[nl] == '\0'))
+							used = true;
+						p += nl;
+					}
+				}
+				if (used)
+					np_sb_printf(&b, "%s%s", n++ ? "," : "", c->types[i].nodes[k]);
+			}
+	} else {
+		for (k = 0; k < c->types[0].nnodes && k < *nodes; k++)
+			np_sb_printf(&b, "%s%s", n++ ? "," : "", c->types[0].nodes[k]);
+	}
+	if (n > *nodes)
+		*nodes = n;
+	return np_sb_take(&b);
+}
+
 int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	bool local = o->mode == NP_MODE_LOCAL;
 	unsigned i, r, idx = 0, nodes = 1, cpn = 1, total;
+	bool array = !local && c->array_tasks > 0;
+	bool masks = !local && !o->bind_plugin && !o->bind_slurm;
+	/* an array task is one node, and two tasks must never share one */
+	bool whole = o->exclusive || c->whole_nodes || array || (masks && !o->shared);
+	char *pin = NULL;
 	np_sb_t b;
 	int rc;
 
@@ -221,36 +334,49 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 		nodes = max_u(nodes, e->nodes);
 		cpn = max_u(cpn, (per ? per : 1) * e->threads);
 	}
+	if (c->pin_nodes && !array)
+		pin = pinned_nodes(c, &nodes);
 	np_sb_init(&b);
 	np_sb_add(&b, "#!/bin/bash\n");
 	if (!local) {
-		bool array = c->array_tasks > 0;
 		np_sb_printf(&b, "#SBATCH --job-name=numaplan-%s\n", o->suite->name);
-		/* an array task is one node; two tasks must never share one */
 		if (array)
 			np_sb_printf(&b, "#SBATCH --array=1-%u\n", c->array_tasks);
 		np_sb_printf(&b, "#SBATCH --nodes=%u\n", array ? 1 : nodes);
+		if (o->nodelist && !array)
+			/* the user's nodes (the probe asked them) */
+			np_sb_printf(&b, "#SBATCH --nodelist=%s\n", o->nodelist);
+		else if (pin)
+			/* the nodes whose topology was probed and planned on */
+			np_sb_printf(&b, "#SBATCH --nodelist=%s\n", pin);
 		np_sb_printf(&b, "#SBATCH --ntasks-per-node=%u\n", cpn);
 		np_sb_printf(&b, "#SBATCH --output=%s/slurm-%s.out\n", c->outdir, array ? "%A_%a" : "%j");
 		if (o->partition)
 			np_sb_printf(&b, "#SBATCH --partition=%s\n", o->partition);
-		if (o->nodelist && !array)
-			np_sb_printf(&b, "#SBATCH --nodelist=%s\n", o->nodelist);
 		if (o->time_limit)
 			np_sb_printf(&b, "#SBATCH --time=%s\n", o->time_limit);
-		if (o->exclusive || c->whole_nodes || array)
+		if (whole)
 			np_sb_add(&b, "#SBATCH --exclusive\n");
 		for (i = 0; i < o->sbatch_args.n; i++)
 			np_sb_printf(&b, "#SBATCH %s\n", o->sbatch_args.v[i]);
 	}
+	free(pin);
 	np_sb_add(&b, "# Generated by: ");
 	np_sb_add(&b, o->cmdline ? o->cmdline : "numaplan run");
+	for (i = 0; i < c->ntypes; i++) {
+		np_sb_add(&b, "\n# Planned on the topology of ");
+		np_sb_add(&b, c->types[i].source);
+	}
+	if (!local && masks)
+		np_sb_add(&b, whole ? "\n# --bind-via masks: explicit masks need whole nodes, so the job asks for them "
+		          "(--exclusive);\n# on partial nodes the steps fall back to the numaplan plugin (np_binding)."
+		          : "\n# --bind-via masks with --shared: explicit masks need whole nodes; on partial nodes\n"
+		          "# the steps fall back to the numaplan plugin (np_binding).");
 	np_sb_printf(&b, "\n# %u experiments x %u repetitions; raw outputs in raw/, results by numaplan.\n",
 	             c->exps.n, o->repeat);
 	np_sb_add(&b, "NP_OUT=");
 	np_sb_shq(&b, c->outdir);
-	np_sb_printf(&b, "\nNP_MODE=%s\nNP_NSTEPS=%u\nNP_ARRAY=%d\n", local ? "local" : "slurm", total,
-	             !local && c->array_tasks > 0);
+	np_sb_printf(&b, "\nNP_MODE=%s\nNP_NSTEPS=%u\nNP_ARRAY=%d\n", local ? "local" : "slurm", total, array);
 	np_sb_add(&b, "NP_SRUN_MPI=${NP_SRUN_MPI:-");
 	np_sb_add(&b, o->srun_mpi ? o->srun_mpi : "pmi2");
 	np_sb_add(&b, "}\n");
@@ -260,8 +386,18 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 		np_sb_shq(&b, p ? p : "/usr/bin:/bin");
 	}
 	np_sb_add(&b, "\nexport PATH\n");
+	if (o->job_setup) {
+		np_sb_add(&b, "# --job-setup: the site's environment (MPI stack, modules)\n");
+		np_sb_add(&b, o->job_setup);
+		np_sb_add(&b, "\n");
+	}
 	np_sb_add(&b, prelude);
-	np_sb_printf(&b, "np_hosts \"${SLURM_JOB_NUM_NODES:-%u}\"\n\n", local || c->array_tasks ? 1 : nodes);
+	if (masks) {
+		node_cpus(&b, c);
+		np_sb_add(&b, binding_check);
+		np_sb_add(&b, "np_binding\n");
+	}
+	np_sb_printf(&b, "np_hosts \"${SLURM_JOB_NUM_NODES:-%u}\"\n\n", local || array ? 1 : nodes);
 	/* Repetitions outermost: a drift of the machine during the run
 	 * spreads over every experiment instead of biasing one. */
 	for (r = 1; r <= o->repeat; r++) {
@@ -277,7 +413,8 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 				free(post);
 				np_sb_add(&b, " ");
 			}
-			np_sb_printf(&b, "np_step %u %s %u %u -- ", idx, e->name, r, e->nodes);
+			np_sb_printf(&b, "np_step %u %s %u %u%s%s -- ", idx, e->name, r, e->nodes,
+			             e->nodelist ? "@" : "", e->nodelist ? e->nodelist : "");
 			rc = local ? local_launch(&b, e) : slurm_launch(&b, c, e, r);
 			if (rc < 0) {
 				np_sb_free(&b);
@@ -298,6 +435,6 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	np_sb_free(&b);
 	/* the follower counts the steps of every task of an array */
 	if (nsteps)
-		*nsteps = total * (!local && c->array_tasks ? c->array_tasks : 1);
+		*nsteps = total * (array ? c->array_tasks : 1);
 	return rc;
 }

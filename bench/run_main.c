@@ -2,58 +2,89 @@
  * run_main.c - `numaplan run SUITE`: plan the experiments, write the job
  * script, run it (sbatch, inline or local), collect results.json.
  */
-#include <dirent.h>
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "run_util.h"
 #include "suite.h"
 
-static int load_topology(const np_run_opts_t *o, np_topo_t **t, np_error_t *err)
+/* With several node types, an experiment runs on the nodes of its own
+ * type: a per-node experiment on as many of them as there are, any other
+ * only when the type has the nodes it needs. */
+static int fit_type(np_run_ctx_t *c, const np_node_type_t *t, unsigned n0, np_error_t *err)
 {
-	np_load_opts_t lo = { .xml_path = o->topology, .restrict_cpus = o->cpuset, .flags = 0 };
+	unsigned i, k, kept = n0, dropped = 0;
+	char first[96] = "";
+	np_sb_t b;
 
-	return np_topo_load(t, &lo, err);
+	for (i = n0; i < c->exps.n; i++) {
+		np_exp_t *e = c->exps.v[i];
+		unsigned per = e->ntasks / (e->nodes ? e->nodes : 1);
+		if (e->nodes > t->nnodes && e->per_node) {
+			e->nodes = t->nnodes;
+			e->ntasks = per * t->nnodes;
+		} else if (e->nodes > t->nnodes) {
+			if (!dropped++)
+				snprintf(first, sizeof(first), "%s", e->name);
+			np_exp_free(e);
+			continue;
+		}
+		np_sb_init(&b);
+		np_sb_add(&b, "");
+		for (k = 0; k < e->nodes && k < t->nnodes; k++)
+			np_sb_printf(&b, "%s%s", k ? "," : "", t->nodes[k]);
+		free(e->nodelist);
+		if (!(e->nodelist = np_sb_take(&b)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		json_object_set_new(e->params, "node_type", json_string(t->name));
+		c->exps.v[kept++] = e;
+	}
+	c->exps.n = kept;
+	if (dropped)
+		np_opt_print("run %s: note: node type %s has %u node%s: %u experiment%s needing more left out (%s%s)",
+		             c->opts->suite->name, t->name, t->nnodes, t->nnodes > 1 ? "s" : "", dropped,
+		             dropped > 1 ? "s" : "", first, dropped > 1 ? ", ..." : "");
+	return 0;
 }
 
-/* Remove a directory tree this run created (nothing else is in it). */
-static void remove_tree(const char *path)
+static int generate(np_run_ctx_t *c, np_error_t *err)
 {
-	DIR *d = opendir(path);
-	struct dirent *de;
-	struct stat st;
+	const np_run_opts_t *o = c->opts;
+	char suffix[128];
+	unsigned k, n0;
+	int rc = 0;
 
-	while (d && (de = readdir(d))) {
-		char *p;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (!(p = np_strdup_printf("%s/%s", path, de->d_name)))
-			continue;
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			remove_tree(p);
-		else
-			unlink(p);
-		free(p);
+	if (o->parse_only)
+		return o->suite->adopt(c, err);        /* existing output becomes the run */
+	for (k = 0; k < c->ntypes && rc == 0; k++) {
+		c->topo = c->types[k].topo;
+		n0 = c->exps.n;
+		if (c->ntypes > 1) {
+			snprintf(suffix, sizeof(suffix), "@%s", c->types[k].name);
+			c->name_suffix = suffix;
+		}
+		rc = o->suite->generate(c, err);
+		if (rc == 0 && c->ntypes > 1)
+			rc = fit_type(c, &c->types[k], n0, err);
 	}
-	if (d)
-		closedir(d);
-	rmdir(path);
+	c->name_suffix = NULL;
+	c->topo = c->types[0].topo;
+	return rc;
 }
 
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 {
 	char stamp[32], *dir = NULL, *plans;
-	bool fresh;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->opts = o;
-	if ((rc = load_topology(o, &c->topo, err)) < 0)
-		return rc;
 	if (o->output) {
 		dir = strdup(o->output);
 	} else {
@@ -73,32 +104,43 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 		if (used)
 			return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
 	}
-	fresh = !np_file_exists(c->outdir);
+	c->made_outdir = !np_file_exists(c->outdir);
 	plans = np_strdup_printf("%s/plans", c->outdir);
 	rc = plans ? np_mkdirs(plans, err) : -ENOMEM;
 	free(plans);
 	if (rc < 0)
 		return rc;
-	np_rpeak_compute(c->topo, o->topology == NULL, NULL, &o->rpeak, &c->rpeak);
+	/* the nodes' topology: asked of them, or stated where it comes from */
+	if ((rc = np_run_topology(c, err)) < 0)
+		return rc;
+	np_rpeak_compute(c->topo, c->types[0].xml == NULL, NULL, &o->rpeak, &c->rpeak);
 	c->summary = json_object();
-
-	if (o->parse_only)
-		rc = o->suite->adopt(c, err);          /* existing output becomes the run */
-	else
-		rc = o->suite->generate(c, err);
-	/* bad input changes nothing: a directory made for it goes again */
-	if (rc < 0 && fresh)
-		remove_tree(c->outdir);
-	return rc;
+	return generate(c, err);
 }
 
 void np_run_ctx_free(np_run_ctx_t *c)
 {
 	np_exp_list_free(&c->exps);
-	np_topo_free(c->topo);
+	np_node_types_free(c);
 	free(c->outdir);
 	json_decref(c->summary);
 	memset(c, 0, sizeof(*c));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Bad input changes nothing: the directory this run made goes again,
+ * unless a probe job ran (its outputs say why it failed). */
+static void undo_outdir(np_run_ctx_t *c)
+{
+	if (c->made_outdir && c->outdir && !c->probe_jobs)
+		nftw(c->outdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int write_experiments(np_run_ctx_t *c, np_error_t *err)
@@ -159,7 +201,7 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 		o.repeat = 1;
 		o.mode = NP_MODE_LOCAL;
 	}
-	if (o.mode == NP_MODE_SLURM && !o.dry_run) {
+	if (o.mode == NP_MODE_SLURM && (!o.dry_run || o.plan_only)) {
 		char *sb = np_which("sbatch");
 		if (!sb) {
 			fprintf(stderr, "numaplan run %s: Slurm is not available: sbatch not found in PATH.  Use --local "
@@ -172,12 +214,17 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	rc = np_run_prepare(&o, &c, &err);
 	if (rc < 0) {
 		np_opt_print("run %s: %s", o.suite->name, err.msg);
+		/* a probe that failed or was stopped is a failure of what ran */
+		status = rc == -ENOMEM || rc == -EIO || rc == -ECANCELED ? 1 : 2;
+		if (status == 2)
+			undo_outdir(&c);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
-		return rc == -ENOMEM ? 1 : 2;
+		return status;
 	}
 	if (c.exps.n == 0) {
 		np_opt_print("run %s: no experiment to run on this topology", o.suite->name);
+		undo_outdir(&c);
 		np_run_ctx_free(&c);
 		json_decref(jobs);
 		return 2;
@@ -192,17 +239,35 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 			printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
 			       c.rpeak.cores, c.rpeak.cores_src, c.rpeak.ghz, c.rpeak.ghz_src,
 			       c.rpeak.flops_per_cycle, c.rpeak.fpc_src, c.rpeak.gflops);
-		for (i = 0; i < c.exps.n; i++)
-			printf("  %-28s %s\n", c.exps.v[i]->name, c.exps.v[i]->desc ? c.exps.v[i]->desc : "");
+		if (o.mode != NP_MODE_LOCAL && !o.bind_plugin)
+			printf("  binding: srun --cpu-bind masks; %s\n", o.shared ?
+			       "--shared: no whole nodes asked, partial nodes fall back to the numaplan plugin" :
+			       "whole nodes asked (#SBATCH --exclusive): explicit masks need every CPU of a node");
+		for (i = 0; i < c.ntypes; i++) {
+			printf("  topology: %s", c.types[i].source);
+			if (c.types[i].nnodes)
+				printf(" (%u node%s, %s%s)", c.types[i].nnodes, c.types[i].nnodes > 1 ? "s" : "",
+				       c.types[i].nodes[0], c.types[i].nnodes > 1 ? ",..." : "");
+			printf("\n");
+		}
+		for (i = 0; i < c.exps.n; i++) {
+			const np_exp_t *e = c.exps.v[i];
+			unsigned k;
+			printf("  %-28s %s", e->name, e->desc ? e->desc : "");
+			for (k = 0; k < e->naliases; k++)
+				printf("%s%s", k ? ", " : "  = ", e->aliases[k]);
+			printf("\n");
+		}
 	}
 	if (!o.parse_only) {
 		script = np_strdup_printf("%s/job.sh", c.outdir);
 		if (!script || np_jobscript_write(&c, script, &nsteps, &err) < 0)
 			goto fail;
 	}
-	if (o.dry_run) {
+	if (o.dry_run || o.plan_only) {
 		if (!o.quiet)
-			printf("dry run: nothing submitted.  Job script: %s\n  run it with: %s %s\n", script,
+			printf("%s: nothing %s.  Job script: %s\n  run it with: %s %s\n",
+			       o.plan_only ? "plan only" : "dry run", o.plan_only ? "run" : "submitted", script,
 			       o.mode == NP_MODE_SLURM ? "sbatch" : "bash", script);
 		goto done;
 	}

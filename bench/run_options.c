@@ -32,6 +32,19 @@ static int check_nonneg(const char *opt, const char *val, np_error_t *err)
 	return 0;
 }
 
+/* srun --mpi: the PMI the site's MPI speaks (srun --mpi=list shows the
+ * plugins of a cluster). */
+static int check_mpi(const char *opt, const char *val, np_error_t *err)
+{
+	size_t n = strspn(val + (strncmp(val, "pmix_v", 6) == 0 ? 6 : 0), "0123456789");
+
+	if (!strcmp(val, "pmix") || !strcmp(val, "pmi2") || !strcmp(val, "none") || !strcmp(val, "cray_shasta") ||
+	    (!strncmp(val, "pmix_v", 6) && n > 0 && val[6 + n] == '\0'))
+		return 0;
+	return np_error_set(err, -EINVAL, "bad value '%s' for %s: pmix, pmix_vN, pmi2, cray_shasta or none "
+	                    "(srun --mpi=list shows the cluster's)", val, opt);
+}
+
 #define O(field) offsetof(np_run_opts_t, field)
 static const np_optdef_t core_opts[] = {
 	{ .name = "nodes", .key = 'N', .kind = NP_OPT_UINT, .off = O(nodes), .arg = "N",
@@ -56,7 +69,9 @@ static const np_optdef_t core_opts[] = {
 	{ .name = "time", .kind = NP_OPT_STR, .off = O(time_limit), .arg = "T",
 	  .help = "sbatch time limit" },
 	{ .name = "exclusive", .kind = NP_OPT_FLAG, .off = O(exclusive),
-	  .help = "whole nodes (#SBATCH --exclusive)" },
+	  .help = "whole nodes (#SBATCH --exclusive; the default with --bind-via masks)" },
+	{ .name = "shared", .kind = NP_OPT_FLAG, .off = O(shared),
+	  .help = "with --bind-via masks: no --exclusive; on partial nodes the plugin binds" },
 	{ .name = "sbatch-arg", .kind = NP_OPT_LIST, .off = O(sbatch_args), .arg = "ARG",
 	  .help = "another #SBATCH line; repeatable" },
 	{ .name = "policy", .kind = NP_OPT_STR, .off = O(policy), .arg = "P",
@@ -69,8 +84,12 @@ static const np_optdef_t core_opts[] = {
 	  .help = "Rpeak: FLOP per cycle and core", .max = 1024, .want = "a positive number, e.g. 16" },
 	{ .name = "cores", .kind = NP_OPT_UINT, .off = O(rpeak.cores), .arg = "N",
 	  .help = "Rpeak: cores per node", .min = 1, .want = "a positive integer" },
+	{ .name = "mpi", .kind = NP_OPT_STR, .off = O(srun_mpi), .arg = "TYPE",
+	  .help = "srun --mpi= of MPI steps: pmix, pmi2, ... (default pmi2)", .check = check_mpi },
 	{ .name = "srun-mpi", .kind = NP_OPT_STR, .off = O(srun_mpi), .arg = "TYPE",
-	  .help = "srun --mpi= of MPI steps (default pmi2)" },
+	  .help = "srun --mpi= as given, unchecked" },
+	{ .name = "job-setup", .kind = NP_OPT_STR, .off = O(job_setup), .arg = "SHELL",
+	  .help = "shell text the job runs first (e.g. 'module load openmpi')" },
 	{ .name = "bind-via", .kind = NP_OPT_CHOICE, .off = O(bind_via), .arg = "masks|plugin|slurm",
 	  .help = "srun --cpu-bind masks, the SPANK plugin's --numa-plan, or Slurm's own core binding",
 	  .dflt = "masks", .want = "masks, plugin or slurm", .choices = "masks|plugin|slurm" },
@@ -83,7 +102,9 @@ static const np_optdef_t core_opts[] = {
 	{ .name = "parse-only", .kind = NP_OPT_FLAG, .off = O(parse_only),
 	  .help = "turn existing output into a run (see the suite)" },
 	{ .name = "topology", .kind = NP_OPT_STR, .off = O(topology), .arg = "FILE",
-	  .help = "hwloc XML of the compute nodes (default: this machine)" },
+	  .help = "hwloc XML of the compute nodes (default: ask the nodes)" },
+	{ .name = "plan-only", .kind = NP_OPT_FLAG, .off = O(plan_only),
+	  .help = "ask the nodes for their topology, plan, run nothing" },
 	{ .name = "cpuset", .kind = NP_OPT_STR, .off = O(cpuset), .arg = "LIST",
 	  .help = "plan within these CPUs" },
 	{ .name = "collect", .kind = NP_OPT_STR, .off = O(collect), .arg = "DIR",
@@ -342,6 +363,13 @@ static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 	}
 	o->bind_plugin = strcmp(o->bind_via, "plugin") == 0;
 	o->bind_slurm = strcmp(o->bind_via, "slurm") == 0;
+	if (o->shared && o->exclusive)
+		return np_error_set(err, -EINVAL, "--shared and --exclusive exclude each other");
+	if (o->plan_only && o->mode == NP_MODE_LOCAL)
+		return np_error_set(err, -EINVAL, "--plan-only asks the compute nodes; with --local use --dry-run");
+	if (o->plan_only && o->topology)
+		return np_error_set(err, -EINVAL, "--plan-only asks the compute nodes for their topology; "
+		                    "with --topology FILE use --dry-run");
 	return o->size ? apply_size(o, given, ngiven, err) : 0;
 }
 

@@ -128,8 +128,11 @@ static json_t *software(bool slurm)
 	return s;
 }
 
-static json_t *topo_summary(const np_topo_t *t)
+/* The compute node's topology as planned: the first node type's, where
+ * it came from, and every node type. */
+static json_t *topo_summary(const np_run_ctx_t *c)
 {
+	const np_topo_t *t = c->types[0].topo;
 	json_t *d = json_array();
 	unsigned i;
 	char *allowed = np_cpuset_format(t->allowed);
@@ -141,18 +144,54 @@ static json_t *topo_summary(const np_topo_t *t)
 			                      "kind", np_dev_kind_name(t->devices[i].kind), "numa", nm ? nm : ""));
 			free(nm);
 		}
-	json_t *o = json_pack("{s:s?, s:s?, s:s?, s:i, s:i, s:i, s:i, s:i, s:s, s:o}", "source", t->source,
+	json_t *o = json_pack("{s:s, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:i, s:i, s:s, s:o}",
+	                      "source", c->types[0].source, "file", c->types[0].xml,
 	                      "hostname", t->hostname, "cpu_model", t->cpu_model, "packages", (int)t->npackages,
 	                      "numa_nodes", (int)t->nnuma, "l3_domains", (int)t->nl3, "cores", (int)t->ncores,
 	                      "pus", (int)t->npus, "allowed", allowed ? allowed : "", "devices", d);
 	free(allowed);
+	json_object_set_new(o, "node_types", np_node_types_json(c));
+	if (c->probe_jobs)
+		json_object_set(o, "probe_jobs", c->probe_jobs);
 	return o;
+}
+
+/* How the steps were bound: what was asked, and what the job did
+ * (raw/binding.txt, written by the job script's np_binding). */
+static json_t *binding(const np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin && !o->bind_slurm;
+	char *t = masks ? np_run_read(c, "raw/binding.txt") : NULL;
+	const char *how = local ? "local (mpiexec, numactl)" : o->bind_plugin ? "plugin" : o->bind_slurm ?
+	                  "slurm (srun --cpu-bind=cores)" : "masks";
+	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
+	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
+
+	if (t) {
+		size_t n = strcspn(t, ":\n");
+		t[strcspn(t, "\n")] = '\0';
+		json_object_set_new(b, "used", json_stringn(t, n));
+		if (t[n] == ':')
+			json_object_set_new(b, "note", json_string(t + n + 1 + strspn(t + n + 1, " ")));
+	} else {
+		json_object_set_new(b, "used", json_string(masks ? "unknown (no raw/binding.txt)" : how));
+	}
+	free(t);
+	return b;
 }
 
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
 {
 	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
 	json_t *sw = software(c->opts->mode != NP_MODE_LOCAL);
+
+	/* how MPI ranks were started: the PMI srun spoke, or MPICH's mpiexec */
+	if (sw)
+		json_object_set_new(sw, "mpi launch", c->opts->mode == NP_MODE_LOCAL ? json_string("mpiexec.mpich") :
+		                    json_sprintf("srun --mpi=%s", c->opts->srun_mpi ? c->opts->srun_mpi : "pmi2"));
+	if (sw && c->opts->job_setup)
+		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
 	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0;
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
@@ -232,7 +271,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "output_dir", json_string(c->outdir));
 	json_object_set_new(res, "repeat", json_integer(c->opts->repeat));
 	json_object_set_new(res, "software", sw);
-	json_object_set_new(res, "topology", topo_summary(c->topo));
+	json_object_set_new(res, "topology", topo_summary(c));
+	json_object_set_new(res, "binding", binding(c));
 	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
 	json_object_set_new(res, "jobs", json_deep_copy(jobs));
 	{
@@ -308,6 +348,10 @@ void np_results_print_summary(FILE *f, json_t *res)
 		        "nodes measure that machine, not separate nodes\n",
 		        json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
 		        json_string_value(json_array_get(json_object_get(o, "nodes"), 1)), np_json_str(o, "cpus"));
+	o = json_object_get(res, "binding");
+	if (o && !np_json_streq(o, "used", np_json_str(o, "requested")))
+		fprintf(f, "note: bound by %s, not %s: %s\n", np_json_str(o, "used"), np_json_str(o, "requested"),
+		        np_json_str(o, "note"));
 }
 
 json_t *np_results_load(const char *p, np_error_t *err)

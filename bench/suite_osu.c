@@ -1,14 +1,19 @@
 /*
  * suite_osu.c - point-to-point between two nodes from each NUMA node
  * (HCA-local vs the rest), mbw_mr with k pairs on one NUMA node, one socket
- * and the whole node, and intra-node latency between NUMA nodes; figures
- * and tables by message size.
+ * and the whole node, intra-node latency between NUMA nodes, and the
+ * collectives allreduce and alltoall over every core of the nodes; figures
+ * and tables by message size.  The bundled numaplan-osu runs them, or the
+ * site's own OSU Micro-Benchmarks (--osu-dir), whose standard output is
+ * read (omb_parse.c).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "omb_parse.h"
 #include "run_util.h"
 #include "suite.h"
 #include "svg.h"
@@ -19,6 +24,7 @@ typedef struct osu_opts {
 	const char *max;            /* largest message, as numaplan-osu -m takes it */
 	unsigned iterations;        /* per message size; 0: the kernel's */
 	unsigned pairs;             /* mbw_mr pairs per domain; 0: every core */
+	const char *omb;            /* the site's OSU Micro-Benchmarks, or NULL */
 } osu_opts_t;
 
 static const np_optdef_t options[] = {
@@ -28,8 +34,62 @@ static const np_optdef_t options[] = {
 	  .help = "OSU iterations per message size", .min = 1, .want = "a positive integer" },
 	{ .name = "pairs", .kind = NP_OPT_UINT, .off = offsetof(osu_opts_t, pairs), .arg = "K",
 	  .help = "at most K mbw_mr pairs per domain", .min = 1, .want = "a positive integer" },
+	{ .name = "osu-dir", .kind = NP_OPT_STR, .off = offsetof(osu_opts_t, omb), .arg = "DIR",
+	  .help = "the site's OSU Micro-Benchmarks (osu_latency ...) instead of numaplan-osu" },
 	{ .name = NULL },
 };
+
+/* Where OMB keeps a test: the directory itself, its install layout
+ * (libexec/osu-micro-benchmarks/mpi/pt2pt|collective) or its build tree
+ * (mpi/..., c/mpi/pt2pt/standard, c/mpi/collective/blocking). */
+static const char *const omb_subdirs[] = {
+	"", "/mpi/pt2pt", "/mpi/collective", "/pt2pt", "/collective",
+	"/libexec/osu-micro-benchmarks/mpi/pt2pt", "/libexec/osu-micro-benchmarks/mpi/collective",
+	"/mpi/pt2pt/standard", "/mpi/collective/blocking",
+	"/c/mpi/pt2pt/standard", "/c/mpi/collective/blocking", NULL,
+};
+
+static char *omb_program(const char *dir, const char *test)
+{
+	unsigned i;
+
+	for (i = 0; omb_subdirs[i]; i++) {
+		char *p = np_strdup_printf("%s%s/osu_%s", dir, omb_subdirs[i], test);
+		if (p && access(p, X_OK) == 0) {
+			char *abs = np_abspath(p);
+			free(p);
+			return abs;
+		}
+		free(p);
+	}
+	return NULL;
+}
+
+/* Every program the suite will run, found before anything is planned. */
+static int omb_check(const np_run_ctx_t *c, np_error_t *err)
+{
+	static const char *const tests[] = { "latency", "bw", "bibw", "mbw_mr", "allreduce", "alltoall", NULL };
+	const osu_opts_t *oo = np_suite_opts(c->opts, &np_suite_osu);
+	np_sb_t miss;
+	unsigned i, n = 0;
+	int rc = 0;
+
+	if (!oo->omb)
+		return 0;
+	np_sb_init(&miss);
+	for (i = 0; tests[i]; i++) {
+		char *p = omb_program(oo->omb, tests[i]);
+		if (!p)
+			np_sb_printf(&miss, "%sosu_%s", n++ ? ", " : "", tests[i]);
+		free(p);
+	}
+	if (n)
+		rc = np_error_set(err, -ENOENT, "--osu-dir %s: no executable %s there, nor in its mpi/pt2pt, "
+		                  "mpi/collective or libexec/osu-micro-benchmarks/mpi/... directories",
+		                  oo->omb, miss.s ? miss.s : "?");
+	np_sb_free(&miss);
+	return rc;
+}
 
 static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 {
@@ -37,7 +97,14 @@ static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 	np_sb_t b;
 
 	np_sb_init(&b);
-	np_sb_printf(&b, "numaplan-osu %s --json", test);
+	if (oo->omb) {
+		/* OMB's own options are the ones numaplan-osu copies: -m, -i */
+		char *prog = omb_program(oo->omb, test);
+		np_sb_shq(&b, prog ? prog : test);
+		free(prog);
+	} else {
+		np_sb_printf(&b, "numaplan-osu %s --json", test);
+	}
 	if (oo->max) {
 		np_sb_add(&b, " -m ");
 		np_sb_shq(&b, oo->max);
@@ -45,21 +112,6 @@ static char *osu_cmd(const np_run_ctx_t *c, const char *test)
 	if (oo->iterations)
 		np_sb_printf(&b, " -i %u", oo->iterations);
 	return np_sb_take(&b);
-}
-
-/* An adapter of the node (not a plain network interface) local to NUMA os index n. */
-static const char *hca_of_numa(const np_topo_t *t, unsigned os)
-{
-	unsigned i;
-
-	for (i = 0; i < t->ndevices; i++) {
-		const np_device_t *d = &t->devices[i];
-		if (d->kind == NP_DEV_GPU || d->kind == NP_DEV_NETDEV || d->at_root)
-			continue;
-		if (np_cpuset_isset(d->numas, os))
-			return d->name;
-	}
-	return NULL;
 }
 
 /* The k-th allowed core (first PU) inside a set, or -1. */
@@ -74,6 +126,23 @@ static int nth_core(const np_topo_t *t, const np_cpuset_t *within, unsigned k)
 			return (int)t->cores[i].pus[0];
 	}
 	return -1;
+}
+
+/* The site's program an experiment runs, in its params (and so in
+ * results.json): which OMB binary a figure came from. */
+static void program(const np_run_ctx_t *c, np_exp_t *e, const char *test)
+{
+	const osu_opts_t *oo = np_suite_opts(c->opts, &np_suite_osu);
+	char *p = oo->omb ? omb_program(oo->omb, test) : NULL;
+
+	if (p)
+		json_object_set_new(e->params, "program", json_string(p));
+	free(p);
+}
+
+static const char *oo_impl(const np_run_ctx_t *c)
+{
+	return ((const osu_opts_t *)np_suite_opts(c->opts, &np_suite_osu))->omb ? "omb" : "numaplan-osu";
 }
 
 static np_exp_t *add(np_run_ctx_t *c, const char *test, const char *name, const char *group,
@@ -95,11 +164,15 @@ static np_exp_t *add(np_run_ctx_t *c, const char *test, const char *name, const 
 		return NULL;
 	}
 	json_object_set_new(e->params, "test", json_string(test));
+	/* which implementation prints the output: the parse hook reads
+	 * OMB's columns or numaplan-osu's JSON */
+	json_object_set_new(e->params, "impl", json_string(oo_impl(c)));
+	program(c, e, test);
 	return e;
 }
 
-static int add_mbw(np_run_ctx_t *c, const char *what, const np_cpuset_t *within, unsigned nodes,
-                   const char *hca, np_error_t *err)
+static int add_mbw(np_run_ctx_t *c, const char *what, const char *sym, const np_cpuset_t *within,
+                   unsigned nodes, const char *hca, np_error_t *err)
 {
 	unsigned k = 0, i, max = ((const osu_opts_t *)np_suite_opts(c->opts, &np_suite_osu))->pairs;
 	char *cpus[1024], name[96];
@@ -123,6 +196,45 @@ static int add_mbw(np_run_ctx_t *c, const char *what, const np_cpuset_t *within,
 	json_object_set_new(e->params, "pairs", json_integer(k));
 	json_object_set_new(e->params, "domain", json_string(what));
 	json_object_set_new(e->params, "hca_local", json_boolean(hca != NULL));
+	if (sym) {
+		snprintf(name, sizeof(name), "osu.mbw_mr.%s", sym);
+		if (np_exp_alias(c, e, name) < 0)
+			return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* allreduce and alltoall over every node, one rank per core (--ntasks:
+ * that many ranks), placed by the planner (--policy, default compact). */
+static int add_collectives(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
+{
+	static const char *const tests[] = { "allreduce", "alltoall" };
+	const np_run_opts_t *o = c->opts;
+	unsigned per_node = o->ntasks ? (o->ntasks + nodes - 1) / nodes : c->topo->ncores, i;
+	char name[96];
+	int rc;
+
+	if (per_node * nodes < 2)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		np_exp_t *e;
+		snprintf(name, sizeof(name), "osu.%s.%un", tests[i], nodes);
+		if (!(e = np_exp_new(c, np_suite_osu.name, "osu", name, "coll")))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		e->nodes = nodes;
+		e->ntasks = nodes * per_node;
+		e->mpi = true;
+		e->cmd = osu_cmd(c, tests[i]);
+		e->desc = np_strdup_printf("%s over %u node%s, %u ranks per node", tests[i], nodes,
+		                           nodes > 1 ? "s" : "", per_node);
+		json_object_set_new(e->params, "test", json_string(tests[i]));
+		json_object_set_new(e->params, "impl", json_string(oo_impl(c)));
+		program(c, e, tests[i]);
+		if (!e->cmd || !e->desc)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if ((rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", per_node, 1, err)) < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -132,15 +244,17 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	unsigned nodes = np_run_nodes(c, &np_suite_osu), i, j;
 	static const char *const tests[] = { "latency", "bw", "bibw" };
 	char name[96], *cpus[2];
-	int hca_numa = -1, rc = 0;
+	int hca_numa, rc = 0;
 	unsigned n0 = c->exps.n;
+	np_domains_t dom;
 
-	for (i = 0; i < t->nnuma && hca_numa < 0; i++)
-		if (hca_of_numa(t, t->numa[i].os_index) && !np_cpuset_iszero(t->numa[i].cpus))
-			hca_numa = (int)i;
+	if ((rc = omb_check(c, err)) < 0)
+		return rc;
+	np_run_domains(t, &dom);
+	hca_numa = dom.hca_local;
 	if (nodes >= 2) {
 		for (i = 0; i < t->nnuma && !rc; i++) {
-			const char *hca = hca_of_numa(t, t->numa[i].os_index);
+			const char *hca = np_run_hca_of_numa(t, t->numa[i].os_index);
 			int pu = nth_core(t, t->numa[i].cpus, 0);
 			if (pu < 0)
 				continue;
@@ -158,6 +272,16 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 				                           hca ? hca : "");
 				json_object_set_new(e->params, "numa", json_integer(t->numa[i].os_index));
 				json_object_set_new(e->params, "hca_local", json_boolean(hca != NULL));
+				/* the HCA's own NUMA node binds near it through the plugin too */
+				if ((int)i == dom.hca_local)
+					e->plugin_policy = strdup("hca-near");
+				if (np_run_numa_symbol(&dom, i)) {
+					snprintf(name, sizeof(name), "osu.%s.%s", tests[j], np_run_numa_symbol(&dom, i));
+					if (np_exp_alias(c, e, name) < 0) {
+						rc = np_error_set(err, -ENOMEM, "out of memory");
+						break;
+					}
+				}
 			}
 			free(cpus[0]);
 		}
@@ -167,13 +291,14 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			int pkg = nn->package;
 			char what[32];
 			snprintf(what, sizeof(what), "numa%u", nn->os_index);
-			rc = add_mbw(c, what, nn->cpus, 2, hca_of_numa(t, nn->os_index), err);
+			rc = add_mbw(c, what, np_run_numa_symbol(&dom, ni), nn->cpus, 2,
+			             np_run_hca_of_numa(t, nn->os_index), err);
 			if (!rc && pkg >= 0) {
 				snprintf(what, sizeof(what), "socket%u", t->packages[pkg].os_index);
-				rc = add_mbw(c, what, t->packages[pkg].cpus, 2, NULL, err);
+				rc = add_mbw(c, what, np_run_socket_symbol(&dom, pkg), t->packages[pkg].cpus, 2, NULL, err);
 			}
 			if (!rc)
-				rc = add_mbw(c, "node", t->allowed, 2, NULL, err);
+				rc = add_mbw(c, "node", NULL, t->allowed, 2, NULL, err);
 		}
 	}
 	/* Intra-node latency between NUMA nodes (two cores of one node when
@@ -199,35 +324,42 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			                           a, t->numa[i].os_index, b, t->numa[j].os_index);
 			json_object_set_new(e->params, "numa_a", json_integer(t->numa[i].os_index));
 			json_object_set_new(e->params, "numa_b", json_integer(t->numa[j].os_index));
+			/* hca-local first: one name whatever the NUMA numbering */
+			{
+				const char *sa = np_run_numa_symbol(&dom, i), *sb = np_run_numa_symbol(&dom, j);
+				if (sa && sb) {
+					bool swap = strcmp(sa, "hca-local") != 0;
+					snprintf(name, sizeof(name), "osu.intra.%s-%s", swap ? sb : sa, swap ? sa : sb);
+					if (np_exp_alias(c, e, name) < 0) {
+						rc = np_error_set(err, -ENOMEM, "out of memory");
+						break;
+					}
+				}
+			}
 		}
 	}
+	if (!rc)
+		rc = add_collectives(c, nodes, err);
 	if (!rc && c->exps.n == n0)
 		return np_error_set(err, -EINVAL, "osu: nothing to run (needs 2 nodes, or 2 cores for the intra-node test)");
 	return rc;
 }
 
-static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+static bool latency_test(const char *test)
 {
-	json_t *j = np_kout_json(k, "results"), *res, *it, *ser;
-	double best = 0, at8 = -1, first = -1, last = 0, rate = 0;
-	const char *test;
-	size_t i;
-	bool lat;
+	return test && (!strcmp(test, "latency") || !strcmp(test, "allreduce") || !strcmp(test, "alltoall"));
+}
 
-	(void)c;
-	(void)e;
-	if (!j)
-		return -1;
-	res = json_object_get(j, "results");
-	test = json_string_value(json_object_get(j, "test"));
-	if (!json_is_array(res) || json_array_size(res) == 0 || !test) {
-		snprintf(k->why, sizeof(k->why), "no test/results in the OSU output");
-		json_decref(j);
-		return -1;
-	}
-	lat = strcmp(test, "latency") == 0;
-	ser = json_array();
-	json_array_foreach(res, i, it) {
+/* The figures of a series of {size, value[, rate]}: latency at 8 bytes
+ * (else the smallest size), the smallest and largest size's; bandwidth
+ * peak and at the largest size, the peak message rate. */
+static int figures(np_kout_t *k, json_t *points, bool lat)
+{
+	double best = 0, at8 = -1, first = -1, last = 0, rate = 0;
+	json_t *it, *ser = json_array();
+	size_t i;
+
+	json_array_foreach(points, i, it) {
 		double sz, v, r;
 		if (!np_json_num(it, "size", &sz) || !np_json_num(it, "value", &v))
 			continue;
@@ -244,7 +376,6 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 	}
 	if (json_array_size(ser) == 0) {
 		json_decref(ser);
-		json_decref(j);
 		snprintf(k->why, sizeof(k->why), "empty OSU results");
 		return -1;
 	}
@@ -259,16 +390,59 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 			json_object_set_new(k->values, "rate_max", json_real(rate));
 	}
 	k->series = ser;
-	k->valid = !json_is_false(json_object_get(j, "validated")) && !json_is_false(json_object_get(j, "passed"));
-	if (!k->valid)
+	return 0;
+}
+
+/* The site's OMB: its standard columns. */
+static int parse_omb(const np_exp_t *e, np_kout_t *k)
+{
+	np_omb_result_t r;
+	int rc;
+
+	if (np_omb_parse(k->text, &r) < 0) {
+		np_omb_result_free(&r);
+		snprintf(k->why, sizeof(k->why), "no OSU Micro-Benchmarks table (a '# Size' header and rows)");
+		return -1;
+	}
+	rc = figures(k, r.points, latency_test(np_json_str(e->params, "test")));
+	k->valid = rc == 0 && !r.failed && !r.validation_error;
+	if (rc == 0 && !k->valid)
+		snprintf(k->why, sizeof(k->why), "OSU data validation failed (%u size%s)", r.failed,
+		         r.failed == 1 ? "" : "s");
+	np_omb_result_free(&r);
+	return rc;
+}
+
+static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+{
+	json_t *j, *res;
+	const char *test;
+	int rc;
+
+	(void)c;
+	if (np_json_streq(e->params, "impl", "omb"))
+		return parse_omb(e, k);
+	if (!(j = np_kout_json(k, "results")))
+		return -1;
+	res = json_object_get(j, "results");
+	test = json_string_value(json_object_get(j, "test"));
+	if (!json_is_array(res) || json_array_size(res) == 0 || !test) {
+		snprintf(k->why, sizeof(k->why), "no test/results in the OSU output");
+		json_decref(j);
+		return -1;
+	}
+	rc = figures(k, res, latency_test(test));
+	k->valid = rc == 0 && !json_is_false(json_object_get(j, "validated")) &&
+	           !json_is_false(json_object_get(j, "passed"));
+	if (rc == 0 && !k->valid)
 		snprintf(k->why, sizeof(k->why), "OSU data check failed");
 	json_decref(j);
-	return 0;
+	return rc;
 }
 
 static bool is_latency(json_t *params)
 {
-	return np_json_streq(params, "test", "latency");
+	return latency_test(np_json_str(params, "test"));
 }
 
 static const char *primary(const np_exp_t *e, bool *higher)
@@ -390,7 +564,7 @@ static void plots(json_t *res, np_sb_t *b)
 
 const np_suite_t np_suite_osu = {
 	.name = "osu",
-	.summary = "OSU latency/bw/bibw from each NUMA node, mbw_mr, intra-node latency",
+	.summary = "OSU latency/bw/bibw from each NUMA node, mbw_mr, intra-node latency, allreduce, alltoall",
 	.nodes = 2,
 	.kernels = (const char *const[]){ "osu", NULL },
 	.programs = (const char *const[]){ "numaplan-osu", NULL },

@@ -376,18 +376,15 @@ static char *pair_round(unsigned n, unsigned r)
 	return np_sb_take(&b);
 }
 
-/* A core near the network: the first of a NUMA node with an adapter, else
- * the node's first. */
+/* A core near the network: the first of the adapter's NUMA node
+ * (hca-local), else the node's first. */
 static int net_core(const np_topo_t *t)
 {
-	for (unsigned d = 0; d < t->ndevices; d++) {
-		const np_device_t *dv = &t->devices[d];
-		if (dv->kind == NP_DEV_GPU || dv->kind == NP_DEV_NETDEV || dv->at_root)
-			continue;
-		for (unsigned i = 0; i < t->nnuma; i++)
-			if (np_cpuset_isset(dv->numas, t->numa[i].os_index) && numa_core(t, i, 0) >= 0)
-				return numa_core(t, i, 0);
-	}
+	np_domains_t d;
+
+	np_run_domains(t, &d);
+	if (d.hca_local >= 0 && numa_core(t, (unsigned)d.hca_local, 0) >= 0)
+		return numa_core(t, (unsigned)d.hca_local, 0);
 	return t->ncores ? (int)t->cores[0].pus[0] : -1;
 }
 

@@ -39,7 +39,7 @@ static char *stream_cmd(const np_run_ctx_t *c, unsigned threads)
 
 static int add_domain(np_run_ctx_t *c, const char *name, const char *group, const char *desc,
                       const np_cpuset_t *within, const char *mems, const char *kind,
-                      int numa_cpu, int numa_mem, np_error_t *err)
+                      int numa_cpu, int numa_mem, const char *sym, np_error_t *err)
 {
 	const stream_opts_t *so = np_suite_opts(c->opts, &np_suite_stream);
 	unsigned ncores = 0, nodes = np_run_nodes(c, &np_suite_stream);
@@ -73,7 +73,17 @@ static int add_domain(np_run_ctx_t *c, const char *name, const char *group, cons
 		json_object_set_new(e->params, "numa_mem", json_integer(numa_mem));
 	if (so->size)
 		json_object_set_new(e->params, "size", json_sprintf("%u", so->size));
-	return e->cmd && e->desc ? 0 : np_error_set(err, -ENOMEM, "out of memory");
+	/* through the plugin (--bind-via plugin, partial nodes) the closest
+	 * policy: one rank in a domain of that kind */
+	e->plugin_policy = strdup(!strcmp(kind, "numa") || !strcmp(kind, "matrix") ? "numa" :
+	                          !strcmp(kind, "socket") ? "socket" : !strcmp(kind, "l3") ? "l3" : "compact");
+	if (sym) {
+		char alias[96];
+		snprintf(alias, sizeof(alias), "stream.%s", sym);
+		if (np_exp_alias(c, e, alias) < 0)
+			return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	return e->cmd && e->desc && e->plugin_policy ? 0 : np_error_set(err, -ENOMEM, "out of memory");
 }
 
 static int generate(np_run_ctx_t *c, np_error_t *err)
@@ -83,7 +93,9 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	char name[96], desc[160], mems[32];
 	unsigned i, j;
 	int rc = 0;
+	np_domains_t dom;
 
+	np_run_domains(t, &dom);
 	if (!s)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	/* one core: the first allowed core, memory on its own node */
@@ -93,21 +105,21 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		snprintf(desc, sizeof(desc), "one core (PU %u)", co->pus[0]);
 		snprintf(mems, sizeof(mems), "%u", t->numa[co->numa >= 0 ? co->numa : 0].os_index);
 		rc = add_domain(c, "stream.core", "domain", desc, s, co->numa >= 0 ? mems : NULL,
-		                "core", co->numa >= 0 ? (int)t->numa[co->numa].os_index : -1, -1, err);
+		                "core", co->numa >= 0 ? (int)t->numa[co->numa].os_index : -1, -1, NULL, err);
 	}
 	if (!rc && t->nl3 > 0) {
 		const np_l3_t *l3 = &t->l3[0];
 		snprintf(desc, sizeof(desc), "one L3 domain (%u cores)", l3->ncores);
 		snprintf(mems, sizeof(mems), "%u", t->numa[l3->numa >= 0 ? l3->numa : 0].os_index);
 		rc = add_domain(c, "stream.l3", "domain", desc, l3->cpus, l3->numa >= 0 ? mems : NULL,
-		                "l3", -1, -1, err);
+		                "l3", -1, -1, NULL, err);
 	}
 	for (i = 0; !rc && i < t->nnuma; i++) {
 		snprintf(name, sizeof(name), "stream.numa%u", t->numa[i].os_index);
 		snprintf(desc, sizeof(desc), "NUMA node %u (%u cores)", t->numa[i].os_index, t->numa[i].ncores);
 		snprintf(mems, sizeof(mems), "%u", t->numa[i].os_index);
 		rc = add_domain(c, name, "domain", desc, t->numa[i].cpus, mems, "numa",
-		                (int)t->numa[i].os_index, (int)t->numa[i].os_index, err);
+		                (int)t->numa[i].os_index, (int)t->numa[i].os_index, np_run_numa_symbol(&dom, i), err);
 	}
 	for (i = 0; !rc && i < t->npackages; i++) {
 		np_cpuset_t *m = np_cpuset_new();
@@ -117,13 +129,13 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		snprintf(name, sizeof(name), "stream.socket%u", t->packages[i].os_index);
 		snprintf(desc, sizeof(desc), "socket %u", t->packages[i].os_index);
 		rc = add_domain(c, name, "domain", desc, t->packages[i].cpus, ml && *ml ? ml : NULL,
-		                "socket", -1, -1, err);
+		                "socket", -1, -1, np_run_socket_symbol(&dom, (int)i), err);
 		free(ml);
 		np_cpuset_free(m);
 	}
 	if (!rc)
 		rc = add_domain(c, "stream.node", "domain", "whole node (first touch)", NULL, NULL,
-		                "node", -1, -1, err);
+		                "node", -1, -1, NULL, err);
 	/* The remote-access matrix: every CPU node against every memory node. */
 	for (i = 0; !rc && i < t->nnuma; i++) {
 		if (np_cpuset_iszero(t->numa[i].cpus))
@@ -134,7 +146,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			         t->numa[i].os_index, t->numa[j].os_index);
 			snprintf(mems, sizeof(mems), "%u", t->numa[j].os_index);
 			rc = add_domain(c, name, "matrix", desc, t->numa[i].cpus, mems, "matrix",
-			                (int)t->numa[i].os_index, (int)t->numa[j].os_index, err);
+			                (int)t->numa[i].os_index, (int)t->numa[j].os_index, NULL, err);
 		}
 	}
 	np_cpuset_free(s);

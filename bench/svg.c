@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "svg.h"
 
@@ -353,5 +354,94 @@ void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const cha
 	}
 	for (i = 0; i < nx; i++)
 		text(b, ML + i * cw + cw / 2, MT + ph + 16, "middle", NULL, xl[i]);
+	np_sb_add(b, "</svg>\n");
+}
+
+/* Date ticks: days when the span is several days, else hours. */
+static void fmt_date(char *buf, size_t n, double t, double span)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(buf, n, span > 3 * 86400 ? "%Y-%m-%d" : "%m-%d %H:%M", &tm);
+}
+
+void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np_svg_series_t *s, unsigned ns,
+                     const double *mx, const double *my, unsigned nmarks)
+{
+	double xmin = INFINITY, xmax = -INFINITY, ymin = 0, ymax = -INFINITY;
+	double pw = W - ML - MR, ph = H - MT - MB, t, step;
+	unsigned i, k;
+	char lab[32];
+
+	for (i = 0; i < ns; i++)
+		for (k = 0; k < s[i].n; k++) {
+			double x = s[i].x[k], y = s[i].y[k];
+			if (!isfinite(x) || !isfinite(y))
+				continue;
+			if (x < xmin) xmin = x;
+			if (x > xmax) xmax = x;
+			if (y < ymin) ymin = y;
+			if (y > ymax) ymax = y;
+		}
+	header(b, title, "date (UTC)", ylabel);
+	if (!isfinite(xmin)) {
+		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
+		np_sb_add(b, "</svg>\n");
+		return;
+	}
+	/* one run: a point in the middle of an hour */
+	if (xmax == xmin) {
+		xmin -= 1800;
+		xmax += 1800;
+	}
+	if (ymax <= ymin)
+		ymax = ymin + 1;
+	step = nice_step(ymin, ymax, 5);
+	ymax = ceil(ymax * 1.05 / step) * step;
+#define PX(x) (ML + ((x) - xmin) / (xmax - xmin) * pw)
+#define PY(y) (MT + ph - ((y) - ymin) / (ymax - ymin) * ph)
+	np_sb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#999\"/>\n",
+	             ML, MT, pw, ph);
+	for (t = ymin; t <= ymax + step / 1000; t += step) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
+		             ML + pw, PY(t), PY(t));
+		fmt_tick(lab, sizeof(lab), t);
+		text(b, ML - 6, PY(t) + 4, "end", NULL, lab);
+	}
+	for (k = 0; k <= 4; k++) {
+		double x = xmin + (xmax - xmin) * k / 4;
+		np_sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", PX(x),
+		             PX(x), MT, MT + ph);
+		fmt_date(lab, sizeof(lab), x, xmax - xmin);
+		text(b, PX(x), MT + ph + 16, "middle", NULL, lab);
+	}
+	for (i = 0; i < ns; i++) {
+		const char *col = palette[i % 10];
+		bool first = true;
+		np_sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		for (k = 0; k < s[i].n; k++)
+			if (isfinite(s[i].x[k]) && isfinite(s[i].y[k])) {
+				np_sb_printf(b, "%s%.1f,%.1f", first ? "" : " ", PX(s[i].x[k]), PY(s[i].y[k]));
+				first = false;
+			}
+		np_sb_add(b, "\"/>\n");
+		for (k = 0; k < s[i].n; k++)
+			if (isfinite(s[i].x[k]) && isfinite(s[i].y[k]))
+				np_sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", PX(s[i].x[k]),
+				             PY(s[i].y[k]), col);
+		np_sb_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"3\" fill=\"%s\"/>\n",
+		             ML + pw + 10, MT + 8 + 16.0 * i, col);
+		text(b, ML + pw + 26, MT + 12 + 16.0 * i, "start", NULL, s[i].name);
+	}
+	/* regressions: a red ring around the point */
+	for (k = 0; k < nmarks; k++)
+		if (isfinite(mx[k]) && isfinite(my[k]))
+			np_sb_printf(b, "<circle class=\"regression\" cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" "
+			             "stroke=\"#d62728\" stroke-width=\"2\"><title>regression</title></circle>\n",
+			             PX(mx[k]), PY(my[k]));
+#undef PX
+#undef PY
 	np_sb_add(b, "</svg>\n");
 }

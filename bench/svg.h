@@ -34,6 +34,10 @@ void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *
 void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
                   const double *values, const int *state, unsigned n, double ref, const char *reflabel,
                   double limit, const char *limlabel);
+/* A figure over time: x in seconds since the epoch (axis in UTC dates),
+ * y from 0; nmarks points (mx, my) ringed in red (regressions). */
+void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np_svg_series_t *s, unsigned ns,
+                     const double *mx, const double *my, unsigned nmarks);
 /* Matrix of ny rows x nx columns (row-major); NaN cells are grey. */
 void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
                     const char *const *xl, unsigned nx, const char *const *yl, unsigned ny,

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -145,6 +146,27 @@ void np_k_place_prepare(void)
 	n = numa_num_configured_cpus();
 	for (cpu = 0; cpu < n; cpu++)
 		(void)numa_node_of_cpu(cpu);
+}
+
+int np_k_launcher_rank(void)
+{
+	static const char *const vars[] = {
+		"SLURM_PROCID", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", NULL
+	};
+
+	for (const char *const *v = vars; *v; v++) {
+		const char *s = getenv(*v);
+		char *end;
+		long n;
+
+		if (!s || *s < '0' || *s > '9')
+			continue;
+		errno = 0;
+		n = strtol(s, &end, 10);
+		if (!errno && !*end && n <= INT_MAX)
+			return (int)n;
+	}
+	return 0;
 }
 
 int np_k_place_self(int rank, int thread, struct np_k_place *p,

@@ -51,6 +51,11 @@ struct np_k_place {
  * libnuma fills its CPU-to-node cache lazily and without a lock. */
 void np_k_place_prepare(void);
 
+/* The task's rank from its launcher's environment (SLURM_PROCID, PMI_RANK,
+ * PMIX_RANK, OMPI_COMM_WORLD_RANK, the first that is a number), 0 without
+ * one: a kernel without MPI started as several tasks still tells them apart. */
+int np_k_launcher_rank(void);
+
 /* Fill *p for the calling thread (sched_getaffinity(0) is per-thread).
  * Safe from several threads at once after np_k_place_prepare(). */
 int np_k_place_self(int rank, int thread, struct np_k_place *p,

@@ -16,6 +16,8 @@ const char *np_osu_test_name(enum np_osu_test t)
 	case NP_OSU_BW: return "bw";
 	case NP_OSU_BIBW: return "bibw";
 	case NP_OSU_MBW_MR: return "mbw_mr";
+	case NP_OSU_ALLREDUCE: return "allreduce";
+	case NP_OSU_ALLTOALL: return "alltoall";
 	}
 	return "?";
 }
@@ -28,6 +30,9 @@ void np_osu_counts(const struct np_osu_opts *o, uint64_t size, int *iters,
 	if (o->test == NP_OSU_LATENCY) {
 		*iters = large ? NP_OSU_LAT_ITERS_L : NP_OSU_LAT_ITERS;
 		*skip = large ? NP_OSU_LAT_SKIP_L : NP_OSU_LAT_SKIP;
+	} else if (NP_OSU_IS_COLL(o->test)) {
+		*iters = large ? NP_OSU_COLL_ITERS_L : NP_OSU_COLL_ITERS;
+		*skip = large ? NP_OSU_COLL_SKIP_L : NP_OSU_COLL_SKIP;
 	} else {
 		*iters = large ? NP_OSU_BW_ITERS_L : NP_OSU_BW_ITERS;
 		*skip = large ? NP_OSU_BW_SKIP_L : NP_OSU_BW_SKIP;
@@ -75,6 +80,7 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "warmup", required_argument, NULL, 'x' },
 		{ "window-size", required_argument, NULL, 'W' },
+		{ "full", no_argument, NULL, 'f' },
 		{ "validation", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "corrupt", no_argument, NULL, 'C' },
@@ -83,6 +89,8 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 	};
 	const char *range = NULL;
 	int c, have_window = 0;
+	static const char tests[] = "latency, bw, bibw, mbw_mr, allreduce "
+	                            "or alltoall";
 
 	memset(o, 0, sizeof(*o));
 	o->iters = -1;
@@ -92,7 +100,7 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 	opterr = 0;
 	/* GNU getopt moves the test name behind the options, so options may
 	 * come before or after it, as with the OSU programs. */
-	while ((c = getopt_long(argc, argv, ":m:i:x:W:cjh", longopts,
+	while ((c = getopt_long(argc, argv, ":m:i:x:W:fcjh", longopts,
 	                        NULL)) != -1) {
 		switch (c) {
 		case 'm': range = optarg; break;
@@ -112,6 +120,7 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 				return -EINVAL;
 			have_window = 1;
 			break;
+		case 'f': o->full = 1; break;
 		case 'c': o->check = 1; break;
 		case 'j': o->json = 1; break;
 		case 'C': o->corrupt = 1; break;
@@ -125,8 +134,7 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		}
 	}
 	if (optind >= argc)
-		return np_k_err_set(err, -EINVAL, "which test? latency, bw, "
-		                    "bibw or mbw_mr");
+		return np_k_err_set(err, -EINVAL, "which test? %s", tests);
 	if (strcmp(argv[optind], "latency") == 0)
 		o->test = NP_OSU_LATENCY;
 	else if (strcmp(argv[optind], "bw") == 0)
@@ -135,19 +143,36 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		o->test = NP_OSU_BIBW;
 	else if (strcmp(argv[optind], "mbw_mr") == 0)
 		o->test = NP_OSU_MBW_MR;
+	else if (strcmp(argv[optind], "allreduce") == 0)
+		o->test = NP_OSU_ALLREDUCE;
+	else if (strcmp(argv[optind], "alltoall") == 0)
+		o->test = NP_OSU_ALLTOALL;
 	else
-		return np_k_err_set(err, -EINVAL, "unknown test '%s' (latency, "
-		                    "bw, bibw or mbw_mr)", argv[optind]);
+		return np_k_err_set(err, -EINVAL, "unknown test '%s' (%s)",
+		                    argv[optind], tests);
 	optind++;
 	if (optind < argc)
 		return np_k_err_set(err, -EINVAL, "unexpected argument '%s'",
 		                    argv[optind]);
 	if (o->test != NP_OSU_LATENCY)
 		o->min_size = 1;
+	if (NP_OSU_IS_COLL(o->test))
+		o->max_size = NP_OSU_COLL_MAX_SIZE;
 	if (range != NULL && parse_range(range, o, err) < 0)
 		return -EINVAL;
-	if (have_window && o->test == NP_OSU_LATENCY)
-		return np_k_err_set(err, -EINVAL, "-W: the latency test has no "
-		                    "window (only bw, bibw and mbw_mr)");
+	if (have_window && (o->test == NP_OSU_LATENCY ||
+	                    NP_OSU_IS_COLL(o->test)))
+		return np_k_err_set(err, -EINVAL, "-W: the %s test has no "
+		                    "window (only bw, bibw and mbw_mr)",
+		                    np_osu_test_name(o->test));
+	if (o->full && !NP_OSU_IS_COLL(o->test))
+		return np_k_err_set(err, -EINVAL, "-f: only the collectives "
+		                    "(allreduce, alltoall) have min/max "
+		                    "columns");
+	/* allreduce: a size of no whole float has nothing to reduce */
+	if (o->test == NP_OSU_ALLREDUCE && o->max_size < NP_OSU_FLOAT_BYTES)
+		return np_k_err_set(err, -EINVAL, "-m: allreduce sums floats of "
+		                    "%d bytes: MAX must be at least %d",
+		                    NP_OSU_FLOAT_BYTES, NP_OSU_FLOAT_BYTES);
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include "osu.h"
 
 int np_osu_bufs_alloc(struct np_osu_bufs *b, const struct np_osu_opts *o,
-                      struct np_k_err *err)
+                      int nranks, struct np_k_err *err)
 {
 	size_t align = (size_t)sysconf(_SC_PAGESIZE);
 	void *s = NULL, *r = NULL;
@@ -20,8 +20,15 @@ int np_osu_bufs_alloc(struct np_osu_bufs *b, const struct np_osu_opts *o,
 	memset(b, 0, sizeof(*b));
 	/* At least one byte so a 0-byte latency message has an address. */
 	b->slot = o->max_size > 0 ? (size_t)o->max_size : 1;
-	b->nslots = (o->check && o->test != NP_OSU_LATENCY) ?
-	            (size_t)o->window : 1;
+	/* alltoall: one slot per peer; bw tests checking data: one per
+	 * message in flight */
+	if (o->test == NP_OSU_ALLTOALL)
+		b->nslots = (size_t)nranks;
+	else if (o->check && o->test != NP_OSU_LATENCY &&
+	         o->test != NP_OSU_ALLREDUCE)
+		b->nslots = (size_t)o->window;
+	else
+		b->nslots = 1;
 	if (b->nslots > SIZE_MAX / b->slot)
 		return np_k_err_set(err, -ENOMEM, "buffers too large");
 	total = b->slot * b->nslots;

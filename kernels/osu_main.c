@@ -20,21 +20,28 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " latency|bw|bibw|mbw_mr [-m [MIN:]MAX] [-i ITERS] [-x SKIP]\n"
-"                    [-W WINDOW] [-c] [--json]\n"
-"OSU micro-benchmark style MPI point-to-point tests.\n"
+"Usage: " PROG " latency|bw|bibw|mbw_mr|allreduce|alltoall [-m [MIN:]MAX]\n"
+"                    [-i ITERS] [-x SKIP] [-W WINDOW] [-f] [-c] [--json]\n"
+"OSU micro-benchmark style MPI point-to-point tests and collectives.\n"
 "\n"
 "  latency   ping-pong between ranks 0 and 1, half round trip in us\n"
 "  bw        ranks 0 -> 1, windows of non-blocking sends, MB/s\n"
 "  bibw      both directions at once, MB/s\n"
 "  mbw_mr    n/2 pairs (rank r -> r + n/2), aggregate MB/s and messages/s\n"
+"  allreduce MPI_Allreduce (sum of floats) over every rank: latency in us\n"
+"            averaged over the ranks; sizes from 4 bytes (one float)\n"
+"  alltoall  MPI_Alltoall, SIZE bytes to every peer: latency in us\n"
+"            averaged over the ranks\n"
 "\n"
 "  -m, --message-size [MIN:]MAX  sizes from MIN to MAX bytes, doubling\n"
-"                        (default 0 or 1 to 4M; K, M, G suffixes allowed)\n"
+"                        (default 0 or 1 to 4M, collectives 1 to 1M; K, M,\n"
+"                        G suffixes allowed)\n"
 "  -i, --iterations N    timed iterations for every size (default: OSU's,\n"
 "                        by size)\n"
 "  -x, --warmup N        untimed warm-up iterations for every size\n"
 "  -W, --window-size N   messages in flight (bw, bibw, mbw_mr; default 64)\n"
+"  -f, --full            collectives: also the fastest and slowest rank's\n"
+"                        latency and the iterations\n"
 "  -c, --validation      fill messages with a pattern and check every\n"
 "                        received byte (not timed); exit 1 on any\n"
 "                        mismatch\n"
@@ -55,6 +62,9 @@ static const char *title(enum np_osu_test t)
 	case NP_OSU_BIBW: return "# OSU MPI Bi-Directional Bandwidth Test";
 	case NP_OSU_MBW_MR:
 		return "# OSU MPI Multiple Bandwidth / Message Rate Test";
+	case NP_OSU_ALLREDUCE: return "# OSU MPI Allreduce Latency Test";
+	case NP_OSU_ALLTOALL:
+		return "# OSU MPI All-to-All Personalized Exchange Latency Test";
 	}
 	return "#";
 }
@@ -69,6 +79,11 @@ static void print_header(const struct np_osu_opts *o, int nranks)
 		       "Messages/s");
 	} else if (o->test == NP_OSU_LATENCY) {
 		printf("%-10s%*s", "# Size", FIELD, "Latency (us)");
+	} else if (NP_OSU_IS_COLL(o->test)) {
+		printf("%-10s%*s", "# Size", FIELD, "Avg Latency(us)");
+		if (o->full)
+			printf("%*s%*s%*s", FIELD, "Min Latency(us)", FIELD,
+			       "Max Latency(us)", 12, "Iterations");
 	} else {
 		printf("%-10s%*s", "# Size", FIELD, "Bandwidth (MB/s)");
 	}
@@ -84,6 +99,9 @@ static void print_point(const struct np_osu_opts *o,
 	printf("%-10llu%*.2f", (unsigned long long)pt->size, FIELD, pt->value);
 	if (o->test == NP_OSU_MBW_MR)
 		printf("%*.2f", FIELD, pt->rate);
+	if (o->full)
+		printf("%*.2f%*.2f%*d", FIELD, pt->min, FIELD, pt->max, 12,
+		       pt->iters);
 	if (o->check)
 		printf("%*s", FIELD, pt->bad ? "Fail" : "Pass");
 	printf("\n");
@@ -93,7 +111,12 @@ static void print_point(const struct np_osu_opts *o,
 static int check_ranks(const struct np_osu_opts *o, int nranks,
                        struct np_k_err *err)
 {
-	if (o->test == NP_OSU_MBW_MR) {
+	if (NP_OSU_IS_COLL(o->test)) {
+		if (nranks < 2)
+			return np_k_err_set(err, -EINVAL, "%s needs at least 2 "
+			                    "ranks, not %d",
+			                    np_osu_test_name(o->test), nranks);
+	} else if (o->test == NP_OSU_MBW_MR) {
 		if (nranks < 2 || nranks % 2 != 0)
 			return np_k_err_set(err, -EINVAL, "mbw_mr needs an even "
 			                    "number of ranks (2 or more), not %d",
@@ -118,6 +141,13 @@ static json_t *point_json(const struct np_osu_opts *o,
 		json_decref(j);
 		return NULL;
 	}
+	if (j != NULL && NP_OSU_IS_COLL(o->test) &&
+	    (json_object_set_new(j, "min", json_real(pt->min)) != 0 ||
+	     json_object_set_new(j, "max", json_real(pt->max)) != 0 ||
+	     json_object_set_new(j, "iterations", json_integer(pt->iters)))) {
+		json_decref(j);
+		return NULL;
+	}
 	if (j != NULL && o->check &&
 	    json_object_set_new(j, "valid", json_boolean(pt->bad == 0)) != 0) {
 		json_decref(j);
@@ -132,10 +162,12 @@ static json_t *to_json(const struct np_osu_opts *o, int nranks,
 {
 	json_t *root = json_pack("{s:s, s:s, s:o, s:i, s:i, s:b, s:I}",
 	                         "test", np_osu_test_name(o->test),
-	                         "unit", o->test == NP_OSU_LATENCY ? "us" :
-	                         "MB/s", "results", results, "ranks", nranks,
-	                         "window", o->test == NP_OSU_LATENCY ? 1 :
-	                         o->window, "data_check", o->check,
+	                         "unit", o->test == NP_OSU_LATENCY ||
+	                         NP_OSU_IS_COLL(o->test) ? "us" : "MB/s",
+	                         "results", results, "ranks", nranks,
+	                         "window", o->test == NP_OSU_LATENCY ||
+	                         NP_OSU_IS_COLL(o->test) ? 1 : o->window,
+	                         "data_check", o->check,
 	                         "bad_bytes", (json_int_t)bad);
 	json_t *place = np_k_place_json(pl, (size_t)npl);
 
@@ -162,7 +194,7 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 	uint64_t size, bad = 0;
 	int ok, rc = 0;
 
-	ok = np_osu_bufs_alloc(&b, o, err) == 0;
+	ok = np_osu_bufs_alloc(&b, o, nranks, err) == 0;
 	if (!np_k_mpi_all(MPI_COMM_WORLD, ok)) {
 		if (ok)
 			np_osu_bufs_free(&b);
@@ -179,6 +211,8 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 	     size = size ? size * 2 : 1) {
 		struct np_osu_point pt;
 
+		if (!np_osu_size_runs(o, size))
+			continue;
 		memset(&pt, 0, sizeof(pt));
 		switch (o->test) {
 		case NP_OSU_LATENCY:
@@ -191,6 +225,12 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 			break;
 		case NP_OSU_MBW_MR:
 			np_osu_mbw_mr(MPI_COMM_WORLD, o, &b, size, &pt);
+			break;
+		case NP_OSU_ALLREDUCE:
+			np_osu_allreduce(MPI_COMM_WORLD, o, &b, size, &pt);
+			break;
+		case NP_OSU_ALLTOALL:
+			np_osu_alltoall(MPI_COMM_WORLD, o, &b, size, &pt);
 			break;
 		}
 		if (rank != 0)
@@ -217,6 +257,27 @@ static int run(const struct np_osu_opts *o, int rank, int nranks,
 	return rc;
 }
 
+/* alltoall holds a block for every rank: as OMB, keep one buffer under
+ * its memory limit by lowering the largest size (to a power of two). */
+static void cap_alltoall(struct np_osu_opts *o, int rank, int nranks)
+{
+	uint64_t cap = NP_OSU_MEM_LIMIT / (uint64_t)nranks, p = 1;
+
+	if (o->test != NP_OSU_ALLTOALL || o->max_size <= cap)
+		return;
+	while (p * 2 <= cap)
+		p *= 2;
+	if (rank == 0)
+		fprintf(stderr, PROG ": alltoall: largest size lowered from "
+		        "%llu to %llu bytes (%d ranks x size within %llu MiB "
+		        "per buffer)\n", (unsigned long long)o->max_size,
+		        (unsigned long long)p, nranks,
+		        (unsigned long long)(NP_OSU_MEM_LIMIT >> 20));
+	o->max_size = p;
+	if (o->min_size > o->max_size)
+		o->min_size = o->max_size;
+}
+
 int main(int argc, char **argv)
 {
 	struct np_k_err err = { 0, "" };
@@ -240,6 +301,7 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return NP_K_EXIT_OK;
 	}
+	cap_alltoall(&o, rank, nranks);
 	rc = np_k_mpi_place_report(MPI_COMM_WORLD, o.json ? stderr : stdout,
 	                           &pl, &npl, &err);
 	if (rc == 0)

@@ -28,6 +28,12 @@ struct np_probe_info {
 	const char *mempolicy;          /* default bind interleave preferred local ... */
 	char *mems;                     /* the policy's nodes, cpulist ("" for none) */
 	char *mems_allowed;             /* nodes this task may use at all */
+	/* --touch: the pages written, per NUMA node as move_pages(2) saw them */
+	bool touched;
+	unsigned long pages_total;
+	unsigned long pages_unknown;    /* pages move_pages gave no node for */
+	unsigned long *pages_on;        /* pages_on[node], pages_nnodes entries */
+	unsigned pages_nnodes;
 };
 
 /* probe_info.c */
@@ -36,6 +42,9 @@ void np_probe_env_ranks(struct np_probe_info *pi);
 int np_probe_affinity(struct np_probe_info *pi, np_error_t *err);
 int np_probe_mempolicy(struct np_probe_info *pi, np_error_t *err);
 void np_probe_info_free(struct np_probe_info *pi);
+
+/* probe_pages.c: map bytes, write every page, count the pages per node. */
+int np_probe_touch(struct np_probe_info *pi, size_t bytes, np_error_t *err);
 
 /* probe_pmix.c: fills pmix_* when PMIx is compiled in and this process
  * was started under a PMIx server; quietly does nothing otherwise. */

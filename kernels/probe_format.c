@@ -70,6 +70,18 @@ int np_probe_format_text(const struct np_probe_info *pi, char **line, np_error_t
 	sb_add(&b, " cpus=%s mempolicy=%s mems=%s mems_allowed=%s", or_dash(pi->cpus),
 	       pi->mempolicy ? pi->mempolicy : "unknown", or_dash(pi->mems),
 	       or_dash(pi->mems_allowed));
+	if (pi->touched) {
+		const char *sep = "";
+
+		sb_add(&b, " pages=");
+		for (unsigned n = 0; n < pi->pages_nnodes; n++)
+			if (pi->pages_on[n]) {
+				sb_add(&b, "%s%u:%lu", sep, n, pi->pages_on[n]);
+				sep = ",";
+			}
+		if (pi->pages_unknown)
+			sb_add(&b, "%s?:%lu", sep, pi->pages_unknown);
+	}
 	for (const char *const *n = np_probe_env_names; *n; n++) {
 		const char *v = getenv(*n);
 
@@ -87,6 +99,30 @@ static int set_str(json_t *o, const char *key, const char *val)
 	json_t *v = val ? json_string(val) : json_null();
 
 	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+/* "pages": {"0": 512, "3": 512}, nodes with pages only; "pages_total",
+ * and "pages_unknown" for pages move_pages(2) could not place. */
+static int set_pages(json_t *o, const struct np_probe_info *pi)
+{
+	json_t *pages = json_object();
+	int bad = !pages;
+
+	for (unsigned n = 0; !bad && n < pi->pages_nnodes; n++)
+		if (pi->pages_on[n]) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%u", n);
+			bad |= json_object_set_new(pages, key, json_integer((json_int_t)pi->pages_on[n])) < 0;
+		}
+	if (bad) {
+		json_decref(pages);
+		return -1;
+	}
+	bad |= json_object_set_new(o, "pages", pages) < 0;
+	bad |= json_object_set_new(o, "pages_total", json_integer((json_int_t)pi->pages_total)) < 0;
+	bad |= json_object_set_new(o, "pages_unknown", json_integer((json_int_t)pi->pages_unknown)) < 0;
+	return bad ? -1 : 0;
 }
 
 int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t *err)
@@ -115,6 +151,8 @@ int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t
 		bad |= set_str(o, "mempolicy", pi->mempolicy ? pi->mempolicy : "unknown") < 0;
 		bad |= set_str(o, "mems", pi->mems ? pi->mems : "") < 0;
 		bad |= set_str(o, "mems_allowed", pi->mems_allowed ? pi->mems_allowed : "") < 0;
+		if (pi->touched)
+			bad |= set_pages(o, pi) < 0;
 		bad |= json_object_set(o, "env", env) < 0;
 	}
 	*line = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

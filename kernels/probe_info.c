@@ -176,5 +176,8 @@ void np_probe_info_free(struct np_probe_info *pi)
 	free(pi->cpus);
 	free(pi->mems);
 	free(pi->mems_allowed);
+	free(pi->pages_on);
 	pi->cpus = pi->mems = pi->mems_allowed = NULL;
+	pi->pages_on = NULL;
+	pi->pages_nnodes = 0;
 }

@@ -17,10 +17,12 @@
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s [--json] [--mpi | --no-mpi]\n"
+		"usage: %s [--json] [--touch SIZE] [--mpi | --no-mpi]\n"
 		"Print, per task: host, rank, local rank, allowed CPUs, memory policy and\n"
 		"nodes, and the NUMAPLAN_*/UCX_NET_DEVICES/OpenMP variables.\n"
 		"  --json     one JSON object per task per line\n"
+		"  --touch SIZE  write SIZE bytes (K, M, G suffixes) of fresh memory and\n"
+		"             report the NUMA node of every page (pages=NODE:COUNT,...)\n"
 		"  --mpi      use MPI for the ranks (numaplan-probe-mpi; default when a\n"
 		"             PMI launcher started it)\n"
 		"  --no-mpi   never initialise MPI\n"
@@ -55,12 +57,36 @@ static int write_line(const char *line, np_error_t *err)
 	return 0;
 }
 
+/* "64M", "4096", "1G": a byte count, strictly (no sign, no garbage). */
+static int parse_size(const char *s, size_t *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': mult = 1ull << 10; end++; break;
+	case 'M': case 'm': mult = 1ull << 20; end++; break;
+	case 'G': case 'g': mult = 1ull << 30; end++; break;
+	}
+	if (*end || v == 0 || v > (64ull << 30) / mult)
+		return -EINVAL;
+	*out = (size_t)(v * mult);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *prog = "numaplan-probe";
 	struct np_probe_info pi = { .mempolicy = "unknown" };
 	np_error_t err = { 0 };
 	int json = 0, mpi = -1, status = 0, use_mpi;
+	size_t touch = 0;
 	char *line = NULL;
 
 	if (argc > 0 && argv[0] && strrchr(argv[0], '/'))
@@ -70,6 +96,14 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--touch") || !strncmp(argv[i], "--touch=", 8)) {
+			const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : NULL;
+
+			if (parse_size(v, &touch) < 0) {
+				fprintf(stderr, "%s: --touch '%s': not a size from 1 byte to 64G (e.g. 16M)\n",
+					prog, v ? v : "");
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--mpi")) {
 			mpi = 1;
 		} else if (!strcmp(argv[i], "--no-mpi")) {
@@ -95,6 +129,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (np_probe_mempolicy(&pi, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		status = 1;
+	}
+	/* after the policy is read, before any runtime allocates on its own */
+	if (touch && np_probe_touch(&pi, touch, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		status = 1;
 	}

@@ -130,7 +130,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 static int place_threads(struct np_k_place **out, int *n,
                          struct np_k_err *err)
 {
-	int max = 1, count = 1, failed = 0;
+	int max = 1, count = 1, failed = 0, rank = np_k_launcher_rank();
 	struct np_k_place *p;
 
 #ifdef _OPENMP
@@ -148,7 +148,7 @@ static int place_threads(struct np_k_place **out, int *n,
 #pragma omp master
 		count = omp_get_num_threads();
 #endif
-		if (tid < max && np_k_place_self(0, tid, &p[tid], NULL) < 0)
+		if (tid < max && np_k_place_self(rank, tid, &p[tid], NULL) < 0)
 			failed++;
 	}
 	if (failed) {

@@ -231,6 +231,15 @@ int np_topo_numas_of_cpus(const np_topo_t *t, const np_cpuset_t *cpus, np_cpuset
  * renamed, so readers never see a partial file; mode 0644. */
 int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err);
 
+/* A digest of what the planner reads of a node: CPU model, packages,
+ * NUMA nodes, L3 domains, cores and their PUs, the allowed CPUs, devices
+ * (name, kind, locality) and the distance matrix; never the host name,
+ * memory sizes or port states, which differ between nodes of one type.
+ * Two nodes with the same fingerprint get the same plans.  16 lower-case
+ * hex digits. */
+#define NP_FINGERPRINT_LEN 17
+void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN]);
+
 /* Index in devices[] by name, or -1. */
 int np_topo_device_by_name(const np_topo_t *t, const char *name);
 

@@ -1,29 +1,45 @@
 /*
- * spank_harness.c - run the plugin's Slurm-independent parts in a plain
- * process, for tests and valgrind (numaplan.so itself only runs inside
- * srun and slurmstepd).
+ * spank_harness.c - numaplan.so's callbacks in a plain process, for tests
+ * and valgrind: the plugin's own sequence (sequence.h), with this program
+ * as its host instead of Slurm.
  *
  *   numaplan-spank-harness site ARG...
  *   numaplan-spank-harness request VALUE [ARG...]
  *   numaplan-spank-harness help [ARG...]
  *   numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]
- *   numaplan-spank-harness bind VALUE NTASKS[:RANK,...] TASK [ARG...]
+ *   numaplan-spank-harness bind [STEP...] VALUE NTASKS[:RANK,...] TASK [ARG...]
  *   numaplan-spank-harness cores CORELIST [ARG...]
  *   numaplan-spank-harness topology NODE [ARG...]
  *   numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC
  *
- * ARG are plugstack.conf arguments; unless they have a cache=, cache=none
- * is added, so that a test does not write the default cache directory.
- * `bind` does what the plugin does for one task, to this process: decide,
- * load, plan for NTASKS local tasks (with these global ranks, else 0, 1,
- * ...) in this process's CPUs, bind as local task TASK, read back, export
- * to its own environment, print the verbose line and NUMAPLAN_*, then
- * restore.  `topology` loads as slurmstepd does on node NODE (the site's
- * XML, the cache, or live and then cached) and says where it came from.
- * `cpubind` says whether srun's command line in CMDLINE_FILE (NUL-separated
- * words, like /proc/PID/cmdline), whose last JOB_ARGC words are the
- * command, has its own --cpu-bind, as srun's plugin decides it.
- * Messages are printed as the plugin prints them (escaped).
+ * ARG are plugstack.conf arguments; for request, bind, cores and topology,
+ * unless they have a cache=, cache=none is added, so that a test does not
+ * write the default cache directory.
+ *
+ * `request` and `help` are srun's init and option callbacks, then (request)
+ * slurmstepd's decision; `cpubind` is srun's local_user_init, with
+ * CMDLINE_FILE (NUL-separated words, like /proc/PID/cmdline, whose last
+ * JOB_ARGC words are the command) as srun's command line, and says what it
+ * tells the nodes.  `bind` is a whole step on a node named "harness", in
+ * this process: srun's init, option and local_user_init, then
+ * slurmstepd's init, option, init_post_opt (decide, load), user_init (the
+ * step's CPUs, plan NTASKS local tasks with these global ranks, else 0,
+ * 1, ...) and task_init as local task TASK (bind, read back, export to
+ * this process's environment); then it prints NUMAPLAN_* and the plan's
+ * variables, restores the binding, and fails when the step or the task
+ * did.  STEP, what Slurm would say about the step:
+ *   --cores=LIST        the allocated cores (default: every core of the
+ *                       loaded topology), used when there is no step cgroup
+ *   --cgroup=PROC,ROOT  /proc/self/cgroup and /sys/fs/cgroup stand-ins
+ *   --cpus-per-task=N   (default 1)
+ *   --cmdline=FILE,ARGC srun's command line for local_user_init (default:
+ *                       none: no --cpu-bind)
+ * The plugin's lines for the task's standard error go to standard output;
+ * its log lines for Slurm go to standard error (errors as they are, other
+ * levels after "info: ", "verbose: " or "debug: ").  `stepcpus`, `cores`
+ * and `topology` call the functions that find the step's CPUs and load the
+ * topology, one at a time: `topology` says where slurmstepd on node NODE
+ * would load from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,32 +51,11 @@
 
 #include "bind.h"
 #include "export.h"
-#include "node_plan.h"
 #include "report.h"
-#include "request.h"
+#include "sequence.h"
 #include "site_config.h"
 #include "step_cpus.h"
 #include "topo_source.h"
-
-/* nps_site_parse, with cache=none added unless an argument says cache= */
-static int parse_site(nps_site_t *s, int argc, char **argv, np_error_t *err)
-{
-	char **v = calloc((size_t)argc + 2, sizeof(char *));
-	bool have = false;
-	int n = argc, rc;
-
-	if (!v)
-		return np_error_set(err, -ENOMEM, "out of memory");
-	for (int i = 0; i < argc; i++) {
-		v[i] = argv[i];
-		have |= argv[i] && !strncmp(argv[i], "cache=", 6);
-	}
-	if (!have)
-		v[n++] = (char *)"cache=none";
-	rc = nps_site_parse(s, n, v, err);
-	free(v);
-	return rc;
-}
 
 static void print_escaped(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -81,71 +76,273 @@ static int fail(const np_error_t *err)
 	return 1;
 }
 
+static int parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 100000)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* ---- this program as the sequence's host ------------------------------- */
+
+/* the step, as Slurm would describe it */
+typedef struct step {
+	nps_ctx_t ctx;
+	const nps_seq_t *seq;           /* for the default core list */
+	int job_argc;                   /* <0: none */
+	unsigned ntasks, cpus_per_task, task;
+	const unsigned *ranks;          /* or NULL: 0, 1, ... */
+	const char *cores;              /* or NULL: every core */
+	char *all_cores;
+} step_t;
+
+static nps_ctx_t h_context(void *ctx)
+{
+	return ((step_t *)ctx)->ctx;
+}
+
+static int h_register_option(void *ctx, const char **why)
+{
+	(void)ctx;
+	(void)why;
+	return 0;
+}
+
+static int h_job_argc(void *ctx, int *argc)
+{
+	step_t *st = ctx;
+
+	*argc = st->job_argc;
+	return st->job_argc < 0 ? -ENOENT : 0;
+}
+
+static int h_is_job_step(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+static int h_local_tasks(void *ctx, unsigned *n)
+{
+	*n = ((step_t *)ctx)->ntasks;
+	return 0;
+}
+
+static int h_cpus_per_task(void *ctx, unsigned *n)
+{
+	*n = ((step_t *)ctx)->cpus_per_task;
+	return 0;
+}
+
+static int h_global_rank(void *ctx, unsigned task, unsigned *rank)
+{
+	step_t *st = ctx;
+
+	if (task >= st->ntasks)
+		return -EINVAL;
+	*rank = st->ranks ? st->ranks[task] : task;
+	return 0;
+}
+
+/* Slurm's abstract core numbers are the topology's logical core indexes */
+static int h_alloc_cores(void *ctx, const char **cores)
+{
+	step_t *st = ctx;
+	const np_topo_t *t = st->seq ? st->seq->topo : NULL;
+	np_cpuset_t *set;
+
+	if (st->cores) {
+		*cores = st->cores;
+		return 0;
+	}
+	if (!t || !(set = np_cpuset_new()))
+		return -ENOENT;
+	for (unsigned k = 0; k < t->ncores; k++)
+		(void)np_cpuset_set(set, (int)t->cores[k].logical_index);
+	free(st->all_cores);
+	st->all_cores = np_cpuset_format(set);
+	np_cpuset_free(set);
+	*cores = st->all_cores;
+	return st->all_cores ? 0 : -ENOMEM;
+}
+
+static int h_task_id(void *ctx, int *task)
+{
+	*task = (int)((step_t *)ctx)->task;
+	return 0;
+}
+
+static int h_node_name(void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	snprintf(buf, len, "harness");
+	return 0;
+}
+
+/* the job's environment and srun's are this process's */
+static int h_getenv(void *ctx, const char *name, char *buf, size_t len)
+{
+	const char *v = getenv(name);
+
+	(void)ctx;
+	if (!v)
+		return -ENOENT;
+	return (size_t)snprintf(buf, len, "%s", v) >= len ? -ENOSPC : 0;
+}
+
+static int h_setenv(void *ctx, const char *name, const char *value)
+{
+	(void)ctx;
+	return setenv(name, value, 1) == 0 ? 0 : -errno;
+}
+
+static int h_unsetenv(void *ctx, const char *name)
+{
+	(void)ctx;
+	return unsetenv(name) == 0 ? 0 : -errno;
+}
+
+static void h_log(void *ctx, nps_log_level_t level, const char *msg)
+{
+	static const char *const prefix[] = {
+		[NPS_LOG_ERROR] = "", [NPS_LOG_INFO] = "info: ",
+		[NPS_LOG_VERBOSE] = "verbose: ", [NPS_LOG_DEBUG] = "debug: ",
+	};
+
+	(void)ctx;
+	fprintf(stderr, "%s%s\n", prefix[level], msg);
+}
+
+static void h_say(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("%s\n", line);
+	/* before an on_error=fail task's _exit */
+	fflush(stdout);
+}
+
+static const nps_host_ops_t harness_ops = {
+	.context = h_context, .register_option = h_register_option,
+	.job_argc = h_job_argc, .is_job_step = h_is_job_step, .local_tasks = h_local_tasks,
+	.cpus_per_task = h_cpus_per_task, .global_rank = h_global_rank,
+	.alloc_cores = h_alloc_cores, .task_id = h_task_id, .node_name = h_node_name,
+	.getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
+	.srun_setenv = h_setenv, .log = h_log, .say = h_say,
+};
+
+/* srun's and slurmstepd's state: separate processes in Slurm */
+static nps_seq_t srun_seq, stepd_seq;
+
+static nps_host_t host_of(step_t *st, nps_ctx_t ctx)
+{
+	st->ctx = ctx;
+	return (nps_host_t){ &harness_ops, st, "/proc/self/cmdline", NPS_STEP_CPUS_SRC_DEFAULT };
+}
+
+/* plugstack.conf arguments, with cache=none added unless one says cache= */
+static char **site_args(int argc, char **argv, int *n)
+{
+	char **v = calloc((size_t)argc + 2, sizeof(char *));
+	bool have = false;
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		v[i] = argv[i];
+		have |= argv[i] && !strncmp(argv[i], "cache=", 6);
+	}
+	*n = argc;
+	if (!have)
+		v[(*n)++] = (char *)"cache=none";
+	return v;
+}
+
+/* nps_site_parse, with cache=none added unless an argument says cache= */
+static int parse_site(nps_site_t *s, int argc, char **argv, np_error_t *err)
+{
+	char **v;
+	int n, rc;
+
+	if (!(v = site_args(argc, argv, &n)))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	rc = nps_site_parse(s, n, v, err);
+	free(v);
+	return rc;
+}
+
+/* srun: init and the option callback; 0 when srun would go on */
+static int srun_checks(step_t *st, const char *value, int argc, char **argv)
+{
+	nps_host_t h = host_of(st, NPS_CTX_LOCAL);
+
+	if (nps_seq_init(&srun_seq, &h, argc, argv) < 0)
+		return -1;
+	return nps_seq_option(&srun_seq, &h, value, 0);
+}
+
 static int cmd_site(int argc, char **argv)
 {
-	nps_site_t s;
-	np_error_t err = { 0 };
+	step_t st = { .job_argc = -1 };
+	nps_host_t h = host_of(&st, NPS_CTX_OTHER);
 	char *text;
 
-	if (nps_site_parse(&s, argc, argv, &err) < 0)
-		return fail(&err);
-	text = nps_site_describe(&s);
+	if (nps_seq_init(&srun_seq, &h, argc, argv) < 0)
+		return 1;
+	text = nps_site_describe(&srun_seq.site);
 	fputs(text ? text : "?\n", stdout);
 	free(text);
-	nps_site_free(&s);
+	nps_seq_exit(&srun_seq);
 	return 0;
 }
 
+/* srun --numa-plan=help: prints and exits */
 static int cmd_help(int argc, char **argv)
 {
-	nps_site_t s;
-	np_error_t err = { 0 };
-	char *text;
+	step_t st = { .job_argc = -1 };
 
-	if (nps_site_parse(&s, argc, argv, &err) < 0)
-		return fail(&err);
-	text = nps_help_text(&s);
-	fputs(text ? text : "?\n", stdout);
-	free(text);
-	nps_site_free(&s);
-	return 0;
-}
-
-/* site + request + check + decide, as srun and slurmstepd do */
-static int decide(const char *value, int argc, char **argv, nps_site_t *s,
-                  nps_request_t *r, nps_decision_t *d, np_error_t *err)
-{
-	int rc;
-
-	nps_request_init(r);
-	if ((rc = parse_site(s, argc, argv, err)) < 0)
-		return rc;
-	if ((rc = nps_request_parse(r, value, err)) < 0 ||
-	    (rc = nps_request_check(r, value, s, err)) < 0 ||
-	    (rc = nps_decide(s, r, value, d, err)) < 0) {
-		nps_request_free(r);
-		nps_site_free(s);
-	}
-	return rc;
+	(void)srun_checks(&st, "help", argc, argv);
+	nps_seq_exit(&srun_seq);
+	return 1;
 }
 
 static int cmd_request(const char *value, int argc, char **argv)
 {
-	nps_site_t s;
-	nps_request_t r;
-	nps_decision_t d;
-	np_error_t err = { 0 };
+	step_t st = { .job_argc = -1 };
+	nps_host_t h;
+	const nps_decision_t *d = &stepd_seq.decision;
+	const char *msg;
+	char **v;
+	int n, rc = 1;
 
-	if (decide(value, argc, argv, &s, &r, &d, &err) < 0)
-		return fail(&err);
+	if (!(v = site_args(argc, argv, &n)))
+		return 1;
+	if (srun_checks(&st, value, n, v) < 0)
+		goto out;
+	h = host_of(&st, NPS_CTX_REMOTE);
+	if (nps_seq_init(&stepd_seq, &h, n, v) < 0 || nps_seq_option(&stepd_seq, &h, value, 1) < 0)
+		goto out;
+	(void)nps_seq_decide(&stepd_seq, &h);
+	if ((msg = nps_seq_error(&stepd_seq))) {
+		print_escaped(stderr, "numaplan: %s", msg);
+		goto out;
+	}
 	printf("policy=%s verbose=%d threads=%d mem=%s hca=%s help=%d from_user=%d\n",
-	       np_policy_name(d.policy), d.verbose, d.threads, np_mem_name(d.mem),
-	       d.hca ? d.hca : "", r.help, d.from_user);
-	if (d.note[0])
-		print_escaped(stdout, "note: %s", d.note);
-	nps_request_free(&r);
-	nps_site_free(&s);
-	return 0;
+	       np_policy_name(d->policy), d->verbose, d->threads, np_mem_name(d->mem),
+	       d->hca ? d->hca : "", stepd_seq.req.help, d->from_user);
+	if (d->note[0])
+		print_escaped(stdout, "note: %s", d->note);
+	rc = 0;
+out:
+	nps_seq_exit(&srun_seq);
+	nps_seq_exit(&stepd_seq);
+	free(v);
+	return rc;
 }
 
 static int cmd_stepcpus(int argc, char **argv)
@@ -172,71 +369,6 @@ static int cmd_stepcpus(int argc, char **argv)
 	rc = list ? 0 : 1;
 	free(list);
 	np_cpuset_free(cpus);
-	return rc;
-}
-
-static int env_isset(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name) != NULL;
-}
-
-static int env_set(void *ctx, const char *name, const char *value)
-{
-	(void)ctx;
-	return setenv(name, value, 1) == 0 ? 0 : -errno;
-}
-
-static int parse_uint(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > 100000)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int bind_one(np_plan_t *p, unsigned task, const nps_decision_t *d, np_error_t *err)
-{
-	const np_rank_t *r = &p->ranks[task];
-	nps_env_ops_t ops = { env_isset, env_set, NULL };
-	nps_saved_t saved = { 0 };
-	np_error_t ignored = { 0 };
-	unsigned kept = 0;
-	char *line;
-	int rc;
-
-	if (!r->bound) {
-		printf("task %u: not bound (policy %s)\n", task, np_policy_name(p->policy));
-		return 0;
-	}
-	if ((rc = nps_bind_save(&saved, err)) < 0)
-		goto out;
-	if ((rc = nps_bind_apply(r, err)) < 0 || (rc = nps_bind_verify(r, err)) < 0) {
-		(void)nps_bind_restore(&saved, &ignored);
-		goto out;
-	}
-	if ((rc = nps_export(&ops, p, r, &kept, err)) < 0)
-		goto out;
-	line = nps_task_line("harness", task, r->rank, r);
-	printf("%s\n", line ? line : "?");
-	free(line);
-	if ((line = nps_plan_lines("harness", p, d->verbose)))
-		fputs(line, stdout);
-	free(line);
-	printf("NUMAPLAN_POLICY=%s\nNUMAPLAN_CPUS=%s\nNUMAPLAN_MEMS=%s\nNUMAPLAN_HCA=%s\n",
-	       getenv("NUMAPLAN_POLICY"), getenv("NUMAPLAN_CPUS"),
-	       getenv("NUMAPLAN_MEMS"), getenv("NUMAPLAN_HCA"));
-	for (unsigned i = 0; i < r->nenv; i++)
-		printf("%s=%s\n", r->env[i].name, getenv(r->env[i].name));
-	printf("kept=%u\n", kept);
-	rc = nps_bind_restore(&saved, err);
-out:
-	nps_saved_free(&saved);
 	return rc;
 }
 
@@ -275,67 +407,133 @@ out:
 	return rc;
 }
 
-static int cmd_bind(const char *value, const char *ntasks_s, const char *task_s,
-                    int argc, char **argv)
+/* --cgroup=PROC,ROOT and --cmdline=FILE,ARGC: two words */
+static int split2(char *s, char **second)
 {
-	nps_site_t s;
-	nps_request_t r;
-	nps_decision_t d;
-	np_error_t err = { 0 };
-	np_topo_t *t = NULL;
-	np_plan_t *p = NULL;
-	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
-	nps_step_cpus_src_t src = NPS_STEP_CPUS_SRC_DEFAULT;
-	nps_node_in_t in = { .decision = &d };
-	nps_topo_info_t info;
-	const char *from = "?";
-	unsigned ntasks, task, *ranks = NULL;
-	int rc = 1;
+	char *c = strchr(s, ',');
 
-	if (!cpus || !mems)
-		goto nomem;
-	if (parse_tasks(ntasks_s, &ntasks, &ranks) < 0 || parse_uint(task_s, &task) < 0 ||
-	    task >= ntasks) {
-		fprintf(stderr, "numaplan-spank-harness: bad NTASKS '%s' or TASK '%s'\n",
-			ntasks_s, task_s);
-		goto nomem;
-	}
-	if (decide(value, argc, argv, &s, &r, &d, &err) < 0) {
-		rc = fail(&err);
-		goto nomem;
-	}
-	if (d.note[0])
-		printf("note: %s\n", d.note);
-	if (d.policy == NP_POLICY_NONE) {
+	if (!c || c == s || !c[1])
+		return -EINVAL;
+	*c = '\0';
+	*second = c + 1;
+	return 0;
+}
+
+/* NUMAPLAN_* still in the environment of a task numaplan did not bind
+ * (there should be none) */
+static void show_own_vars(void)
+{
+	for (unsigned i = 0; i < NPS_OWN_VARS_COUNT; i++)
+		if (getenv(nps_own_vars[i]))
+			printf("%s=%s\n", nps_own_vars[i], getenv(nps_own_vars[i]));
+}
+
+/* What the task got from the plugin */
+static void show_task(unsigned task)
+{
+	const np_plan_t *p = stepd_seq.plan;
+	const np_rank_t *r = NULL;
+
+	if (stepd_seq.state == NPS_SEQ_PLANNED && p && task < p->nranks)
+		r = &p->ranks[task];
+	if (stepd_seq.state == NPS_SEQ_IDLE)
 		printf("policy none: nothing to do\n");
+	else if (r && !r->bound)
+		printf("task %u: not bound (policy %s)\n", task, np_policy_name(p->policy));
+	if (!r || !r->bound) {
+		show_own_vars();
+		return;
+	}
+	printf("NUMAPLAN_POLICY=%s\nNUMAPLAN_CPUS=%s\nNUMAPLAN_MEMS=%s\nNUMAPLAN_HCA=%s\n",
+	       getenv("NUMAPLAN_POLICY"), getenv("NUMAPLAN_CPUS"),
+	       getenv("NUMAPLAN_MEMS"), getenv("NUMAPLAN_HCA"));
+	for (unsigned i = 0; i < r->nenv; i++)
+		printf("%s=%s\n", r->env[i].name, getenv(r->env[i].name));
+	printf("kept=%u\n", stepd_seq.task_kept);
+}
+
+/* the step's callbacks, srun's then slurmstepd's for one task; h is the
+ * host of both, st->ctx says which is running */
+static int run_step(step_t *st, const nps_host_t *h, const char *value, int argc, char **argv)
+{
+	nps_saved_t saved = { 0 };
+	np_error_t err = { 0 };
+	const char *msg;
+	int rc;
+
+	st->ctx = NPS_CTX_LOCAL;
+	if (srun_checks(st, value, argc, argv) < 0)
+		return 1;
+	(void)nps_seq_local_user_init(&srun_seq, h);
+
+	st->ctx = NPS_CTX_REMOTE;
+	st->seq = &stepd_seq;
+	if (nps_seq_init(&stepd_seq, h, argc, argv) < 0 ||
+	    nps_seq_option(&stepd_seq, h, value, 1) < 0)
+		return 1;
+	(void)nps_seq_init_post_opt(&stepd_seq, h);
+	(void)nps_seq_user_init(&stepd_seq, h);
+	/* this process goes on after the "task": its affinity back, after */
+	if (nps_bind_save(&saved, &err) < 0)
+		return fail(&err);
+	(void)nps_seq_task_init(&stepd_seq, h);
+	if ((msg = nps_seq_error(&stepd_seq))) {
+		print_escaped(stderr, "numaplan: %s", msg);
+		rc = 1;
+	} else {
+		show_task(st->task);
 		rc = 0;
-		goto out;
 	}
-	if (nps_topology_load(&s, "harness", &t, &info, &err) < 0 ||
-	    nps_step_cpus(&src, cpus, &from, &err) < 0) {
+	if (nps_bind_restore(&saved, &err) < 0)
 		rc = fail(&err);
+	nps_saved_free(&saved);
+	return rc;
+}
+
+static int cmd_bind(int argc, char **argv)
+{
+	step_t st = { .job_argc = -1, .cpus_per_task = 1 };
+	nps_host_t h = host_of(&st, NPS_CTX_REMOTE);
+	unsigned *ranks = NULL;
+	char **v = NULL, *second;
+	unsigned n;
+	int i, nv, rc = 2;
+
+	for (i = 0; i < argc && !strncmp(argv[i], "--", 2); i++) {
+		char *a = argv[i];
+
+		if (!strncmp(a, "--cores=", 8) && a[8]) {
+			st.cores = a + 8;
+		} else if (!strncmp(a, "--cpus-per-task=", 16) &&
+			   parse_uint(a + 16, &st.cpus_per_task) == 0) {
+		} else if (!strncmp(a, "--cgroup=", 9) && split2(a + 9, &second) == 0) {
+			h.cgroup.proc_cgroup = a + 9;
+			h.cgroup.cgroup_root = second;
+		} else if (!strncmp(a, "--cmdline=", 10) && split2(a + 10, &second) == 0 &&
+			   parse_uint(second, &n) == 0) {
+			h.cmdline = a + 10;
+			st.job_argc = (int)n;
+		} else {
+			fprintf(stderr, "numaplan-spank-harness: bad step option '%s'\n", a);
+			return 2;
+		}
+	}
+	if (argc - i < 3 || parse_tasks(argv[i + 1], &st.ntasks, &ranks) < 0 ||
+	    parse_uint(argv[i + 2], &st.task) < 0 || st.task >= st.ntasks) {
+		fprintf(stderr, "numaplan-spank-harness: bad NTASKS '%s' or TASK '%s'\n",
+			argc - i > 1 ? argv[i + 1] : "", argc - i > 2 ? argv[i + 2] : "");
 		goto out;
 	}
-	in.ntasks = ntasks;
-	in.rank_ids = ranks;
-	in.cpus_per_task = 1;
-	in.step_cpus = cpus;
-	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
-	in.no_fallback = s.on_error == NPS_ON_ERROR_FAIL;
-	if (nps_node_plan(t, &in, &p, &err) < 0 || bind_one(p, task, &d, &err) < 0) {
-		rc = fail(&err);
-		goto out;
-	}
-	rc = 0;
+	st.ranks = ranks;
+	rc = 1;
+	if ((v = site_args(argc - i - 3, argv + i + 3, &nv)))
+		rc = run_step(&st, &h, argv[i], nv, v);
 out:
-	np_plan_free(p);
-	np_topo_free(t);
-	nps_request_free(&r);
-	nps_site_free(&s);
-nomem:
+	nps_seq_exit(&srun_seq);
+	nps_seq_exit(&stepd_seq);
+	free(st.all_cores);
 	free(ranks);
-	np_cpuset_free(cpus);
-	np_cpuset_free(mems);
+	free(v);
 	return rc;
 }
 
@@ -397,19 +595,39 @@ static int cmd_topology(const char *node, int argc, char **argv)
 
 static int cmd_cpubind(const char *file, const char *job_argc)
 {
+	step_t st = { .job_argc = -1 };
+	nps_host_t h = host_of(&st, NPS_CTX_LOCAL);
+	const char *mark;
 	unsigned n;
-	int rc;
+	int rc = 1;
 
 	if (parse_uint(job_argc, &n) < 0) {
 		fprintf(stderr, "numaplan-spank-harness: bad JOB_ARGC '%s'\n", job_argc);
 		return 2;
 	}
-	if ((rc = nps_srun_cpu_bind_given(file, (int)n)) < 0) {
-		fprintf(stderr, "numaplan-spank-harness: %s: %s\n", file, strerror(-rc));
-		return 1;
+	st.job_argc = (int)n;
+	h.cmdline = file;
+	/* not the value this process was started with */
+	unsetenv(NPS_CPU_BIND_MARK);
+	if (nps_seq_init(&srun_seq, &h, 0, NULL) < 0)
+		goto out;
+	(void)nps_seq_local_user_init(&srun_seq, &h);
+	mark = getenv(NPS_CPU_BIND_MARK);
+	if (srun_seq.srun_cpu_bind < 0) {
+		/* the plugin takes this for "not given"; the test wants why */
+		fprintf(stderr, "numaplan-spank-harness: %s: %s (srun tells the nodes %s=%s)\n",
+			file, strerror(-srun_seq.srun_cpu_bind), NPS_CPU_BIND_MARK,
+			mark ? mark : "(unset)");
+	} else if (mark && (!strcmp(mark, "1") || !strcmp(mark, "0"))) {
+		printf("%s\n", !strcmp(mark, "1") ? "given" : "not given");
+		rc = 0;
+	} else {
+		fprintf(stderr, "numaplan-spank-harness: srun set %s to '%s'\n", NPS_CPU_BIND_MARK,
+			mark ? mark : "(unset)");
 	}
-	printf("%s\n", rc ? "given" : "not given");
-	return 0;
+out:
+	nps_seq_exit(&srun_seq);
+	return rc;
 }
 
 static int usage(void)
@@ -418,7 +636,8 @@ static int usage(void)
 	      "       numaplan-spank-harness request VALUE [ARG...]\n"
 	      "       numaplan-spank-harness help [ARG...]\n"
 	      "       numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]\n"
-	      "       numaplan-spank-harness bind VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
+	      "       numaplan-spank-harness bind [--cores=LIST] [--cgroup=PROC,ROOT] [--cpus-per-task=N]\n"
+	      "                              [--cmdline=FILE,ARGC] VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
 	      "       numaplan-spank-harness cores CORELIST [ARG...]\n"
 	      "       numaplan-spank-harness topology NODE [ARG...]\n"
 	      "       numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC\n", stderr);
@@ -440,7 +659,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "cores") && argc >= 3)
 		return cmd_cores(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "bind") && argc >= 5)
-		return cmd_bind(argv[2], argv[3], argv[4], argc - 5, argv + 5);
+		return cmd_bind(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "topology") && argc >= 3)
 		return cmd_topology(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "cpubind") && argc == 4)

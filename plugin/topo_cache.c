@@ -117,7 +117,7 @@ int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err)
 	return 0;
 }
 
-int nps_cache_open(const char *dir, const char *node, int *out, np_error_t *err)
+int nps_cache_open(const char *dir, const char *node, int *out, int *dir_out, np_error_t *err)
 {
 	char path[4096];
 	struct stat st;
@@ -126,6 +126,8 @@ int nps_cache_open(const char *dir, const char *node, int *out, np_error_t *err)
 	int dfd, fd, rc;
 
 	*out = -1;
+	if (dir_out)
+		*dir_out = -1;
 	if ((rc = nps_cache_path(dir, node, path, sizeof(path), err)) < 0)
 		return rc;
 	if ((rc = nps_cache_dir_open(dir, false, &dfd, err)) == -ENOENT)
@@ -135,7 +137,8 @@ int nps_cache_open(const char *dir, const char *node, int *out, np_error_t *err)
 	/* O_NONBLOCK: a FIFO put there must not hang slurmstepd */
 	fd = openat(dfd, strrchr(path, '/') + 1, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	rc = fd < 0 ? -errno : 0;
-	close(dfd);
+	if (rc < 0 || !dir_out)
+		close(dfd);
 	if (rc == -ENOENT)
 		return np_error_set(err, rc, "no cache file %s yet", path);
 	if (rc < 0)
@@ -157,9 +160,13 @@ int nps_cache_open(const char *dir, const char *node, int *out, np_error_t *err)
 	}
 	if (why) {
 		close(fd);
+		if (dir_out)
+			close(dfd);
 		return np_error_set(err, rc < 0 ? rc : -ESTALE, "cache file %s: %s", path, why);
 	}
 	*out = fd;
+	if (dir_out)
+		*dir_out = dfd;
 	return 0;
 }
 

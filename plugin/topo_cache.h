@@ -34,8 +34,9 @@ int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err);
 
 /* The node's cache file, open for reading, when it may be trusted.
  * -ENOENT: there is none yet; other errors: why it is not used (the
- * message says, for verbose output). */
-int nps_cache_open(const char *dir, const char *node, int *fd, np_error_t *err);
+ * message says, for verbose output).  With dfd, DIR's descriptor as well
+ * (the caller closes both). */
+int nps_cache_open(const char *dir, const char *node, int *fd, int *dfd, np_error_t *err);
 
 /* Does t show the whole machine as it is now: every allowed PU of t is in
  * its complete set and the other way round, those are the kernel's online

@@ -31,17 +31,21 @@ static int load(const char *path, int fd, const nps_trust_t *trust, np_topo_t **
 }
 
 /* The trusted cache file, loaded and checked against the machine; on any
- * failure *out is NULL and why says what was wrong. */
-static void from_cache(const char *dir, const char *node, const nps_trust_t *trust,
+ * failure *out is NULL and why says what was wrong.  When the verdicts
+ * are kept in the same directory (the default), they are read through the
+ * descriptor the file was found in. */
+static void from_cache(const char *dir, const char *node, nps_trust_t *trust,
                        np_topo_t **out, np_error_t *why)
 {
 	char path[4096];
 	np_error_t e2 = { 0 };
-	int fd;
+	int fd, dfd;
 
 	*out = NULL;
-	if (nps_cache_open(dir, node, &fd, why) < 0)
+	if (nps_cache_open(dir, node, &fd, &dfd, why) < 0)
 		return;
+	if (trust && !strcmp(trust->dir, dir))
+		trust->dfd = dfd;
 	if (nps_cache_path(dir, node, path, sizeof(path), &e2) < 0) {
 		np_error_set(why, e2.code, "%s", e2.msg);
 	} else if (load(path, fd, trust, out, &e2) < 0) {
@@ -53,6 +57,9 @@ static void from_cache(const char *dir, const char *node, const nps_trust_t *tru
 		np_topo_free(*out);
 		*out = NULL;
 	}
+	if (trust)
+		trust->dfd = -1;
+	close(dfd);
 	close(fd);
 }
 

@@ -53,14 +53,15 @@ static int known(void *ctx, const char *key)
 {
 	nps_trust_t *t = ctx;
 	char *buf;
-	int dfd, rc = 0;
+	int dfd = t->dfd, rc = 0;
 
-	if (nps_cache_dir_open(t->dir, false, &dfd, NULL) < 0)
+	if (dfd < 0 && nps_cache_dir_open(t->dir, false, &dfd, NULL) < 0)
 		return 0;
 	if ((buf = malloc(LIST_BYTES + 1)) && read_list(dfd, buf, LIST_BYTES + 1) == 0)
 		rc = has_line(buf, key);
 	free(buf);
-	close(dfd);
+	if (dfd != t->dfd)
+		close(dfd);
 	return rc;
 }
 
@@ -72,9 +73,9 @@ static void remember(void *ctx, const char *key)
 	char tmp[64], *buf = malloc(LIST_BYTES + 1);
 	unsigned kept = 1;
 	FILE *f = NULL;
-	int dfd, fd;
+	int dfd = t->dfd, fd;
 
-	if (!buf || nps_cache_dir_open(t->dir, true, &dfd, NULL) < 0) {
+	if (!buf || (dfd < 0 && nps_cache_dir_open(t->dir, true, &dfd, NULL) < 0)) {
 		free(buf);
 		return;
 	}
@@ -98,12 +99,14 @@ static void remember(void *ctx, const char *key)
 		unlinkat(dfd, tmp, 0);
 out:
 	free(buf);
-	close(dfd);
+	if (dfd != t->dfd)
+		close(dfd);
 }
 
 void nps_trust_init(nps_trust_t *t, const char *dir)
 {
 	t->dir = dir;
+	t->dfd = -1;
 	t->ops.known = known;
 	t->ops.remember = remember;
 	t->ops.ctx = t;

@@ -25,9 +25,13 @@
 typedef struct nps_trust {
 	np_xml_trust_t ops;     /* hand &ops to np_load_opts_t.trust */
 	const char *dir;
+	/* DIR already opened and checked by the caller (nps_cache_dir_open),
+	 * or -1: the cache file's load reads the list through the descriptor
+	 * it found the file in, instead of walking the path again */
+	int dfd;
 } nps_trust_t;
 
-/* Set up t for DIR (kept by pointer, not copied). */
+/* Set up t for DIR (kept by pointer, not copied), with dfd -1. */
 void nps_trust_init(nps_trust_t *t, const char *dir);
 
 #endif /* NPS_TOPO_TRUST_H */

@@ -17,6 +17,12 @@ unset NUMAPLAN_POLICY NUMAPLAN_CPUS NUMAPLAN_MEMS NUMAPLAN_HCA UCX_NET_DEVICES \
 field() { # key, text line -> value
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
+# numa_allowed N: node N is in this shell's Mems_allowed_list
+numa_allowed() {
+	local l
+	l=$(awk '/^Mems_allowed_list/ {print $2}' /proc/self/status)
+	echo "$l" | tr ',' '\n' | awk -F- -v n="$1" '{ hi = NF > 1 ? $2 : $1; if (n >= $1 && n <= hi) f = 1 } END { exit !f }'
+}
 
 run $P
 check "numaplan-probe exits 0" [ "$RC" -eq 0 ]
@@ -95,6 +101,36 @@ check "PMI_RANK/MPI_LOCALRANKID give rank 3 local 1" \
 	[ "$(field rank "$OUT") $(field local_rank "$OUT")" = "3 1" ]
 run env SLURM_PROCID=x $P
 check "a malformed SLURM_PROCID counts as unknown (0)" [ "$(field rank "$OUT")" = "0" ]
+
+# --touch: the page count follows from the size and the page size; every
+# page is on a node this task may use (all of them on a one-node machine)
+psz=$(getconf PAGESIZE)
+run $P --touch 1M
+check "--touch 1M exits 0" [ "$RC" -eq 0 ]
+pages=$(field pages "$OUT")
+total=$(echo "$pages" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s + 0 }')
+check "--touch 1M: $((1048576 / psz)) pages counted ($pages)" [ "$total" -eq $((1048576 / psz)) ]
+check "--touch 1M: every page has a node ($pages)" eval '! echo "$pages" | grep -q "?:"'
+check "--touch 1M: the nodes are allowed ones ($own_mems)" eval \
+	'for n in $(echo "$pages" | tr "," "\n" | cut -d: -f1); do numa_allowed "$n" || exit 1; done'
+run $P --touch=$((psz + 1)) --json
+check "--touch=PAGESIZE+1 --json: 2 pages, pages_total 2, pages_unknown 0" \
+	[ "$(echo "$OUT" | jq -r '"\([.pages[]] | add) \(.pages_total) \(.pages_unknown)"')" = "2 2 0" ]
+run $P --json
+check "without --touch: no pages field" eval '! echo "$OUT" | jq -e "has(\"pages\")" >/dev/null'
+if command -v numactl >/dev/null; then
+	run numactl --membind=0 $P --touch 256K
+	check "numactl --membind=0 --touch 256K: pages=0:$((262144 / psz))" \
+		[ "$(field pages "$OUT")" = "0:$((262144 / psz))" ]
+else
+	skip "numactl not installed"
+fi
+for bad in 0 -1 12Q 1T ''; do
+	run $P --touch "$bad"
+	check "--touch '$bad' exits 2 naming the value" eval '[ "$RC" -eq 2 ] && echo "$ERR" | grep -q -- "--touch '"'$bad'"'"'
+done
+run $P --touch
+check "--touch without a size exits 2" [ "$RC" -eq 2 ]
 
 # bad command lines
 run $P --bogus

@@ -55,6 +55,10 @@ check "json: placement array with one entry of the documented types" jqe '
 	 and (.thread|type) == "number" and (.cpus|type) == "string"
 	 and (.numa|type) == "string")' <<<"$OUT"
 check "json: placement lines went to stderr" grep -q '^# placement:' <<<"$ERR"
+# several tasks of one srun: each says which it is
+run env SLURM_PROCID=3 numaplan-stream --size 1000 --threads 2 --json
+check "SLURM_PROCID=3: every placement entry says rank 3" jqe \
+	'(.placement | length) == 2 and all(.placement[]; .rank == 3)' <<<"$OUT"
 
 # Non-temporal stores (x86-64): same results, so validation must pass.
 if [ "$(uname -m)" = x86_64 ]; then

@@ -1,6 +1,7 @@
 #!/bin/bash
 # numaplan-osu: data check over every message size, OSU's header and
-# columns, JSON, the failure path and bad arguments.
+# columns, JSON, the failure path and bad arguments; the collectives
+# allreduce and alltoall with OMB's definitions.
 source "$(dirname "$0")/../tap.sh"
 
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
@@ -20,7 +21,7 @@ BW_SIZES=$(sizes_json 1)
 
 run numaplan-osu --help
 check "--help exits 0 and names the options" bash -c '[ "$1" -eq 0 ] &&
-	for o in latency bw bibw mbw_mr -m -i -x -W -c --json; do grep -q -- "$o" <<<"$2" || exit 1; done' _ "$RC" "$OUT"
+	for o in latency bw bibw mbw_mr allreduce alltoall -m -i -x -W -f -c --json; do grep -q -- "$o" <<<"$2" || exit 1; done' _ "$RC" "$OUT"
 
 # Data check on every size up to 4 MiB (few iterations: correctness, not speed).
 for t in latency bw bibw; do
@@ -71,6 +72,36 @@ done
 run $T "$MPIEXEC" -n 2 numaplan-osu mbw_mr -c --corrupt -m 64 -i 3 -x 1 --json
 check "mbw_mr -c --corrupt: exit 1, validated false" bash -c '[ "$1" -eq 1 ] && jq -e ".validated == false" <<<"$2" >/dev/null' _ "$RC" "$OUT"
 
+# Collectives.  OMB's sizes for them: 1 byte to 1 MiB; allreduce sums
+# floats, so its sizes start at 4 bytes (one float): 4, 8, ... 2^20.
+sizes_to() { # first last
+	local s=$1 out=""; while [ "$s" -le "$2" ]; do out="$out,$s"; s=$((s * 2)); done; echo "[${out#,}]"
+}
+run $T "$MPIEXEC" -n 2 numaplan-osu allreduce -c -i 3 -x 1 --json
+check "allreduce -c: exit 0, validated" bash -c '[ "$1" -eq 0 ] && jq -e ".validated == true and .bad_bytes == 0" <<<"$2" >/dev/null' _ "$RC" "$OUT"
+check "allreduce: default sizes 4 B .. 1 MiB (19 sizes)" jqe "[.results[].size] == $(sizes_to 4 1048576)" <<<"$OUT"
+check "allreduce json: test, unit us, no window" jqe '.test == "allreduce" and .unit == "us" and .window == 1 and .ranks == 2' <<<"$OUT"
+# the figure is the mean of the ranks' latencies: between the fastest and the slowest
+check "allreduce: min <= average <= max, 3 timed iterations each" 	jqe 'all(.results[]; .min <= .value and .value <= .max and .min > 0 and .iterations == 3)' <<<"$OUT"
+run $T "$MPIEXEC" -n 3 numaplan-osu alltoall -c -m 1:64K -i 3 -x 1 --json
+check "alltoall 3 ranks -c: exit 0, every block checked" bash -c '[ "$1" -eq 0 ] && jq -e ".validated == true and all(.results[]; .valid)" <<<"$2" >/dev/null' _ "$RC" "$OUT"
+check "alltoall: sizes 1 B .. 64 KiB" jqe "[.results[].size] == $(sizes_to 1 65536)" <<<"$OUT"
+check "alltoall: min <= average <= max" jqe 'all(.results[]; .min <= .value and .value <= .max)' <<<"$OUT"
+run $T "$MPIEXEC" -n 2 numaplan-osu allreduce -m 2:16 -i 5 -x 1
+check "allreduce human: OMB's title and 'Avg Latency(us)' header" bash -c '
+	grep -q "^# OSU MPI Allreduce Latency Test" <<<"$1" && grep -qx "# Size       Avg Latency(us)" <<<"$1"' _ "$OUT"
+check "allreduce -m 2:16: sizes below a float skipped: 4 8 16" 	[ "$(grep -Eo '^[0-9]+ ' <<<"$OUT" | tr -d ' ' | tr '\n' ' ')" = "4 8 16 " ]
+run $T "$MPIEXEC" -n 2 numaplan-osu alltoall -m 8 -i 5 -x 1 -f
+check "alltoall -f: OMB's full header" bash -c '
+	grep -q "^# OSU MPI All-to-All Personalized Exchange Latency Test" <<<"$1" &&
+	grep -qx "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations" <<<"$1"' _ "$OUT"
+check "alltoall -f: rows 1..8 with 5 iterations" 	[ "$(grep -Ec '^[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +5$' <<<"$OUT")" -eq 4 ]
+for t in allreduce alltoall; do
+	run $T "$MPIEXEC" -n 3 numaplan-osu $t -c --corrupt -m 64 -i 3 -x 1
+	check "$t -c --corrupt: exit 1 with a data-check message" bash -c '
+		[ "$1" -eq 1 ] && grep -q "data check FAILED" <<<"$2" && grep -q "Fail$" <<<"$3"' _ "$RC" "$ERR" "$OUT"
+done
+
 # Bad arguments and rank counts: exit 2, a message naming the problem.
 bad() { # n expected-text args...
 	local n=$1 want=$2; shift 2
@@ -90,5 +121,10 @@ bad 2 "'-q'" latency -q
 bad 2 "'extra'" latency extra
 bad 1 "exactly 2 ranks" latency
 bad 3 "even number of ranks" mbw_mr
+bad 1 "at least 2 ranks" allreduce
+bad 1 "at least 2 ranks" alltoall
+bad 2 "no window" allreduce -W 4
+bad 2 "-f" latency -f
+bad 2 "at least 4" allreduce -m 2
 
 done_testing

@@ -66,5 +66,29 @@ run numaplan run hpl --dry-run --local --topology "$EPYC" -o "$tmp/lh"
 check "--local MPI uses mpiexec.mpich with a bind list" \
 	grep -q 'mpiexec.mpich -n 64 -bind-to user:' "$tmp/lh/job.sh"
 
+# Without --topology a dry run cannot ask the nodes: it plans on this
+# machine and says so, on stderr and in run.json (numaplan-run(1), TOPOLOGY).
+run numaplan run stream --dry-run -o "$tmp/here"
+check "dry run without --topology: exit 0, with a loud note" \
+	eval '[ "$RC" -eq 0 ] && grep -q "note: --dry-run plans on THIS machine.s topology" <<<"$ERR"'
+check "... recorded as 'local (dry run, stated)'" \
+	jqt '.node_types[0].source | startswith("local (dry run, stated): this machine")' "$tmp/here/run.json"
+check "... and named in the job script" grep -q '^# Planned on the topology of local (dry run, stated)' "$tmp/here/job.sh"
+run numaplan run stream --dry-run --topology "$EPYC" -o "$tmp/f"
+check "with --topology: no note, the file is the source" \
+	eval '! grep -q "note:" <<<"$ERR" && jqt --arg f "$EPYC" ".node_types[0].source == \"file \" + \$f + \" (--topology)\"" "$tmp/f/run.json"'
+run numaplan run stream --plan-only --local -o "$tmp/pl"
+check "--plan-only --local: refused (nothing to ask)" [ "$RC" -eq 2 ]
+run numaplan run stream --shared --exclusive --dry-run --topology "$EPYC" -o "$tmp/se"
+check "--shared --exclusive: refused" [ "$RC" -eq 2 ]
+check "--bind-via masks asks for whole nodes by default" grep -qx '#SBATCH --exclusive' "$tmp/s/job.sh"
+check "... and each masked step takes the whole node, without -c" \
+	grep -q 'srun -N 1 -n 1 --ntasks-per-node=1 ${NP_MASKS:+--whole --cpu-bind=mask_cpu:' "$tmp/s/job.sh"
+run numaplan run stream --dry-run --shared --topology "$EPYC" -o "$tmp/sh"
+check "--shared: no --exclusive" sh -c "! grep -q -- '--exclusive' '$tmp/sh/job.sh'"
+run numaplan run stream --dry-run --bind-via plugin --topology "$EPYC" -o "$tmp/bp"
+check "--bind-via plugin: a planner policy for every step (numa for stream.numa3)" \
+	grep -q 'stream.numa3 .*srun .* --numa-plan=numa ' "$tmp/bp/job.sh"
+
 check "sbatch was never called" [ ! -e "$tmp/sbatch-called" ]
 done_testing

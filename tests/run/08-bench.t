@@ -106,7 +106,8 @@ cat >"$tmp/fake/queue.json" <<'EOF'
  "jobs": [{"job_id": 41, "job_state": "RUNNING", "exit_code": 0, "start_time": 900, "end_time": 99999},
           {"job_id": 42, "job_state": "FAILED", "exit_code": 768, "start_time": 1000, "end_time": 1065}]}
 EOF
-run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 -o "$tmp/sq" -- true
+# (--topology: the fake Slurm runs no topology probe)
+run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq" -- true
 check "a job squeue shows FAILED: exit 1" [ "$RC" -eq 1 ]
 check "... reported with the exit code as scontrol shows it (3:0)" \
 	grep -q 'job 42 ended FAILED (exit code 3:0)' <<<"$ERR"
@@ -122,7 +123,7 @@ cat >"$tmp/fake/queue.json" <<'EOF'
            "start_time": {"set": true, "infinite": false, "number": 1000},
            "end_time": {"set": true, "infinite": false, "number": 92061}}]}
 EOF
-run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 -o "$tmp/sq2" -- true
+run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq2" -- true
 check "later squeue JSON: CANCELLED by signal 15 after 1 day 1:17:41" \
 	jqt '.jobs[0] | .state == "CANCELLED" and .exit_code == "0:15" and .elapsed == "1-01:17:41"' \
 	"$tmp/sq2/results.json"

@@ -1,13 +1,17 @@
 #!/bin/bash
 # The plugin's Slurm-independent parts (site arguments, --numa-plan values,
-# precedence, step CPUs, planning + binding of a process) through
-# numaplan-spank-harness, and the same under valgrind.  No vcluster needed.
+# precedence, step CPUs, the topology cache) and its callback sequence
+# (sequence.c: srun's checks, then a step's decide, load, plan, bind and
+# export in this process) through numaplan-spank-harness, the same code
+# numaplan.so runs, with the harness as Slurm; and the same under
+# valgrind.  No vcluster needed.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 
 [ -x "$HARNESS" ] || skip_all "numaplan-spank-harness not built"
 H=$HARNESS
 tmp=$(root_tmpdir harness) || exit 1; trap 'rm -rf "$tmp"' EXIT
+cmdline() { printf '%s\0' "$@" >"$tmp/cmdline"; }
 
 # ---- plugstack.conf arguments
 run $H site default=compact allow=compact,spread on_error=fail verbose respect_cpu_bind=no
@@ -111,7 +115,6 @@ check "help lists policies and the site's settings" \
 # ---- srun's own --cpu-bind: the option words of a command line, not the
 # program's arguments, not SLURM_CPU_BIND (Slurm's variable, which every task
 # inherits and a nested srun would take for the option)
-cmdline() { printf '%s\0' "$@" >"$tmp/cmdline"; }
 while IFS='|' read -r want argc words; do
 	# shellcheck disable=SC2086
 	cmdline $words
@@ -165,6 +168,48 @@ check "bind: explicit global ranks (cyclic): local task 1 is rank 3" \
 run $H bind compact 2:1 1
 check "bind: fewer ranks than tasks refused" [ "$RC" -ne 0 ]
 
+# ---- the plugin's own callback sequence (sequence.c) with Slurm's answers
+# given on the command line: the step's cores, its cgroup, srun's command
+# line, cpus per task
+bound_cpus() { cpus_of "$(sed -n 's/^NUMAPLAN_CPUS=//p' <<<"$OUT")"; }
+core0=$(hwloc-calc --physical-output --intersect pu core:0)
+corel=$(hwloc-calc --physical-output --intersect pu "core:$(($(hwloc-calc --number-of core all) - 1))")
+run $H bind --cores=0 compact 1 0
+check "sequence: no step cgroup, Slurm's allocated core 0: the task on its PUs" \
+	eval '[ "$(bound_cpus)" = "$(cpus_of "$core0")" ] && grep -q "step cpus from allocated cores" <<<"$ERR"'
+run $H bind --cores="$(($(hwloc-calc --number-of core all) - 1))" compact 1 0
+check "sequence: allocated last core: the task on the last core's PUs" [ "$(bound_cpus)" = "$(cpus_of "$corel")" ]
+run $H bind --cores=4096 compact 1 0
+check "sequence: an allocated core the node lacks: unbound, the step's error" \
+	eval '[ "$RC" -ne 0 ] && grep -q "warning: .*allocated core 4096.*tasks run unbound" <<<"$OUT" && ! grep -q "^NUMAPLAN_" <<<"$OUT"'
+mkdir -p "$tmp/cgs/slurm/job_1/step_0"
+echo "$first" >"$tmp/cgs/slurm/job_1/step_0/cpuset.cpus.effective"
+printf '0::/slurm/job_1/step_0\n' >"$tmp/procs"
+run $H bind --cgroup="$tmp/procs,$tmp/cgs" --cores=4096 compact 1 0
+check "sequence: a step cgroup wins over the allocated cores" \
+	eval 'grep -q "^NUMAPLAN_CPUS=$first\$" <<<"$OUT" && grep -q "step cpus from cgroup" <<<"$ERR"'
+if [ "$npus" -ge 2 ]; then
+	run $H bind --cpus-per-task=2 compact,threads 1 0
+	check "sequence: 2 cpus per task (threads): the first two PUs, 2 OpenMP threads" \
+		eval '[ "$(bound_cpus)" = "$(cpus_of "$(hwloc-calc --physical-output --intersect pu pu:0-1)")" ] && grep -q "^OMP_NUM_THREADS=2$" <<<"$OUT"' 
+fi
+run env NUMAPLAN_CPUS=99 NUMAPLAN_HCA=x $H bind none 1 0
+check "sequence: inherited NUMAPLAN_* dropped from a task left alone" \
+	eval '[ "$RC" -eq 0 ] && grep -q "^policy none" <<<"$OUT" && ! grep -q "^NUMAPLAN_" <<<"$OUT"'
+run $H bind compact,verbose 1 0 on_error=fail topology=/nonexistent/file.xml
+check "sequence: on_error=fail ends the task, naming the reason on its stderr" \
+	eval '[ "$RC" -ne 0 ] && grep -q "^numaplan: harness: error: cannot load the topology (/nonexistent/file.xml).*(on_error=fail)$" <<<"$OUT"'
+cmdline srun -n1 --cpu-bind=cores ./app
+run env SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,1" compact 1 0
+check "sequence: srun's own --cpu-bind wins, the task is left as Slurm bound it" \
+	eval 'grep -q "explicit --cpu-bind (mask_cpu:) wins; policy .compact. not applied" <<<"$OUT" && ! grep -q "^NUMAPLAN_" <<<"$OUT"'
+run env SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,1" compact 1 0 respect_cpu_bind=no
+check "sequence: respect_cpu_bind=no binds anyway" grep -q "^NUMAPLAN_CPUS=" <<<"$OUT"
+cmdline srun -n1 ./app --cpu-bind=cores
+run env _NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,2" compact 1 0
+check "sequence: a --cpu-bind mark set by the user is overwritten by srun's" \
+	eval 'grep -q "^NUMAPLAN_CPUS=" <<<"$OUT" && ! grep -q "wins" <<<"$OUT"'
+
 # ---- the topology cache (cache=DIR), as root: loaded only when trusted
 cdir=$tmp/cache; cfile=$cdir/nX.xml
 run $H topology nX "cache=$cdir"
@@ -178,6 +223,21 @@ check "cache: second load from the file, same CPUs" \
 	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && grep -qx "source: $cfile" <<<"$OUT" && [ "$(grep "^cpus:" <<<"$OUT")" = "$live_cpus" ]'
 run $H cores "0-$((npus - 1))" "cache=$cdir"
 check "cache: cores from the cached topology are every PU" [ "$(cpus_of "$OUT")" = "$(machine_pus)" ]
+# the checker's verdict on the cache file, kept in DIR/verified once the
+# file is 2 seconds old, and found there by the next load (the list is not
+# rewritten: no check ran)
+sleep 2.1
+run $H topology nX "cache=$cdir"
+check "cache: the verdict on the cache file is kept in DIR/verified (root's, 0644)" \
+	eval '[ "$RC" -eq 0 ] && [ "$(stat -c "%u %a" "$cdir/verified")" = "0 644" ] && grep -q " ino-$(stat -c %i "$cfile") size-$(stat -c %s "$cfile") " "$cdir/verified"'
+before=$(stat -c '%i %Y.%y' "$cdir/verified")
+run $H topology nX "cache=$cdir"
+check "cache: the next load finds the verdict (no check, the list unchanged)" \
+	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && [ "$(stat -c "%i %Y.%y" "$cdir/verified")" = "$before" ]'
+chmod 0666 "$cdir/verified"
+run $H topology nX "cache=$cdir"
+check "cache: a writable verdict list is not believed: checked again, list replaced" \
+	eval 'grep -qx "topology: cache $cfile" <<<"$OUT" && [ "$(stat -c "%u %a" "$cdir/verified")" = "0 644" ] && [ "$(stat -c "%i %Y.%y" "$cdir/verified")" != "$before" ]'
 chmod 0664 "$cfile"
 run $H topology nX "cache=$cdir"
 check "cache: a group-writable file is not used" grep -q "^topology: live discovery; cache file $cfile: group- or world-writable; saved" <<<"$OUT"
@@ -275,9 +335,18 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: topology load failure" vg $H bind compact 1 0 topology=/nonexistent.xml
 	check "valgrind: allocated cores" vg $H cores 0
 	check "valgrind: bind with explicit ranks" vg $H bind compact,verbose 2:1,3 1
+	check "valgrind: sequence, allocated cores" vg $H bind --cores=0 compact,verbose 1 0
+	check "valgrind: sequence, step cgroup" vg $H bind --cgroup="$tmp/procs,$tmp/cgs" compact 1 0
+	cmdline srun -n1 --cpu-bind=cores ./app
+	check "valgrind: sequence, srun's --cpu-bind wins" \
+		eval 'SLURM_CPU_BIND_TYPE=mask_cpu: vg $H bind --cmdline="$tmp/cmdline,1" compact 1 0' 
+	check "valgrind: sequence, policy none" vg $H bind none 1 0
 	rm -rf "$tmp/vgcache"
 	check "valgrind: live load, cache saved" vg $H topology nV "cache=$tmp/vgcache"
 	check "valgrind: load from the cache" vg $H topology nV "cache=$tmp/vgcache"
+	sleep 2.1
+	check "valgrind: load from the cache, verdict remembered" vg $H topology nV "cache=$tmp/vgcache"
+	check "valgrind: load from the cache, verdict found" vg $H topology nV "cache=$tmp/vgcache"
 	chmod 0666 "$tmp/vgcache/nV.xml"
 	check "valgrind: untrusted cache file" vg $H topology nV "cache=$tmp/vgcache"
 else

@@ -308,6 +308,45 @@ static void test_whole_machine_logical_cores(void **state)
 	np_topo_free(t);
 }
 
+static void test_fingerprint(void **state)
+{
+	/* one digest per node type: the same file twice agrees, another
+	 * machine or a narrower allowed set does not, and the XML export of
+	 * a node reads back as the same type */
+	np_topo_t *a = load_topo(EPYC7551, NULL), *b = load_topo(EPYC7551, NULL);
+	np_topo_t *c = load_topo(SPR8480, NULL), *d = load_topo(EPYC7551, "0-31,64-95"), *u;
+	char fa[NP_FINGERPRINT_LEN], fb[NP_FINGERPRINT_LEN], fc[NP_FINGERPRINT_LEN];
+	char fd[NP_FINGERPRINT_LEN], fu[NP_FINGERPRINT_LEN];
+	np_load_opts_t lo = { 0 };
+	np_error_t err = { 0 };
+	char dir[] = "/tmp/np-fp-XXXXXX", path[64];
+
+	(void)state;
+	np_topo_fingerprint(a, fa);
+	np_topo_fingerprint(b, fb);
+	np_topo_fingerprint(c, fc);
+	np_topo_fingerprint(d, fd);
+	assert_int_equal(strlen(fa), 16);
+	assert_int_equal(strspn(fa, "0123456789abcdef"), 16);
+	assert_string_equal(fa, fb);
+	assert_string_not_equal(fa, fc);
+	assert_string_not_equal(fa, fd);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/node.xml", dir);
+	assert_int_equal(np_topo_export_xml(a, path, &err), 0);
+	lo.xml_path = path;
+	assert_int_equal(np_topo_load(&u, &lo, &err), 0);
+	np_topo_fingerprint(u, fu);
+	assert_string_equal(fa, fu);
+	np_topo_free(u);
+	unlink(path);
+	rmdir(dir);
+	np_topo_free(a);
+	np_topo_free(b);
+	np_topo_free(c);
+	np_topo_free(d);
+}
+
 static void test_export_roundtrip(void **state)
 {
 	/* what is exported loads back as the same node */
@@ -348,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_export_roundtrip),
+		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_root_safety),
 		cmocka_unit_test(test_whole_machine_logical_cores),
 	};

@@ -1,0 +1,18 @@
+/*
+ * site_topo.h - the topology the site's numaplan plugin plans a node on.
+ */
+#ifndef NP_SITE_TOPO_H
+#define NP_SITE_TOPO_H
+
+#include "numaplan.h"
+#include "text_util.h"
+
+/* The topology= file of numaplan.so in plugstack.conf (found through
+ * SLURM_CONF or /etc/slurm/slurm.conf, includes followed), with %n
+ * expanded to SLURMD_NODENAME or the short host name: *path is it, or
+ * NULL when the plugin discovers the node live.  *why says which, for
+ * the record ("file X (topology= of numaplan.so in P)", "live discovery
+ * (...)").  Both malloc'ed; -ENOMEM only. */
+int np_site_topology(char **path, char **why);
+
+#endif /* NP_SITE_TOPO_H */

@@ -1,0 +1,80 @@
+/*
+ * topo_fingerprint.c - a digest of what the planner reads of a node, so
+ * that the nodes of a partition can be grouped into node types and planned
+ * once per type.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "np_topo.h"
+
+typedef struct fnv {
+	uint64_t h;
+} fnv_t;
+
+/* FNV-1a: no cryptographic claim; it only has to tell node types apart. */
+static void add(fnv_t *f, const char *s)
+{
+	for (; s && *s; s++) {
+		f->h ^= (unsigned char)*s;
+		f->h *= 0x100000001b3ULL;
+	}
+	f->h ^= 0xff;           /* a separator no text contains */
+	f->h *= 0x100000001b3ULL;
+}
+
+static void addf(fnv_t *f, const char *fmt, unsigned long long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), fmt, v);
+	add(f, b);
+}
+
+static void add_set(fnv_t *f, const np_cpuset_t *s)
+{
+	char *t = s ? np_cpuset_format(s) : NULL;
+
+	add(f, t ? t : "-");
+	free(t);
+}
+
+void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN])
+{
+	fnv_t f = { 0xcbf29ce484222325ULL };
+	unsigned i, j;
+
+	add(&f, t->cpu_model ? t->cpu_model : "-");
+	add_set(&f, t->complete);
+	add_set(&f, t->allowed);
+	for (i = 0; i < t->npackages; i++) {
+		addf(&f, "P%llu", t->packages[i].os_index);
+		add_set(&f, t->packages[i].cpus);
+	}
+	for (i = 0; i < t->nnuma; i++) {
+		addf(&f, "N%llu", t->numa[i].os_index);
+		addf(&f, "p%llu", (unsigned long long)(t->numa[i].package + 1));
+		add_set(&f, t->numa[i].cpus);
+	}
+	for (i = 0; i < t->nl3; i++)
+		add_set(&f, t->l3[i].cpus);
+	for (i = 0; i < t->ncores; i++) {
+		addf(&f, "C%llu", t->cores[i].os_index);
+		for (j = 0; j < t->cores[i].npus; j++)
+			addf(&f, "%llu", t->cores[i].pus[j]);
+	}
+	/* adapters and GPUs by name, kind and locality; never their port
+	 * states, which differ between identical nodes */
+	for (i = 0; i < t->ndevices; i++) {
+		add(&f, t->devices[i].name);
+		add(&f, np_dev_kind_name(t->devices[i].kind));
+		add_set(&f, t->devices[i].numas);
+		addf(&f, "r%llu", t->devices[i].at_root);
+	}
+	if (t->distances)
+		for (i = 0; i < t->nnuma * t->nnuma; i++)
+			addf(&f, "%llu", (unsigned long long)t->distances[i]);
+	snprintf(out, NP_FINGERPRINT_LEN, "%016" PRIx64, f.h);
+}

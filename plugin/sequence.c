@@ -1,0 +1,528 @@
+/*
+ * sequence.c - the plugin's work, one function per SPANK callback (see
+ * sequence.h); Slurm is reached only through the host (spank_host.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bind.h"
+#include "export.h"
+#include "node_plan.h"
+#include "report.h"
+#include "sequence.h"
+#include "step_cpus.h"
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* Slurm's log, with the message escaped: a value with a newline must not
+ * forge a line in slurmd's log or on srun's terminal. */
+static void log_(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void log_(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
+{
+	char out[NPS_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	nps_format_message(out, fmt, ap);
+	va_end(ap);
+	h->ops->log(h->ctx, level, out);
+}
+
+/* One line on the task's (the user's) standard error, escaped the same way */
+static void say(const nps_host_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const nps_host_t *h, const char *fmt, ...)
+{
+	char out[NPS_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	nps_format_message(out, fmt, ap);
+	va_end(ap);
+	h->ops->say(h->ctx, out);
+}
+
+/* Text made of whole lines (nps_plan_lines): say() each, so that only its
+ * own line breaks break lines. */
+static void say_lines(const nps_host_t *h, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		say(h, "%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* ---- srun / sbatch / salloc ------------------------------------------- */
+
+static int remember(nps_seq_t *q, const char *text)
+{
+	char *copy = strdup(text ? text : "");
+
+	if (!copy)
+		return -1;
+	free(q->opt_text);
+	q->opt_text = copy;
+	return 0;
+}
+
+static int local_check(nps_seq_t *q, const nps_host_t *h, const char *text)
+{
+	nps_request_t r;
+	np_error_t err = { 0 };
+
+	if (!q->site_ok) {
+		log_(h, NPS_LOG_ERROR, "numaplan: --numa-plan unavailable, the site configuration is invalid: %s",
+		     q->site_err.msg);
+		return -1;
+	}
+	if (nps_request_parse(&r, text, &err) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: %s", err.msg);
+		return -1;
+	}
+	if (r.help) {
+		char *help = nps_help_text(&q->site);
+
+		/* Like --cpu-bind=help: the user asked for text, not a job. */
+		fputs(help ? help : "numaplan: out of memory\n", stdout);
+		fflush(stdout);
+		free(help);
+		nps_request_free(&r);
+		exit(help ? 0 : 1);
+	}
+	if (nps_request_check(&r, text, &q->site, &err) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: %s", err.msg);
+		nps_request_free(&r);
+		return -1;
+	}
+	nps_request_free(&r);
+	return remember(q, text);
+}
+
+int nps_seq_option(nps_seq_t *q, const nps_host_t *h, const char *value, int remote)
+{
+	/* In slurmstepd the value is only kept: it is judged in
+	 * init_post_opt, where a failure can be reported properly. */
+	return remote ? remember(q, value) : local_check(q, h, value);
+}
+
+int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[])
+{
+	nps_ctx_t ctx = h->ops->context(h->ctx);
+	int rc = 0;
+
+	memset(q, 0, sizeof(*q));
+	nps_site_init(&q->site);
+	if (ctx == NPS_CTX_LOCAL || ctx == NPS_CTX_REMOTE || ctx == NPS_CTX_ALLOCATOR) {
+		const char *why = "?";
+
+		if (h->ops->register_option(h->ctx, &why) < 0) {
+			log_(h, NPS_LOG_ERROR, "numaplan: cannot register --numa-plan: %s", why);
+			rc = -1;
+		}
+	}
+	if (nps_site_parse(&q->site, ac, av, &q->site_err) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: %s", q->site_err.msg);
+		return -1;
+	}
+	q->site_ok = true;
+	return rc;
+}
+
+/*
+ * srun, once the step exists: does srun's own command line say --cpu-bind?
+ * (see NPS_CPU_BIND_MARK).  srun merges its environment into the step's
+ * after this callback, so setting it here reaches the nodes; "0" is
+ * written too, over any value inherited or set by the user.
+ */
+int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
+{
+	int argc = 0;
+
+	if (h->ops->context(h->ctx) != NPS_CTX_LOCAL)
+		return 0;
+	q->srun_cpu_bind = 0;
+	/* Without the command's length the option words are unknown: a
+	 * --cpu-bind among the program's own arguments must not count. */
+	if (h->ops->job_argc(h->ctx, &argc) == 0 && argc > 0)
+		q->srun_cpu_bind = nps_srun_cpu_bind_given(h->cmdline, argc);
+	if (h->ops->srun_setenv(h->ctx, NPS_CPU_BIND_MARK, q->srun_cpu_bind == 1 ? "1" : "0") < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_CPU_BIND_MARK);
+	return 0;
+}
+
+/* ---- slurmstepd ---------------------------------------------------------- */
+
+static void set_error(nps_seq_t *q, bool fail, const char *msg)
+{
+	q->state = NPS_SEQ_ERROR;
+	q->fail = fail;
+	snprintf(q->err.msg, sizeof(q->err.msg), "%s", msg);
+}
+
+/* srun's own --cpu-bind (the mark), asking for a binding type (not only
+ * verbose) as srun passed it on: SLURM_CPU_BIND_TYPE. */
+static bool explicit_cpu_bind(nps_seq_t *q, const nps_host_t *h)
+{
+	char buf[sizeof(q->cpu_bind)], mark[4];
+	int rc = h->ops->getenv(h->ctx, NPS_CPU_BIND_MARK, mark, sizeof(mark));
+
+	if (rc < 0 || strcmp(mark, "1") != 0)
+		return false;
+	rc = h->ops->getenv(h->ctx, "SLURM_CPU_BIND_TYPE", buf, sizeof(buf));
+	if (rc < 0 && rc != -ENOSPC)
+		return false;
+	buf[sizeof(buf) - 1] = '\0';
+	if (!nps_cpu_bind_explicit(buf))
+		return false;
+	snprintf(q->cpu_bind, sizeof(q->cpu_bind), "%s", buf);
+	return true;
+}
+
+int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
+{
+	np_error_t err = { 0 };
+	const char *text = q->opt_text;
+
+	q->state = NPS_SEQ_IDLE;
+	if (h->ops->is_job_step(h->ctx) != 1)
+		return 0;
+	if (h->ops->node_name(h->ctx, q->node, sizeof(q->node)) < 0)
+		snprintf(q->node, sizeof(q->node), "?");
+	if (!q->site_ok) {
+		set_error(q, false, q->site_err.msg);
+		return 0;
+	}
+	q->fail = q->site.on_error == NPS_ON_ERROR_FAIL;
+	if (text) {
+		if (nps_request_parse(&q->req, text, &err) == 0) {
+			q->have_req = true;
+		} else if (!q->site.enforce) {
+			/* srun/sbatch refuse such a value; it came around them */
+			set_error(q, true, err.msg);
+			return 0;
+		}
+	}
+	if (nps_decide(&q->site, q->have_req ? &q->req : NULL, text, &q->decision, &err) < 0) {
+		set_error(q, true, err.msg);
+		return 0;
+	}
+	if (q->decision.policy == NP_POLICY_NONE)
+		return 0;
+	if (!q->site.enforce && q->site.respect_cpu_bind && explicit_cpu_bind(q, h)) {
+		q->state = NPS_SEQ_RESPECT;
+		return 0;
+	}
+	return 1;
+}
+
+int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
+{
+	np_error_t err = { 0 };
+
+	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
+		return 0;
+	if (nps_seq_decide(q, h) != 1)
+		return 0;
+	/* As root, before privileges drop: an admin's XML need not be
+	 * readable by users, and only root may write the cache.  Here
+	 * slurmstepd is not yet in the step's cgroup, so a live discovery
+	 * sees the whole node and may be cached for every later step. */
+	if (nps_topology_load(&q->site, q->node, &q->topo, &q->topo_info, &err) < 0) {
+		set_error(q, q->fail, err.msg);
+		return 0;
+	}
+	log_(h, NPS_LOG_DEBUG, "numaplan: %s: topology: %s", q->node, q->topo_info.text);
+	q->state = NPS_SEQ_LOADED;
+	return 0;
+}
+
+/* No step cgroup: narrow slurmstepd's affinity (the whole node, usually)
+ * to the cores Slurm allocated to the step here. */
+static int alloc_cores(nps_seq_t *q, const nps_host_t *h, np_cpuset_t *cpus,
+                       const char **from, np_error_t *err)
+{
+	const char *cores = NULL;
+	np_cpuset_t *alloc;
+	int rc;
+
+	/* Without a step cgroup, slurmstepd's affinity is usually the whole
+	 * node: binding must not go ahead unless Slurm says which cores are
+	 * the step's. */
+	if (h->ops->alloc_cores(h->ctx, &cores) < 0 || !cores || !*cores)
+		return np_error_set(err, -ENODEV,
+				    "cannot determine the step's CPUs on this node (no step cgroup, no allocated cores)");
+	if (!(alloc = np_cpuset_new()))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if ((rc = nps_cores_to_cpus(q->topo, cores, alloc, err)) == 0) {
+		np_cpuset_and(cpus, alloc);
+		*from = "allocated cores";
+		if (np_cpuset_iszero(cpus))
+			rc = np_error_set(err, -ENODEV, "the step's cores %s are outside "
+					  "slurmstepd's affinity", cores);
+	}
+	np_cpuset_free(alloc);
+	return rc;
+}
+
+/* The global rank of each local task: with -m cyclic (or arbitrary) a
+ * node's tasks are not numbered contiguously. */
+static unsigned *global_ranks(nps_seq_t *q, const nps_host_t *h, unsigned ntasks)
+{
+	unsigned *ids = calloc(ntasks ? ntasks : 1, sizeof(*ids));
+
+	for (unsigned i = 0; ids && i < ntasks; i++) {
+		unsigned gid = 0;
+
+		if (h->ops->global_rank(h->ctx, i, &gid) < 0) {
+			/* only the verbose label would suffer: carry on */
+			log_(h, NPS_LOG_DEBUG, "numaplan: %s: no global rank for local task %u", q->node, i);
+			gid = i ? ids[i - 1] + 1 : 0;
+		}
+		ids[i] = gid;
+	}
+	return ids;
+}
+
+static int plan_node(nps_seq_t *q, const nps_host_t *h, np_error_t *err)
+{
+	unsigned ntasks = 0, cpt = 1;
+	unsigned *ranks = NULL;
+	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
+	nps_node_in_t in = { .decision = &q->decision };
+	const char *from = "?";
+	int rc;
+
+	if (!cpus || !mems) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (h->ops->local_tasks(h->ctx, &ntasks) < 0) {
+		rc = np_error_set(err, -EIO, "cannot get the number of local tasks from Slurm");
+		goto out;
+	}
+	if (h->ops->cpus_per_task(h->ctx, &cpt) < 0 || cpt == 0)
+		cpt = 1;
+	if (!(ranks = global_ranks(q, h, ntasks))) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = nps_step_cpus(&h->cgroup, cpus, &from, err)) < 0)
+		goto out;
+	if (strcmp(from, "cgroup") != 0 && (rc = alloc_cores(q, h, cpus, &from, err)) < 0)
+		goto out;
+	log_(h, NPS_LOG_DEBUG, "numaplan: %s: %u local task(s), %u cpu(s) each, step cpus from %s",
+	     q->node, ntasks, cpt, from);
+	in.ntasks = ntasks;
+	in.cpus_per_task = cpt;
+	in.rank_ids = ranks;
+	in.step_cpus = cpus;
+	in.mems_allowed = nps_mems_allowed(mems, NULL) == 0 ? mems : NULL;
+	/* on_error=fail: a step that asked for an adapter gets one or fails */
+	in.no_fallback = q->site.on_error == NPS_ON_ERROR_FAIL;
+	rc = nps_node_plan(q->topo, &in, &q->plan, err);
+	for (unsigned i = 0; rc == 0 && i < q->plan->nskipped; i++)
+		log_(h, NPS_LOG_VERBOSE, "numaplan: %s: adapter %s not used: %s", q->node,
+		     q->plan->skipped[i].name, q->plan->skipped[i].reason);
+out:
+	free(ranks);
+	np_cpuset_free(cpus);
+	np_cpuset_free(mems);
+	return rc;
+}
+
+int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h)
+{
+	np_error_t err = { 0 };
+
+	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
+		return 0;
+	if (q->state == NPS_SEQ_LOADED) {
+		if (plan_node(q, h, &err) < 0)
+			set_error(q, q->fail, err.msg);
+		else
+			q->state = NPS_SEQ_PLANNED;
+	}
+	/* An error is acted on in each task (task_init), not by failing
+	 * here: a failed user_init of a `required` plugin makes Slurm 22.05
+	 * report "launch failed" yet srun exit 0, and an `optional` one is
+	 * ignored altogether. */
+	if (q->state == NPS_SEQ_ERROR)
+		log_(h, NPS_LOG_INFO, "numaplan: %s: %s (on_error=%s)", q->node, q->err.msg,
+		     q->fail ? "fail" : "warn");
+	return 0;
+}
+
+/* ---- each task ---------------------------------------------------------- */
+
+static int env_isset(void *ctx, const char *name)
+{
+	const nps_host_t *h = ctx;
+	char buf[2];
+	int rc = h->ops->getenv(h->ctx, name, buf, sizeof(buf));
+
+	if (rc == 0 || rc == -ENOSPC)
+		return 1;
+	return rc == -ENOENT ? 0 : -EIO;
+}
+
+static int env_set(void *ctx, const char *name, const char *value)
+{
+	const nps_host_t *h = ctx;
+
+	return h->ops->setenv(h->ctx, name, value) < 0 ? -EIO : 0;
+}
+
+/*
+ * NUMAPLAN_* describe this step: a task gets them only when numaplan bound
+ * it, never from an enclosing step, the batch script or the user's shell
+ * (srun passes its whole environment on).  The --cpu-bind mark is srun's
+ * message to the nodes, not the program's.
+ */
+static void clear_task_env(const nps_host_t *h)
+{
+	for (unsigned i = 0; i < NPS_OWN_VARS_COUNT; i++)
+		(void)h->ops->unsetenv(h->ctx, nps_own_vars[i]);
+	(void)h->ops->unsetenv(h->ctx, NPS_CPU_BIND_MARK);
+}
+
+/*
+ * on_error=fail in a task: this process is the forked task, not
+ * slurmstepd, about to exec the user's program.  Slurm ends it the same
+ * way when a `required` plugin fails here; doing it ourselves makes the
+ * step fail, with a non-zero srun status, whether the plugstack line says
+ * `required` or `optional`.
+ */
+static void task_fail(void)
+{
+	fflush(stderr);
+	_exit(1);
+}
+
+static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
+{
+	const np_rank_t *r;
+	nps_env_ops_t ops = { env_isset, env_set, (void *)h };
+	nps_saved_t saved = { 0 };
+	np_error_t err = { 0 };
+	unsigned kept = 0;
+	int rc;
+
+	if (task >= q->plan->nranks)
+		return np_error_set(&q->err, -EINVAL, "local task %u is not in the plan (%u tasks)",
+				    task, q->plan->nranks);
+	r = &q->plan->ranks[task];
+	if (!r->bound)
+		return 0;
+	if ((rc = nps_bind_save(&saved, &err)) < 0 ||
+	    (rc = nps_bind_apply(r, &err)) < 0 ||
+	    (rc = nps_bind_verify(r, &err)) < 0) {
+		np_error_t ignored = { 0 };
+
+		if (saved.cpus)
+			(void)nps_bind_restore(&saved, &ignored);
+		nps_saved_free(&saved);
+		return np_error_set(&q->err, rc, "task %u: %s", task, err.msg);
+	}
+	if ((rc = nps_export(&ops, q->plan, r, &kept, &err)) < 0) {
+		/* unbound, then, and saying nothing about a binding */
+		np_error_t ignored = { 0 };
+
+		(void)nps_bind_restore(&saved, &ignored);
+		nps_saved_free(&saved);
+		clear_task_env(h);
+		return np_error_set(&q->err, rc, "task %u: %s", task, err.msg);
+	}
+	nps_saved_free(&saved);
+	q->task_kept = kept;
+	if (q->decision.verbose) {
+		char *line = nps_task_line(q->node, task, r->rank, r);
+
+		say(h, "%s", line ? line : "numaplan: (out of memory)");
+		free(line);
+		if (kept)
+			say(h, "numaplan: %s task %u: %u variable(s) of the plan left as you set them",
+			    q->node, task, kept);
+	}
+	return 0;
+}
+
+int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
+{
+	int task = -1;
+
+	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
+		return 0;
+	q->task_failed = false;
+	q->task_kept = 0;
+	/* every task of every step, bound below or not */
+	clear_task_env(h);
+	if (q->state == NPS_SEQ_IDLE)
+		return 0;
+	if (h->ops->task_id(h->ctx, &task) < 0 || task < 0)
+		return 0;
+
+	if (task == 0 && q->decision.note[0])
+		say(h, "numaplan: %s: note: %s", q->node, q->decision.note);
+
+	switch (q->state) {
+	case NPS_SEQ_RESPECT:
+		if (task == 0)
+			say(h, "numaplan: %s: note: an explicit --cpu-bind (%s) wins; policy '%s' not applied",
+			    q->node, q->cpu_bind, np_policy_name(q->decision.policy));
+		return 0;
+	case NPS_SEQ_PLANNED:
+		if (task == 0) {
+			char *lines = nps_plan_lines(q->node, q->plan, q->decision.verbose);
+
+			if (q->decision.verbose)
+				say(h, "numaplan: %s: topology: %s", q->node, q->topo_info.text);
+			say_lines(h, lines);
+			free(lines);
+		}
+		if (bind_task(q, h, (unsigned)task) == 0)
+			return 0;
+		q->task_failed = true;
+		if (q->fail) {
+			say(h, "numaplan: %s: error: %s (on_error=fail)", q->node, q->err.msg);
+			task_fail();
+		}
+		say(h, "numaplan: %s: warning: %s; the task runs unbound", q->node, q->err.msg);
+		return 0;
+	case NPS_SEQ_ERROR:
+		if (q->fail) {
+			if (task == 0)
+				say(h, "numaplan: %s: error: %s (on_error=fail)", q->node, q->err.msg);
+			task_fail();
+		}
+		if (task == 0)
+			say(h, "numaplan: %s: warning: %s; tasks run unbound", q->node, q->err.msg);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void nps_seq_exit(nps_seq_t *q)
+{
+	np_plan_free(q->plan);
+	np_topo_free(q->topo);
+	nps_request_free(&q->req);
+	nps_site_free(&q->site);
+	free(q->opt_text);
+	memset(q, 0, sizeof(*q));
+}
+
+const char *nps_seq_error(const nps_seq_t *q)
+{
+	return q->state == NPS_SEQ_ERROR || q->task_failed ? q->err.msg : NULL;
+}

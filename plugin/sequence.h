@@ -1,0 +1,92 @@
+/*
+ * sequence.h - the plugin's work, one function per SPANK callback.
+ *
+ * numaplan.so's entry points (spank_glue.c) and numaplan-spank-harness
+ * call these same functions, each with its own host (spank_host.h); what
+ * a step keeps between callbacks is an nps_seq_t.
+ *
+ * Where things happen (Slurm 22.05):
+ *   srun/sbatch/salloc  init: register --numa-plan, read the site's
+ *                       arguments; option: check the value (syntax,
+ *                       allow=, enforce) and refuse a bad one before
+ *                       anything is submitted; `help` prints, exits.
+ *   srun                local_user_init: tell the nodes whether srun's own
+ *                       command line has --cpu-bind.
+ *   slurmstepd (root)   init_post_opt: skip batch/extern/interactive
+ *                       steps, apply precedence, honour an explicit
+ *                       --cpu-bind, load the topology as root (the site's
+ *                       XML, the node's cache, or live, then cached) - the
+ *                       one topology load of the step.
+ *   slurmstepd (user)   user_init: once per node and step, the step's CPUs
+ *                       (slurmstepd is in the step cpuset by now),
+ *                       restrict, plan the node's local tasks with their
+ *                       global ranks.
+ *   each task (user)    task_init: after Slurm's own task binding and just
+ *                       before exec: drop inherited NUMAPLAN_*, bind, read
+ *                       back, export the environment, print the verbose
+ *                       line.
+ * Every message goes out escaped, through the host.  Nothing here exits
+ * slurmstepd or fails its callbacks; the only exits are srun's after
+ * `help` and a task child's under on_error=fail.
+ */
+#ifndef NPS_SEQUENCE_H
+#define NPS_SEQUENCE_H
+
+#include <stdbool.h>
+
+#include "numaplan.h"
+#include "request.h"
+#include "site_config.h"
+#include "spank_host.h"
+#include "topo_source.h"
+
+typedef enum nps_seq_state {
+	NPS_SEQ_IDLE,           /* nothing to do for this step */
+	NPS_SEQ_RESPECT,        /* an explicit --cpu-bind wins */
+	NPS_SEQ_LOADED,         /* topology loaded, plan still to make */
+	NPS_SEQ_PLANNED,
+	NPS_SEQ_ERROR,          /* err holds why; on_error decides */
+} nps_seq_state_t;
+
+typedef struct nps_seq {
+	nps_site_t site;
+	bool site_ok;
+	np_error_t site_err;
+	char *opt_text;                 /* the last --numa-plan value seen */
+	nps_request_t req;
+	bool have_req;
+	nps_decision_t decision;
+	nps_seq_state_t state;
+	bool fail;                      /* on an error, fail the step */
+	np_error_t err;
+	char node[256];
+	char cpu_bind[128];
+	np_topo_t *topo;
+	nps_topo_info_t topo_info;      /* where it came from, for verbose */
+	np_plan_t *plan;
+	/* the last task_init: its placement failed (err says why), and how
+	 * many of the plan's variables the user's values overrode */
+	bool task_failed;
+	unsigned task_kept;
+	/* the last local_user_init: srun's --cpu-bind given (1), not (0),
+	 * or the command line unreadable (<0, taken as not given) */
+	int srun_cpu_bind;
+} nps_seq_t;
+
+int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[]);
+/* --numa-plan's value: checked in srun (remote 0), kept in slurmstepd */
+int nps_seq_option(nps_seq_t *q, const nps_host_t *h, const char *value, int remote);
+int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h);
+int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h);
+int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h);
+int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h);
+void nps_seq_exit(nps_seq_t *q);
+
+/* init_post_opt's first half: the step's decision.  1 when the step goes
+ * on to load the topology, 0 when it is done (state says how). */
+int nps_seq_decide(nps_seq_t *q, const nps_host_t *h);
+
+/* What went wrong in the step or its last task, or NULL */
+const char *nps_seq_error(const nps_seq_t *q);
+
+#endif /* NPS_SEQUENCE_H */

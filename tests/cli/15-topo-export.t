@@ -1,0 +1,57 @@
+#!/bin/bash
+# numaplan topo --export-xml, --fingerprint and --site: what `numaplan run`
+# asks every compute node (numaplan-run(1), TOPOLOGY).  Fingerprints are
+# compared, never printed expectations: equal for the same hardware, apart
+# for different hardware.
+source "$(dirname "$0")/../tap.sh"
+EPYC=$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml
+E7401=$TOPO/amd-epyc7401-2s-nps4-8numa-4vega20-mlx5.xml
+tmp=$(mktemp -d /tmp/np-topo-export.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fp() { numaplan topo "$@" --fingerprint 2>/dev/null; }
+
+A=$(fp --topology "$EPYC")
+check "a fingerprint is 16 hex digits" grep -qxE '[0-9a-f]{16}' <<<"$A"
+run numaplan topo --topology "$EPYC" --export-xml "$tmp/e.xml" --fingerprint
+check "--export-xml writes the file and prints the same fingerprint" \
+	eval '[ "$RC" -eq 0 ] && [ -s "$tmp/e.xml" ] && [ "$OUT" = "$A" ]'
+check "the exported file reads back with the same fingerprint" [ "$(fp --topology "$tmp/e.xml")" = "$A" ]
+check "... and the same summary" \
+	[ "$(numaplan topo --topology "$tmp/e.xml" | sed -n 3p)" = "$(numaplan topo --topology "$EPYC" | sed -n 3p)" ]
+# the same hardware under another host name and with other free memory
+sed -e 's/value="inti6000"/value="other-node"/' -e 's/local_memory="34359214080"/local_memory="34359000000"/' \
+	"$EPYC" >"$tmp/same.xml"
+check "another host name and memory size: the same node type" [ "$(fp --topology "$tmp/same.xml")" = "$A" ]
+check "an EPYC 7401 (GPUs, HCA on NUMA 3): another node type" [ "$(fp --topology "$E7401")" != "$A" ]
+check "the EPYC restricted to one socket: another node type" \
+	[ "$(fp --topology "$EPYC" --cpuset 0-31,64-95)" != "$A" ]
+run numaplan topo --export-xml "$tmp/live.xml" --fingerprint
+check "this machine, live: exported" eval '[ "$RC" -eq 0 ] && [ -s "$tmp/live.xml" ]'
+check "... reads back as the same node type" [ "$(fp --topology "$tmp/live.xml")" = "$OUT" ]
+run numaplan topo --topology "$EPYC" --export-xml "$tmp/no/such/dir/x.xml"
+check "an unwritable --export-xml: exit 1 naming the file" \
+	eval '[ "$RC" -eq 1 ] && grep -q "no/such/dir" <<<"$ERR"'
+
+# --site: the plugin's topology= of plugstack.conf, found through slurm.conf
+mkdir -p "$tmp/etc/more"
+printf 'ClusterName=x\nPlugStackConfig=%s/etc/plugstack.conf\n' "$tmp" >"$tmp/etc/slurm.conf"
+printf 'include %s/etc/more/*.conf\n' "$tmp" >"$tmp/etc/plugstack.conf"
+printf 'optional /usr/lib/x/other.so a=b\nrequired /usr/local/lib/slurm/numaplan.so default=compact topology=%s/%%n.xml\n' \
+	"$tmp" >"$tmp/etc/more/np.conf"
+cp "$E7401" "$tmp/nx.xml"
+run env SLURM_CONF="$tmp/etc/slurm.conf" SLURMD_NODENAME=nx numaplan topo --site --fingerprint
+check "--site: the included numaplan.so line's topology=, %n = the node" \
+	grep -qF "topology: file $tmp/nx.xml (topology= of numaplan.so in $tmp/etc/more/np.conf)" <<<"$ERR"
+check "... and that file is what was loaded" [ "$OUT" = "$(fp --topology "$E7401")" ]
+printf 'required /usr/local/lib/slurm/numaplan.so default=compact\n' >"$tmp/etc/more/np.conf"
+run env SLURM_CONF="$tmp/etc/slurm.conf" numaplan topo --site --fingerprint
+check "--site without topology=: live discovery, saying so" \
+	eval '[ "$RC" -eq 0 ] && grep -q "live discovery (numaplan.so in .* has no topology=)" <<<"$ERR"'
+printf 'ClusterName=x\n' >"$tmp/etc/slurm.conf"
+: >"$tmp/etc/plugstack.conf"
+run env SLURM_CONF="$tmp/etc/slurm.conf" numaplan topo --site --fingerprint
+check "--site, no numaplan.so in plugstack.conf beside slurm.conf: live" \
+	grep -qF "live discovery (no numaplan.so in $tmp/etc/plugstack.conf)" <<<"$ERR"
+run numaplan topo --site --topology "$EPYC"
+check "--site and --topology together: exit 2" [ "$RC" -eq 2 ]
+done_testing

@@ -1,0 +1,110 @@
+# shellcheck shell=bash
+# collect-lib.sh - sourced by the scripts that run INSIDE a numavm guest
+# (tests/numavm/*-collect.sh).  They only gather: what the guest kernel
+# says about the machine, what Slurm and numaplan say, and what each task of
+# each srun step saw from inside (numaplan-probe, /proc/self/numa_maps,
+# numaplan-stream).  Everything lands in $NUMAVM_OUT, which `numavm run
+# --collect DIR` copies out; the host-side test (check-lib.sh) then compares
+# it with the shape.  Judging on the host keeps the slow TCG guest busy
+# with the steps only (a bash model forking in the guest cost minutes).
+#
+# The guest's Slurm discovers the node live and loads the plugin; every
+# step runs in one exclusive allocation of the whole node, so every step
+# may use every CPU.
+
+[ -n "${NUMAVM_GUEST:-}" ] && [ -d "${NUMAVM_OUT:-}" ] || { echo "collect-lib.sh runs inside a numavm guest (numavm run)" >&2; exit 1; }
+: "${NP_SRUN_TIMEOUT:=240}"
+O=$NUMAVM_OUT
+
+# The build tree's binaries themselves, not libtool's wrapper scripts (a
+# bash wrapper costs seconds per task under TCG).
+bin_of() { # name dir -> path
+	if [ -x "$NP_BUILDDIR/$2/.libs/$1" ]; then echo "$NP_BUILDDIR/$2/.libs/$1"
+	elif [ -x "$NP_BUILDDIR/$2/$1" ]; then echo "$NP_BUILDDIR/$2/$1"
+	else command -v "$1"; fi
+}
+PROBE=$(bin_of numaplan-probe kernels)
+STREAM=$(bin_of numaplan-stream kernels)
+NUMAPLAN=$(bin_of numaplan launcher)
+[ -d "$NP_BUILDDIR/lib/.libs" ] && export LD_LIBRARY_PATH="$NP_BUILDDIR/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# save NAME CMD...: stdout, stderr and status of a command
+save() {
+	local name=$1; shift
+	"$@" >"$O/$name.out" 2>"$O/$name.err"
+	echo $? >"$O/$name.rc"
+}
+
+# The machine as the guest kernel, Slurm and numaplan see it.
+collect_facts() {
+	local n c d
+	{
+		for d in /sys/devices/system/node/node[0-9]*; do
+			n=${d##*node}
+			echo "node $n cpulist $(cat "$d/cpulist")"
+			echo "node $n distance $(cat "$d/distance")"
+			echo "node $n memtotal_kb $(awk '/MemTotal/ {print $4}' "$d/meminfo")"
+		done
+		for d in /sys/devices/system/cpu/cpu[0-9]*; do
+			c=${d##*cpu}
+			echo "cpu $c package $(cat "$d/topology/physical_package_id")"
+			echo "cpu $c l3 $(cat "$d/cache/index3/shared_cpu_list" 2>/dev/null || echo -)"
+		done
+		for d in /sys/class/net/*/device/numa_node; do
+			[ -e "$d" ] && { n=${d#/sys/class/net/}; echo "net ${n%%/*} numa_node $(cat "$d")"; }
+		done
+		for d in /sys/class/infiniband/*/ports/*/state; do
+			[ -e "$d" ] || continue
+			n=${d#/sys/class/infiniband/}; c=${d%/state}
+			echo "ib ${n%%/*} port ${c##*/} state $(cat "$d")"
+		done
+	} >"$O/facts"
+	save scontrol_node scontrol -o show node
+	save scontrol_config scontrol show config
+	cp "$NUMAVM_PLUGSTACK" "$O/plugstack.conf"
+	save topo "$NUMAPLAN" topo --json
+}
+
+JOB=
+# An exclusive allocation of the whole node for all the steps.
+alloc_node() {
+	local out
+	out=$(timeout "$NP_SRUN_TIMEOUT" salloc --no-shell -N1 --exclusive -J numavm-checks 2>&1)
+	echo "$out" >"$O/alloc.out"
+	JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' <<<"$out")
+	[ -n "$JOB" ] || return 1
+	trap 'scancel "$JOB" 2>/dev/null' EXIT
+}
+
+# probe NAME N PLAN [TOUCH [srun options...]]: N tasks of numaplan-probe
+# --json (with --touch TOUCH) under --numa-plan=PLAN.
+probe() {
+	local name=$1 n=$2 plan=$3 touch=${4:-}; shift 3; [ $# -gt 0 ] && shift
+	local args=(--json)
+	[ -n "$touch" ] && args+=(--touch "$touch")
+	save "$name" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$n" "$@" --numa-plan="$plan" "$PROBE" "${args[@]}"
+}
+
+# maps NAME N PLAN: each task (bash) grows its heap by 8 MiB and prints its
+# Cpus_allowed_list and its heap line of /proc/self/numa_maps: the kernel's
+# own account of the affinity, the policy and the pages, independent of
+# the probe.
+maps() {
+	save "$1" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$2" --numa-plan="$3" bash -c \
+		'v=$(head -c 8388608 /dev/zero | tr "\0" x)
+		 echo "rank=$SLURM_PROCID len=${#v} cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status) $(grep " heap" /proc/$$/numa_maps)"'
+}
+
+# stream NAME N C PLAN: numaplan-stream --json per task, one file per rank
+# (NAME.R.json), with 2 OpenMP threads.
+stream() {
+	save "$1" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$2" -c "$3" --numa-plan="$4" \
+		--output="$O/$1.%t.json" --error="$O/$1.%t.err" "$STREAM" --size 20000 --threads 2 --json
+}
+
+# Whether the planner takes a plain network device as the HCA (hca=eth0);
+# recorded for the host side, which skips those checks until it does.
+hca_supported() {
+	save "hca_$1_plan" "$NUMAPLAN" plan --policy hca-near --hca "$1" --ntasks 1
+	[ "$(cat "$O/hca_$1_plan.rc")" = 0 ]
+}

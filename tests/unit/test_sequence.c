@@ -1,0 +1,430 @@
+/* test_sequence.c - the plugin's callback sequence (plugin/sequence.c) with
+ * a host that answers as a test says: the paths Slurm and the harness
+ * cannot be made to take (a failing setenv, a missing item, a value cut to
+ * the buffer), and that nothing happens outside slurmstepd. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sequence.h"
+
+#define MAXV 32
+#define MAXL 32
+
+typedef struct fake {
+	nps_ctx_t ctx;
+	int is_step;
+	unsigned ntasks;
+	int ntasks_rc, rank_rc, name_rc;
+	int task;
+	const char *cores;
+	const char *fail_set;           /* setenv of this name fails */
+	char *name[MAXV], *value[MAXV];
+	char *logs[MAXL], *said[MAXL];
+	unsigned nlogs, nsaid;
+	unsigned calls;                 /* env and item calls */
+} fake_t;
+
+static int find(fake_t *f, const char *n)
+{
+	for (int i = 0; i < MAXV; i++)
+		if (f->name[i] && !strcmp(f->name[i], n))
+			return i;
+	return -1;
+}
+
+static void put(fake_t *f, const char *n, const char *v)
+{
+	int i = find(f, n);
+
+	if (i < 0)
+		for (i = 0; i < MAXV && f->name[i]; i++)
+			;
+	assert_true(i < MAXV);
+	free(f->name[i]);
+	free(f->value[i]);
+	f->name[i] = strdup(n);
+	f->value[i] = strdup(v);
+}
+
+static const char *get(fake_t *f, const char *n)
+{
+	int i = find(f, n);
+
+	return i < 0 ? NULL : f->value[i];
+}
+
+static nps_ctx_t f_context(void *c) { return ((fake_t *)c)->ctx; }
+static int f_register(void *c, const char **why) { (void)c; (void)why; return 0; }
+static int f_job_argc(void *c, int *argc) { ((fake_t *)c)->calls++; *argc = 0; return -EIO; }
+static int f_is_job_step(void *c) { ((fake_t *)c)->calls++; return ((fake_t *)c)->is_step; }
+
+static int f_local_tasks(void *c, unsigned *n)
+{
+	fake_t *f = c;
+
+	f->calls++;
+	*n = f->ntasks;
+	return f->ntasks_rc;
+}
+
+static int f_cpus_per_task(void *c, unsigned *n) { ((fake_t *)c)->calls++; *n = 1; return 0; }
+
+static int f_global_rank(void *c, unsigned task, unsigned *rank)
+{
+	fake_t *f = c;
+
+	f->calls++;
+	*rank = 10 + task;
+	return f->rank_rc;
+}
+
+static int f_alloc_cores(void *c, const char **cores)
+{
+	fake_t *f = c;
+
+	f->calls++;
+	*cores = f->cores;
+	return f->cores ? 0 : -EIO;
+}
+
+static int f_task_id(void *c, int *task) { ((fake_t *)c)->calls++; *task = ((fake_t *)c)->task; return 0; }
+
+static int f_node_name(void *c, char *buf, size_t len)
+{
+	fake_t *f = c;
+
+	f->calls++;
+	if (f->name_rc < 0)
+		return f->name_rc;
+	snprintf(buf, len, "nT");
+	return 0;
+}
+
+static int f_getenv(void *c, const char *n, char *buf, size_t len)
+{
+	fake_t *f = c;
+	const char *v = get(f, n);
+
+	f->calls++;
+	if (!v)
+		return -ENOENT;
+	return (size_t)snprintf(buf, len, "%s", v) >= len ? -ENOSPC : 0;
+}
+
+static int f_setenv(void *c, const char *n, const char *v)
+{
+	fake_t *f = c;
+
+	f->calls++;
+	if (f->fail_set && !strcmp(n, f->fail_set))
+		return -EIO;
+	put(f, n, v);
+	return 0;
+}
+
+static int f_unsetenv(void *c, const char *n)
+{
+	fake_t *f = c;
+	int i = find(f, n);
+
+	f->calls++;
+	if (i >= 0) {
+		free(f->name[i]);
+		free(f->value[i]);
+		f->name[i] = f->value[i] = NULL;
+	}
+	return 0;
+}
+
+static void f_log(void *c, nps_log_level_t l, const char *msg)
+{
+	fake_t *f = c;
+	char *s;
+
+	assert_true(f->nlogs < MAXL);
+	assert_true(asprintf(&s, "%d %s", (int)l, msg) > 0);
+	f->logs[f->nlogs++] = s;
+}
+
+static void f_say(void *c, const char *line)
+{
+	fake_t *f = c;
+
+	assert_true(f->nsaid < MAXL);
+	f->said[f->nsaid++] = strdup(line);
+}
+
+static const nps_host_ops_t ops = {
+	f_context, f_register, f_job_argc, f_is_job_step, f_local_tasks, f_cpus_per_task,
+	f_global_rank, f_alloc_cores, f_task_id, f_node_name, f_getenv, f_setenv, f_unsetenv,
+	f_setenv, f_log, f_say,
+};
+
+/* a step's host: slurmstepd, job step, one task on core 0, no cgroup */
+static nps_host_t host(fake_t *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ctx = NPS_CTX_REMOTE;
+	f->is_step = 1;
+	f->ntasks = 1;
+	f->cores = "0";
+	/* "/" has no cpuset of a step: the cores are Slurm's */
+	return (nps_host_t){ &ops, f, "/nonexistent", { "/nonexistent", "/nonexistent" } };
+}
+
+static void fake_free(fake_t *f)
+{
+	for (int i = 0; i < MAXV; i++) {
+		free(f->name[i]);
+		free(f->value[i]);
+	}
+	for (unsigned i = 0; i < f->nlogs; i++)
+		free(f->logs[i]);
+	for (unsigned i = 0; i < f->nsaid; i++)
+		free(f->said[i]);
+}
+
+static bool has(char *const *lines, unsigned n, const char *part)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strstr(lines[i], part))
+			return true;
+	return false;
+}
+
+/* slurmstepd's callbacks up to the task's, for a --numa-plan value */
+static void step(nps_seq_t *q, const nps_host_t *h, const char *value, int ac, char **av)
+{
+	assert_int_equal(nps_seq_init(q, h, ac, av), 0);
+	if (value)
+		assert_int_equal(nps_seq_option(q, h, value, 1), 0);
+	assert_int_equal(nps_seq_init_post_opt(q, h), 0);
+	assert_int_equal(nps_seq_user_init(q, h), 0);
+	assert_int_equal(nps_seq_task_init(q, h), 0);
+}
+
+static void affinity(cpu_set_t *s)
+{
+	CPU_ZERO(s);
+	assert_int_equal(sched_getaffinity(0, sizeof(*s), s), 0);
+}
+
+static void test_outside_slurmstepd(void **state)
+{
+	char *av[] = { "default=compact", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	f.ctx = NPS_CTX_LOCAL;
+	put(&f, "NUMAPLAN_CPUS", "7");
+	step(&q, &h, NULL, 2, av);
+	/* srun: none of slurmstepd's work, no item asked, no variable touched */
+	assert_int_equal(q.state, NPS_SEQ_IDLE);
+	assert_null(q.topo);
+	assert_string_equal(get(&f, "NUMAPLAN_CPUS"), "7");
+	assert_int_equal(f.calls, 0);
+	/* and slurmstepd does not run srun's --cpu-bind detection */
+	f.ctx = NPS_CTX_REMOTE;
+	assert_int_equal(nps_seq_local_user_init(&q, &h), 0);
+	assert_null(get(&f, "_NUMAPLAN_SRUN_CPU_BIND"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+static void test_not_a_job_step(void **state)
+{
+	char *av[] = { "default=compact", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	f.is_step = 0;                  /* the batch or extern step */
+	put(&f, "NUMAPLAN_CPUS", "7");
+	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1");
+	step(&q, &h, "spread", 2, av);
+	assert_int_equal(q.state, NPS_SEQ_IDLE);
+	assert_null(q.topo);
+	assert_null(q.plan);
+	/* left alone, but what it inherited of numaplan's is dropped */
+	assert_null(get(&f, "NUMAPLAN_CPUS"));
+	assert_null(get(&f, "_NUMAPLAN_SRUN_CPU_BIND"));
+	assert_int_equal(f.nsaid, 0);
+	assert_null(nps_seq_error(&q));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+static void test_export_fails(void **state)
+{
+	char *av[] = { "default=compact", "cache=none" };
+	cpu_set_t before, after;
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	affinity(&before);
+	f.fail_set = "NUMAPLAN_CPUS";
+	step(&q, &h, "compact,verbose", 2, av);
+	assert_int_equal(q.state, NPS_SEQ_PLANNED);
+	assert_true(q.task_failed);
+	assert_non_null(nps_seq_error(&q));
+	assert_non_null(strstr(nps_seq_error(&q), "cannot set NUMAPLAN_CPUS"));
+	/* unbound, then: the affinity it had, and nothing said of a binding */
+	affinity(&after);
+	assert_true(CPU_EQUAL(&before, &after));
+	assert_null(get(&f, "NUMAPLAN_POLICY"));
+	assert_true(has(f.said, f.nsaid, "numaplan: nT: warning: task 0: cannot set NUMAPLAN_CPUS"));
+	assert_true(has(f.said, f.nsaid, "the task runs unbound"));
+	assert_false(has(f.said, f.nsaid, "numaplan: nT task 0 (rank 10)"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+static void test_no_allocated_cores(void **state)
+{
+	char *av[] = { "default=compact", "cache=none" };
+	cpu_set_t before, after;
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	affinity(&before);
+	f.ntasks = 2;
+	f.task = 1;
+	f.cores = NULL;                 /* no allocated cores: must not bind */
+	step(&q, &h, "compact", 2, av);
+	assert_int_equal(q.state, NPS_SEQ_ERROR);
+	assert_non_null(strstr(nps_seq_error(&q), "cannot determine the step's CPUs"));
+	affinity(&after);
+	assert_true(CPU_EQUAL(&before, &after));
+	assert_null(get(&f, "NUMAPLAN_CPUS"));
+	/* the error is the node's, said by task 0 only */
+	assert_int_equal(f.nsaid, 0);
+	assert_true(has(f.logs, f.nlogs, "cannot determine the step's CPUs on this node"));
+	assert_true(has(f.logs, f.nlogs, "(on_error=warn)"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+static void test_missing_items(void **state)
+{
+	char *av[] = { "default=compact", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	/* no node name: "?"; no global rank: 0, 1, ... */
+	f.name_rc = -EIO;
+	f.rank_rc = -EIO;
+	step(&q, &h, "compact,verbose", 2, av);
+	assert_null(nps_seq_error(&q));
+	assert_string_equal(q.node, "?");
+	assert_int_equal(q.plan->ranks[0].rank, 0);
+	assert_true(has(f.logs, f.nlogs, "no global rank for local task 0"));
+	assert_true(has(f.said, f.nsaid, "numaplan: ? task 0 (rank 0): cpus "));
+	assert_non_null(get(&f, "NUMAPLAN_CPUS"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	/* no task count: the step's error, said by task 0 */
+	h = host(&f);
+	f.ntasks_rc = -EIO;
+	step(&q, &h, "compact", 2, av);
+	assert_int_equal(q.state, NPS_SEQ_ERROR);
+	assert_true(has(f.said, f.nsaid, "warning: cannot get the number of local tasks from Slurm; tasks run unbound"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+static void test_long_cpu_bind_type(void **state)
+{
+	char *av[] = { "default=compact", "cache=none" };
+	char type[300];
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	/* longer than the plugin keeps: cut, still a binding type, and the
+	 * user's --cpu-bind wins */
+	snprintf(type, sizeof(type), "mask_cpu:%0280d", 1);
+	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1");
+	put(&f, "SLURM_CPU_BIND_TYPE", type);
+	step(&q, &h, "compact", 2, av);
+	assert_int_equal(q.state, NPS_SEQ_RESPECT);
+	assert_int_equal(strlen(q.cpu_bind), sizeof(q.cpu_bind) - 1);
+	assert_true(has(f.said, f.nsaid, "an explicit --cpu-bind (mask_cpu:000"));
+	assert_null(get(&f, "NUMAPLAN_CPUS"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	/* a mark that is not exactly "1" is not srun's */
+	h = host(&f);
+	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1111");
+	put(&f, "SLURM_CPU_BIND_TYPE", "mask_cpu:0x1");
+	step(&q, &h, "compact", 2, av);
+	assert_int_equal(q.state, NPS_SEQ_PLANNED);
+	assert_non_null(get(&f, "NUMAPLAN_CPUS"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+static void test_value_around_srun(void **state)
+{
+	char *enforced[] = { "default=compact", "enforce", "cache=none" };
+	char *plain[] = { "default=compact", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	/* a value srun would refuse reaches slurmstepd (SPANK's environment
+	 * variable): under enforce it is ignored and the site's policy binds */
+	step(&q, &h, "bogus", 3, enforced);
+	assert_int_equal(q.state, NPS_SEQ_PLANNED);
+	assert_int_equal(q.decision.policy, NP_POLICY_COMPACT);
+	assert_non_null(get(&f, "NUMAPLAN_CPUS"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	/* otherwise the step fails, whatever on_error says */
+	h = host(&f);
+	assert_int_equal(nps_seq_init(&q, &h, 2, plain), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "bogus", 1), 0);
+	assert_int_equal(nps_seq_init_post_opt(&q, &h), 0);
+	assert_int_equal(q.state, NPS_SEQ_ERROR);
+	assert_true(q.fail);
+	assert_non_null(strstr(nps_seq_error(&q), "invalid --numa-plan value 'bogus'"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outside_slurmstepd),
+		cmocka_unit_test(test_not_a_job_step),
+		cmocka_unit_test(test_export_fails),
+		cmocka_unit_test(test_no_allocated_cores),
+		cmocka_unit_test(test_missing_items),
+		cmocka_unit_test(test_long_cpu_bind_type),
+		cmocka_unit_test(test_value_around_srun),
+	};
+
+	return cmocka_run_group_tests_name("sequence", tests, NULL, NULL);
+}
