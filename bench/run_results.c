@@ -96,10 +96,11 @@ static json_t *software(bool slurm)
 		json_object_set_new(s, "slurm", json_string(v));
 	free(v);
 	{
-		/* what picks MPI's transport: the same program is another
-		 * benchmark over shared memory than over TCP */
+		/* what picks MPI's transport and the BLAS's kernels: the same
+		 * program is another benchmark over shared memory than over
+		 * TCP, with OpenBLAS's generic core than with its AVX-512 one */
 		static const char *const env[] = { "UCX_TLS", "UCX_NET_DEVICES", "FI_PROVIDER", "MPIR_CVAR_CH4_NETMOD",
-		                                   "OMPI_MCA_pml", "OMPI_MCA_btl", NULL };
+		                                   "OMPI_MCA_pml", "OMPI_MCA_btl", "OPENBLAS_CORETYPE", NULL };
 		for (unsigned i = 0; env[i]; i++)
 			if (getenv(env[i])) {
 				char key[64];
@@ -226,8 +227,11 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			/* each kernel's compiler and flags, once in "software" */
 			snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
 			if (json_is_object(b) && !json_object_get(sw, key))
-				json_object_set_new(sw, key, json_sprintf("%s: %s", np_json_str(b, "compiler"),
-				                                          np_json_str(b, "cflags")));
+				json_object_set_new(sw, key, json_sprintf("%s: %s%s%s", np_json_str(b, "compiler"),
+				                                          np_json_str(b, "cflags"),
+				                                          json_object_get(b, "blas") ? "; " : "",
+				                                          json_object_get(b, "blas") ?
+				                                          np_json_str(b, "blas") : ""));
 			total_runs++;
 			if (!np_json_streq(rr, "status", "ok"))
 				failed_runs++;
