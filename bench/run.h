@@ -143,6 +143,9 @@ typedef struct np_run_ctx {
  * of the allocation), grouped into node types.  0, or -errno with err. */
 int np_run_topology(np_run_ctx_t *c, np_error_t *err);
 void np_node_types_free(np_run_ctx_t *c);
+/* A probed node type's /proc/cpuinfo (its first CPU), as its first node
+ * showed it to the probe; NULL when the type was not probed. */
+char *np_node_type_cpuinfo(const np_run_ctx_t *c, const np_node_type_t *t);
 /* results.json's and run.json's record of the node types. */
 json_t *np_node_types_json(const np_run_ctx_t *c);
 /* --collect: the node types run.json recorded (or its one topology file,

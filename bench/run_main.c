@@ -80,7 +80,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 {
-	char stamp[32], *dir = NULL, *plans;
+	char stamp[32], *dir = NULL, *plans, *cpuinfo;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -113,7 +113,21 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 	/* the nodes' topology: asked of them, or stated where it comes from */
 	if ((rc = np_run_topology(c, err)) < 0)
 		return rc;
-	np_rpeak_compute(c->topo, c->types[0].xml == NULL, NULL, &o->rpeak, &c->rpeak);
+	/* Rpeak of the node type planned on: this machine's when it is the
+	 * topology, a probed node's /proc/cpuinfo when the nodes were asked
+	 * (an XML has no clock and no instruction set) */
+	cpuinfo = np_node_type_cpuinfo(c, &c->types[0]);
+	np_rpeak_compute(c->topo, c->types[0].xml == NULL, cpuinfo, &o->rpeak, &c->rpeak);
+	if (cpuinfo) {
+		char *who = np_strdup_printf(", %s's, via the probe", c->types[0].name);
+		size_t n;
+		if (who && (n = strlen(c->rpeak.ghz_src)) && !strstr(c->rpeak.ghz_src, "--clock"))
+			snprintf(c->rpeak.ghz_src + n, sizeof(c->rpeak.ghz_src) - n, "%s", who);
+		if (who && (n = strlen(c->rpeak.fpc_src)) && !strstr(c->rpeak.fpc_src, "--flops-per-cycle"))
+			snprintf(c->rpeak.fpc_src + n, sizeof(c->rpeak.fpc_src) - n, "%s", who);
+		free(who);
+	}
+	free(cpuinfo);
 	c->summary = json_object();
 	return generate(c, err);
 }
