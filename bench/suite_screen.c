@@ -2,8 +2,8 @@
  * suite_screen.c - screening every node of a partition or node list.
  *
  * Each node runs, on its own and at the same time as the others, single-
- * node HPL with every core, STREAM on each of its NUMA nodes and a small
- * intra-node latency matrix; with --pairs, OSU bandwidth between pairs of
+ * node HPL with every core, STREAM on each of its NUMA nodes and the
+ * intra-node latency matrix of its NUMA nodes; with --pairs, OSU bandwidth between pairs of
  * nodes shows a degraded link.  The nodes are then judged against each
  * other: a node stands out by the median and MAD of the nodes (the core's
  * rule, --outlier and --outlier-mad), a node that fails a kernel's check
@@ -324,28 +324,24 @@ static int add_latency(gen_t *g, unsigned na, int a, unsigned nb, int b, np_erro
 	return 0;
 }
 
-/* The latency matrix, kept small: from the first core of the first NUMA
- * node with CPUs to the first core of every other, and between two cores
- * of each NUMA node: 2n - 1 runs for n NUMA nodes (a full matrix of an
- * 8-NUMA node would be 36).  A slow link between two domains shows in the
- * row of the first; a slow domain in its own pair. */
+/* The latency matrix: between the first cores of every two NUMA nodes
+ * with CPUs, and between the first two cores of each (its diagonal):
+ * n (n + 1) / 2 runs for n NUMA nodes, 36 on an 8-NUMA node, each some
+ * milliseconds and a step.  A slow link between two domains shows in its
+ * own cell, which a row from the first domain alone would miss; a slow
+ * domain on its diagonal and in its row. */
 static int add_latency_matrix(gen_t *g, np_error_t *err)
 {
 	const np_topo_t *t = g->c->topo;
-	int first = -1, rc = 0;
-	unsigned i;
+	unsigned i, j;
+	int rc = 0;
 
-	for (i = 0; i < t->nnuma && first < 0; i++)
-		if (numa_core(t, i, 0) >= 0)
-			first = (int)i;
-	if (first < 0)
-		return 0;
 	for (i = 0; i < t->nnuma && !rc; i++) {
 		if (numa_core(t, i, 0) < 0)
 			continue;
 		rc = add_latency(g, i, numa_core(t, i, 0), i, numa_core(t, i, 1), err);
-		if (!rc && i != (unsigned)first)
-			rc = add_latency(g, (unsigned)first, numa_core(t, (unsigned)first, 0), i, numa_core(t, i, 0), err);
+		for (j = i + 1; j < t->nnuma && !rc; j++)
+			rc = add_latency(g, i, numa_core(t, i, 0), j, numa_core(t, j, 0), err);
 	}
 	return rc;
 }
@@ -655,6 +651,79 @@ static json_t *node_order(json_t *nodes)
 	return order;
 }
 
+/* summary.screen.latency_matrix: per node type ("" when there is one),
+ * the 8-byte latency of every pair of NUMA nodes, the median of the nodes
+ * that passed (null where no pair ran or none passed), symmetric. */
+static int cmp_int(const void *a, const void *b)
+{
+	json_int_t x = *(const json_int_t *)a, y = *(const json_int_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static json_t *latency_matrix(json_t *exps)
+{
+	json_t *by_type = json_object(), *e, *out = json_array(), *cells;
+	const char *type;
+	size_t i;
+
+	json_array_foreach(exps, i, e) {
+		const char *name = np_json_str(e, "name"), *at = strchr(name, '@');
+		json_t *p = json_object_get(e, "params"), *m;
+		char key[64];
+		if (!np_suite_has(&np_suite_screen, e) || !np_json_streq(e, "group", "latency") ||
+		    !json_is_integer(json_object_get(p, "numa_a")) || !json_is_integer(json_object_get(p, "numa_b")))
+			continue;
+		if (!(m = json_object_get(by_type, at ? at + 1 : ""))) {
+			m = json_object();
+			json_object_set_new(by_type, at ? at + 1 : "", m);
+		}
+		snprintf(key, sizeof(key), "%lld-%lld", (long long)json_integer_value(json_object_get(p, "numa_a")),
+		         (long long)json_integer_value(json_object_get(p, "numa_b")));
+		json_object_set_new(m, key, isfinite(np_json_real(e, "nodes_median")) ?
+		                    json_real(np_json_real(e, "nodes_median")) : json_null());
+	}
+	json_object_foreach(by_type, type, cells) {
+		json_int_t *ids = calloc(2 * json_object_size(cells) + 1, sizeof(json_int_t));
+		unsigned n = 0, a, b, k;
+		const char *key;
+		json_t *v, *numa = json_array(), *rows = json_array();
+		if (!ids)
+			break;
+		/* the NUMA nodes that appear, in order */
+		json_object_foreach(cells, key, v) {
+			long long x, y;
+			if (sscanf(key, "%lld-%lld", &x, &y) != 2)
+				continue;
+			for (k = 0; k < 2; k++) {
+				json_int_t id = k ? y : x;
+				unsigned q;
+				for (q = 0; q < n && ids[q] != id; q++)
+					;
+				if (q == n)
+					ids[n++] = id;
+			}
+		}
+		qsort(ids, n, sizeof(json_int_t), cmp_int);
+		for (a = 0; a < n; a++) {
+			json_t *row = json_array();
+			json_array_append_new(numa, json_integer(ids[a]));
+			for (b = 0; b < n; b++) {
+				char k1[64], k2[64];
+				snprintf(k1, sizeof(k1), "%lld-%lld", (long long)ids[a], (long long)ids[b]);
+				snprintf(k2, sizeof(k2), "%lld-%lld", (long long)ids[b], (long long)ids[a]);
+				v = json_object_get(cells, k1) ? json_object_get(cells, k1) : json_object_get(cells, k2);
+				json_array_append(row, v ? v : json_null());
+			}
+			json_array_append_new(rows, row);
+		}
+		free(ids);
+		json_array_append_new(out, json_pack("{s:s, s:o, s:o}", "type", type, "numa", numa, "lat_8B_us", rows));
+	}
+	json_decref(by_type);
+	return out;
+}
+
 /* summary.screen: per node its status (ok, outlier, failed), findings and
  * figures; the nodes that were to be screened and were not. */
 static void derive(json_t *exps, json_t *summary)
@@ -731,6 +800,7 @@ static void derive(json_t *exps, json_t *summary)
 			json_array_append_new(json_object_get(screen, "outliers"), json_string(node));
 	}
 	json_object_set_new(screen, "order", node_order(nodes));
+	json_object_set_new(screen, "latency_matrix", latency_matrix(exps));
 	if (facts)
 		json_object_set_new(screen, "launch", json_string(np_json_str(facts, "launch")));
 	json_object_set_new(summary, "screen", screen);
@@ -771,6 +841,34 @@ static void tables(json_t *res, np_report_t *r)
 	t->note = np_strdup_printf("%zu node(s) screened: %zu outlier(s), %zu failed.", json_object_size(nodes),
 	                           json_array_size(json_object_get(s, "outliers")),
 	                           json_array_size(json_object_get(s, "failed")));
+	json_array_foreach(json_object_get(s, "latency_matrix"), k, v) {
+		json_t *numa = json_object_get(v, "numa"), *x;
+		size_t n = json_array_size(numa), a, b;
+		char title[160], id[64];
+		snprintf(title, sizeof(title), "Screen: 8-byte latency (us) inside a node%s%s, NUMA node by NUMA node: "
+		         "the median of the nodes", *np_json_str(v, "type") ? " of type " : "", np_json_str(v, "type"));
+		snprintf(id, sizeof(id), "screen_latency%s%s", *np_json_str(v, "type") ? "_" : "", np_json_str(v, "type"));
+		t = np_table_new(r, id, title, 1, "NUMA");
+		if (!t || np_table_add_cols(t, (unsigned)n) < 0)
+			return;
+		json_array_foreach(numa, b, x)
+			t->cols[b + 1] = np_strdup_printf("%lld", (long long)json_integer_value(x));
+		for (a = 0; a < n; a++) {
+			char **row = calloc(n + 1, sizeof(char *)), num[32];
+			if (!row)
+				return;
+			row[0] = np_strdup_printf("%lld", (long long)json_integer_value(json_array_get(numa, a)));
+			for (b = 0; b < n; b++) {
+				x = json_array_get(json_array_get(json_object_get(v, "lat_8B_us"), a), b);
+				np_fmt_num(num, sizeof(num), json_is_number(x) ? json_number_value(x) : NAN);
+				row[b + 1] = strdup(json_is_number(x) ? num : "-");
+			}
+			np_table_row_v(t, row);
+			for (b = 0; b <= n; b++)
+				free(row[b]);
+			free(row);
+		}
+	}
 	if (json_array_size(json_object_get(s, "not_screened")) || json_object_size(json_object_get(s, "unusable"))) {
 		t = np_table_new(r, "screen_missing", "Screen: nodes not screened", 2, "node", "why");
 		json_array_foreach(json_object_get(s, "not_screened"), i, f)

@@ -21,16 +21,22 @@ check "HPL on each node with its $ncores cores" \
 	[ "$(exp "$D" '.[] | select(.name == "screen.hpl") | .ntasks / .nodes')" = "$ncores" ]
 check "STREAM on each of the $nnuma NUMA nodes" \
 	[ "$(exp "$D" '[.[] | select(.name | startswith("screen.stream.numa"))] | length')" = "$nnuma" ]
-# the latency matrix: within each NUMA node, and from NUMA 0 to each other
-want=$( { for i in $(seq 0 $((nnuma - 1))); do echo "screen.lat.numa$i-numa$i"; done
-          for i in $(seq 1 $((nnuma - 1))); do echo "screen.lat.numa0-numa$i"; done; } | sort)
-check "latency: 2 x $nnuma - 1 pairs, each NUMA node's own and NUMA 0 to the others" \
+# the latency matrix: within each NUMA node, and between every two
+want=$(for i in $(seq 0 $((nnuma - 1))); do for j in $(seq "$i" $((nnuma - 1))); do
+	echo "screen.lat.numa$i-numa$j"; done; done | sort)
+check "latency: the matrix, $nnuma x ($nnuma + 1) / 2 = $((nnuma * (nnuma + 1) / 2)) pairs of NUMA nodes" \
 	[ "$(exp "$D" '.[] | select(.group == "latency") | .name' | sort)" = "$want" ]
 first_pu() { hwloc-calc -i "$EPYC" --physical-output --intersect pu "core:$1" | cut -d, -f1; }
 c1=$(hwloc-calc -i "$EPYC" --intersect core numa:1 | cut -d, -f1)
 check "NUMA 1's pair: its first two cores (PUs $(first_pu "$c1") and $(first_pu $((c1 + 1))))" \
 	[ "$(exp "$D" '.[] | select(.name == "screen.lat.numa1-numa1") | .placement.rank_cpus | join(" ")')" = \
 	  "$(first_pu "$c1") $(first_pu $((c1 + 1)))" ]
+# NUMA 3 to NUMA 6: their first cores
+c3=$(hwloc-calc -i "$EPYC" --intersect core numa:3 | cut -d, -f1)
+c6=$(hwloc-calc -i "$EPYC" --intersect core numa:6 | cut -d, -f1)
+check "NUMA 3 to NUMA 6: their first cores (PUs $(first_pu "$c3") and $(first_pu "$c6"))" \
+	[ "$(exp "$D" '.[] | select(.name == "screen.lat.numa3-numa6") | .placement.rank_cpus | join(" ")')" = \
+	  "$(first_pu "$c3") $(first_pu "$c6")" ]
 hca_numa=$(hwloc-calc -i "$EPYC" --physical-output --intersect numa os=mlx5_0)
 ch=$(hwloc-calc -i "$EPYC" --intersect core "numa:$hca_numa" | cut -d, -f1)
 check "node pairs run on the HCA's NUMA node $hca_numa (PU $(first_pu "$ch"))" \
@@ -132,6 +138,34 @@ run numaplan report "$D" --format html
 check "html: a plot of HPL over the nodes, n3's bar red" \
 	eval 'has "<title>HPL GFLOPS</title>" && has "fill=\"#d62728\"><title>n3: 50.0</title>"'
 check "html: n2 drawn as failed, not as a bar" has '>failed</text>'
+# 1 NUMA node: a 1 x 1 matrix, the median of 1.0 1.1 1.05 0.95 = 1.025
+check "latency matrix of one NUMA node: [[1.025]]" \
+	jqt "$S.latency_matrix == [{\"type\": \"\", \"numa\": [0], \"lat_8B_us\": [[1.025]]}]" "$R"
+
+# ---- the latency matrix of a 2-NUMA node, by hand -------------------------
+# numa0-numa0: 1.0 and 1.2 (median 1.1), numa0-numa1: 2.0 and 2.4 (2.2),
+# numa1-numa1: 0.9 and 1.1 (1.0); the matrix is symmetric
+CONAN=$TOPO/intel-snb2650-2s-mlx5-k40-conan.xml
+D=$tmp/matrix
+run numaplan run screen --dry-run --topology "$CONAN" --nodes 2 --repeat 1 --hpl-n 1000 -o "$D"
+mkdir -p "$D/raw"
+for e in $(exp "$D" '.[].name'); do echo "rc=0 start=1.0 end=2.0" >"$D/raw/$e.r1.rc"; done
+for n in n1 n2; do
+	put screen.hpl $n "$(hpl 100)"
+	put screen.stream.numa0 $n "$(st 200000 true)"; put screen.stream.numa1 $n "$(st 200000 true)"
+done
+put screen.lat.numa0-numa0 n1 "$(lat 1.0)"; put screen.lat.numa0-numa0 n2 "$(lat 1.2)"
+put screen.lat.numa0-numa1 n1 "$(lat 2.0)"; put screen.lat.numa0-numa1 n2 "$(lat 2.4)"
+put screen.lat.numa1-numa1 n1 "$(lat 0.9)"; put screen.lat.numa1-numa1 n2 "$(lat 1.1)"
+run numaplan run --collect "$D"
+check "2 NUMA nodes: 3 latency runs, the matrix [[1.1, 2.2], [2.2, 1.0]]" \
+	jqt "([.experiments[] | select(.group == \"latency\")] | length) == 3 and
+	     ($S.latency_matrix[0] | .numa == [0, 1] and
+	      (.lat_8B_us | flatten | map(. * 1000 | round)) == [1100, 2200, 2200, 1000])" "$D/results.json"
+run numaplan report "$D" --format md
+check "report: the matrix as a table, NUMA by NUMA" \
+	eval 'has "^## Screen: 8-byte latency \(us\) inside a node, NUMA node by NUMA node" &&
+	      has "^\| 0 \| 1\.100 \| 2\.200 \|$" && has "^\| 1 \| 2\.200 \| 1\.000 \|$"'
 
 # ---- on the vcluster -----------------------------------------------------
 if ! vcluster_ready; then
