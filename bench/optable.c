@@ -55,6 +55,8 @@ int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *va
 	case NP_OPT_DOUBLE:
 		if (np_parse_double(val, -DBL_MAX, DBL_MAX, &x) < 0 || x <= d->min || (d->max > 0 && x > d->max))
 			return bad(err, opt, val, want);
+		if (d->check && d->check(opt, val, err) < 0)
+			return -EINVAL;
 		*AT(base, d, double) = x;
 		return 0;
 	case NP_OPT_BYTES:

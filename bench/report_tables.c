@@ -148,12 +148,80 @@ static void run_table(json_t *res, np_report_t *r)
 	json_object_foreach(sw, k, v)
 		if (json_is_string(v))
 			np_table_row(t, k, json_string_value(v));
+	{
+		/* where the nodes ran: a name per node and the CPUs it had */
+		json_t *nodes = json_object_get(res, "nodes"), *nd;
+		const char *nn;
+		np_sb_t nb;
+		unsigned cnt = 0;
+		np_sb_init(&nb);
+		json_object_foreach(nodes, nn, nd) {
+			if (cnt++ < 16)
+				np_sb_printf(&nb, "%s%s (CPUs %s)", cnt > 1 ? ", " : "", nn, np_json_str(nd, "cpus"));
+		}
+		if (cnt > 16)
+			np_sb_printf(&nb, " and %u more", cnt - 16);
+		if (cnt && nb.s)
+			np_table_row(t, "nodes", nb.s);
+		np_sb_free(&nb);
+		json_array_foreach(json_object_get(res, "same_machine"), i, j) {
+			json_t *n;
+			size_t k;
+			np_sb_t mb;
+			np_sb_init(&mb);
+			np_sb_add(&mb, "nodes");
+			json_array_foreach(j, k, n)
+				np_sb_printf(&mb, "%s %s", k ? "," : "", json_string_value(n));
+			np_sb_add(&mb, " ran on one machine (the same kernel boot id): figures across them (latency, "
+			          "bandwidth, multi-node scaling) measure its memory and its loopback network, not a "
+			          "cluster's network; nodes that ran at the same time shared its memory bandwidth");
+			if (mb.s)
+				np_table_row(t, "NOTE one machine", mb.s);
+			np_sb_free(&mb);
+		}
+		json_array_foreach(json_object_get(res, "shared_cpus"), i, j) {
+			json_t *pair = json_object_get(j, "nodes");
+			snprintf(buf, sizeof(buf), "nodes %s and %s are one machine (same kernel boot id) and shared its CPUs "
+			         "%s: figures across nodes measure that machine, not a network", 
+			         json_string_value(json_array_get(pair, 0)), json_string_value(json_array_get(pair, 1)),
+			         np_json_str(j, "cpus"));
+			np_table_row(t, "WARNING shared CPUs", buf);
+		}
+	}
 	jobs = json_object_get(res, "jobs");
 	json_array_foreach(jobs, i, j) {
 		snprintf(buf, sizeof(buf), "%s %s (exit %s, %s)", np_json_str(j, "id"), np_json_str(j, "state"),
 		         np_json_str(j, "exit_code"), np_json_str(j, "elapsed"));
 		np_table_row(t, "Slurm job", buf);
 	}
+}
+
+/* Nodes that shared CPUs: which figures that puts in doubt. */
+static void shared_note(json_t *res, np_table_t *t)
+{
+	json_t *e;
+	size_t i;
+	np_sb_t b;
+	unsigned n = 0;
+
+	if (!json_array_size(json_object_get(res, "shared_cpus")))
+		return;
+	np_sb_init(&b);
+	np_sb_add(&b, "Some nodes of this run were one machine and shared its CPUs (see Run): ");
+	json_array_foreach(json_object_get(res, "experiments"), i, e) {
+		/* runs across nodes, or on several nodes at once: each node
+		 * was to stand for a machine of its own */
+		if (json_integer_value(json_object_get(e, "nodes")) < 2)
+			continue;
+		np_sb_printf(&b, "%s%s", n++ ? ", " : "", np_json_str(e, "name"));
+	}
+	if (n)
+		np_sb_add(&b, " ran on several nodes at once, which competed for the same CPUs: their figures are not "
+		          "those of separate nodes.");
+	else
+		np_sb_add(&b, "no experiment ran on more than one node.");
+	free(t->note);
+	t->note = np_sb_take(&b);
 }
 
 static void results_table(json_t *res, np_report_t *r)
@@ -183,6 +251,7 @@ static void results_table(json_t *res, np_report_t *r)
 		np_table_row(t, np_json_str(e, "name"), np_json_str(json_object_get(e, "placement"), "description"), nodes, rt,
 		    np_json_str(e, "status"), ok, med, mn, mx, unit, sys);
 	}
+	shared_note(res, t);
 }
 
 static void problems_table(json_t *res, np_report_t *r)

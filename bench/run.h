@@ -34,6 +34,7 @@ typedef struct np_run_opts {
 	unsigned ntasks;            /* 0: every core of every node */
 	unsigned repeat;
 	const char *partition;
+	const char *nodelist;       /* --nodelist: these nodes (#SBATCH --nodelist) */
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
 	const char *policy;         /* NULL: the suite's default */
@@ -45,10 +46,12 @@ typedef struct np_run_opts {
 	bool parse_only;            /* the suite adopts existing output */
 	const char *srun_mpi;       /* srun --mpi= value (--mpi, --srun-mpi) */
 	const char *job_setup;      /* shell text run first in the job */
-	const char *bind_via;       /* masks or plugin */
+	const char *bind_via;       /* masks, plugin or slurm */
 	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
+	bool bind_slurm;            /* srun's own --cpu-bind=cores, no masks */
 	bool exclusive;
 	double outlier_pct;
+	double outlier_mad;         /* robust z above which a node stands out; 0: off */
 	np_optlist_t sbatch_args;
 	np_rpeak_opts_t rpeak;
 	char **cmd;                 /* the command after -- */
@@ -79,6 +82,15 @@ typedef struct np_exp {
 	char *workdir;              /* absolute, or NULL for the output dir */
 	char *keep;                 /* a file of workdir kept after each step as
 	                             * raw/NAME.rREP.FILE, or NULL */
+	/* Node sets: instead of one run over e->nodes nodes, independent runs
+	 * side by side, one per set of the job's nodes: space-separated sets
+	 * of comma-separated indexes into the job's node list ("0 1 2 3": each
+	 * node on its own, "0,1 2,3": two pairs).  Each set's run has
+	 * ntasks / nodes ranks per node and its own output, raw/NAME.rREP.
+	 * LABEL.out with LABEL the set's node names joined by '+', and its own
+	 * exit status (LABEL.rc): one run record per set.  NULL: one run. */
+	char *sets;
+	unsigned sets_parallel;     /* at most this many sets at once; 0: all */
 	char *nodelist;             /* the nodes of its node type, or NULL: any */
 	/* What srun --numa-plan asks for when the plugin binds instead of the
 	 * masks (--bind-via plugin, or partial nodes); NULL: the policy when
@@ -119,6 +131,11 @@ typedef struct np_run_ctx {
 	np_exp_list_t exps;
 	np_rpeak_t rpeak;           /* per node */
 	json_t *summary;            /* suite facts recorded at generation */
+	/* > 0: a job array of this many one-node tasks instead of one job
+	 * (a suite's choice for large partitions); every experiment is then
+	 * a one-node experiment, run by each task on the node it got. */
+	unsigned array_tasks;
+	bool whole_nodes;           /* the suite needs whole nodes (--exclusive) */
 } np_run_ctx_t;
 
 /* The compute nodes' topology: --topology, this machine (--local, or a
@@ -126,6 +143,9 @@ typedef struct np_run_ctx {
  * of the allocation), grouped into node types.  0, or -errno with err. */
 int np_run_topology(np_run_ctx_t *c, np_error_t *err);
 void np_node_types_free(np_run_ctx_t *c);
+/* A probed node type's /proc/cpuinfo (its first CPU), as its first node
+ * showed it to the probe; NULL when the type was not probed. */
+char *np_node_type_cpuinfo(const np_run_ctx_t *c, const np_node_type_t *t);
 /* results.json's and run.json's record of the node types. */
 json_t *np_node_types_json(const np_run_ctx_t *c);
 /* --collect: the node types run.json recorded (or its one topology file,
@@ -216,10 +236,32 @@ typedef struct np_step {
 void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs);
 /* Statistics of the runs that passed: per figure of field_name ("values"),
  * per message size of the series, and the per-node medians of the primary
- * figure with the nodes more than pct percent worse (appended to all). */
+ * figure with the nodes that stand out (appended to all, see
+ * np_node_outlier). */
 json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok);
 json_t *np_runs_series_stats(json_t *runs);
-void np_runs_node_outliers(json_t *exp, json_t *all, double pct);
+/* strict: a node with any failed run is left out of the comparison and
+ * listed in the experiment's failed_nodes instead (a node that gave a
+ * wrong answer is no reference for the others, nor compared with them). */
+void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict);
+/* Whether a node's value v stands out among n nodes, in the bad
+ * direction: more than pct percent worse than med, the median of the
+ * nodes, and, with 3 nodes or more and mad_z > 0, more than mad_z robust
+ * standard deviations (1.4826 x MAD) from the other nodes (omed, omad: the
+ * median and MAD of every node but this one).  *dev_pct gets the
+ * deviation from med, *z the robust z-score (infinite when omad is 0 and v
+ * differs from omed; NAN with fewer than 3 nodes). */
+bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
+                     double mad_z, double *dev_pct, double *z);
+
+/* raw/hosts.txt ("NODE BOOT_ID CPUS" lines) to {NODE: {boot_id, cpus}},
+ * and the pairs of nodes of one machine (same boot id) with CPUs in
+ * common: [{nodes: [A, B], cpus}]. */
+json_t *np_hosts_parse(const char *text);
+json_t *np_hosts_shared(json_t *nodes);
+/* Groups of 2 nodes or more that ran on one kernel (the same boot id),
+ * CPUs shared or not: [[A, B, ...], ...]. */
+json_t *np_hosts_machines(json_t *nodes);
 
 /* Results */
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);

@@ -24,12 +24,16 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 	              "mode", o->mode == NP_MODE_LOCAL ? "local" : o->mode == NP_MODE_INLINE ? "inline" : "slurm",
 	              "command", o->cmdline ? o->cmdline : "", "topology", topo, "cpuset", o->cpuset,
 	              "outlier_pct", o->outlier_pct, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
+	if (m)
+		json_object_set_new(m, "outlier_mad", json_real(o->outlier_mad));
 	if (m) {
 		np_run_opts_record(o, m);      /* the suites' options the results depend on */
 		json_object_set_new(m, "node_types", np_node_types_json(c));
 		json_object_set_new(m, "bind_via", json_string(o->bind_via ? o->bind_via : "masks"));
 		if (c->probe_jobs)
 			json_object_set(m, "probe_jobs", c->probe_jobs);
+		if (c->array_tasks)
+			json_object_set_new(m, "array_tasks", json_integer(c->array_tasks));
 	}
 	if (!m || !path || json_dump_file(m, path, JSON_INDENT(2)) != 0)
 		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "run.json");
@@ -87,6 +91,10 @@ int np_run_collect(const np_run_opts_t *in)
 	o.outlier_pct = json_number_value(json_object_get(meta, "outlier_pct"));
 	if (in->outlier_pct != 10)
 		o.outlier_pct = in->outlier_pct;        /* given on this command line */
+	if (json_is_number(json_object_get(meta, "outlier_mad")))
+		o.outlier_mad = json_number_value(json_object_get(meta, "outlier_mad"));
+	if (in->outlier_mad != 3.5)
+		o.outlier_mad = in->outlier_mad;
 	np_run_opts_restore(&o, meta);
 	{
 		const char *m = json_string_value(json_object_get(meta, "mode"));
@@ -108,6 +116,7 @@ int np_run_collect(const np_run_opts_t *in)
 	if (json_is_array(json_object_get(meta, "probe_jobs")))
 		c.probe_jobs = json_incref(json_object_get(meta, "probe_jobs"));
 	restore_rpeak(json_object_get(meta, "rpeak"), &c.rpeak);
+	c.array_tasks = (unsigned)json_integer_value(json_object_get(meta, "array_tasks"));
 	json_array_foreach(exps, i, x)
 		if (!np_exp_from_json(&c, x, &err)) {
 			np_opt_print("run --collect: %s", err.msg);

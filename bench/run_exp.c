@@ -60,6 +60,7 @@ void np_exp_free(np_exp_t *e)
 	free(e->cmd);
 	free(e->workdir);
 	free(e->keep);
+	free(e->sets);
 	free(e->nodelist);
 	free(e->plugin_policy);
 	for (i = 0; i < e->naliases; i++)
@@ -203,6 +204,10 @@ json_t *np_exp_to_json(const np_exp_t *e)
 	json_object_set_new(o, "mpi", json_boolean(e->mpi));
 	json_object_set_new(o, "per_node", json_boolean(e->per_node));
 	json_object_set_new(o, "command", json_string(e->cmd ? e->cmd : ""));
+	if (e->sets) {
+		json_object_set_new(o, "sets", json_string(e->sets));
+		json_object_set_new(o, "sets_parallel", json_integer(e->sets_parallel));
+	}
 	json_object_set_new(o, "params", json_deep_copy(e->params));
 	return o;
 }
@@ -241,6 +246,8 @@ np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err)
 	e->mpi = json_is_true(json_object_get(j, "mpi"));
 	e->per_node = json_is_true(json_object_get(j, "per_node"));
 	e->cmd = jstrdup(j, "command");
+	e->sets = jstrdup(j, "sets");
+	e->sets_parallel = (unsigned)json_integer_value(json_object_get(j, "sets_parallel"));
 	e->nodelist = jstrdup(pl, "nodelist");
 	e->plugin_policy = jstrdup(pl, "plugin_policy");
 	{

@@ -18,7 +18,7 @@ static const char prelude[] =
 "set -u\n"
 "cd \"$NP_OUT\" || exit 2\n"
 "mkdir -p raw\n"
-": >progress.log\n"
+"[ \"$NP_ARRAY\" = 1 ] || : >progress.log\n"
 "NP_FAILED=0\n"
 "NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
 "# CPU time split of every node of a step, before and after it: the\n"
@@ -34,24 +34,67 @@ static const char prelude[] =
 "\t\t\t>>\"$1\" 2>/dev/null\n"
 "\tfi\n"
 "}\n"
+"# Which machine each node is and which CPUs the job has there: the\n"
+"# kernel's boot id (one per running kernel: nodes that show the same one\n"
+"# are one machine) and the CPUs a step may use.  Nodes of one machine\n"
+"# with CPUs in common shared them (results.json, shared_cpus).\n"
+"np_hosts() { # nodes\n"
+"\tlocal line='printf \"%s %s %s\\n\" \"${SLURMD_NODENAME:-$(hostname -s)}\" \"$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo -)\" \"$(sed -n \"s/^Cpus_allowed_list:[[:space:]]*//p\" /proc/self/status)\"'\n"
+"\tif [ \"$NP_MODE\" = local ]; then\n"
+"\t\tbash -c \"$line\" >>raw/hosts.txt\n"
+"\telse\n"
+"\t\tsrun --overlap -N \"$1\" -n \"$1\" --ntasks-per-node=1 --cpu-bind=none bash -c \"$line\" >>raw/hosts.txt 2>/dev/null\n"
+"\tfi\n"
+"}\n"
+"# Independent runs side by side, one per set of nodes (sets of indexes\n"
+"# into the node list $6, or the job's, \"0 1\" or \"0,1 2,3\"), at most $4\n"
+"# at once (0: all), $5 ranks per node: each set has its own output and\n"
+"# exit status, LABEL being its node names joined by '+'.\n"
+"np_sets() { # name rep sets parallel ranks-per-node nodelist -- srun options and command...\n"
+"\tlocal name=$1 rep=$2 sets=$3 par=$4 rpn=$5 list=${6:-$SLURM_JOB_NODELIST} set i hosts label n running=0 rc=0 f\n"
+"\tlocal -a all\n"
+"\tshift 7\n"
+"\tmapfile -t all < <(scontrol show hostnames \"$list\")\n"
+"\tfor set in $sets; do\n"
+"\t\thosts= label= n=0\n"
+"\t\tfor i in ${set//,/ }; do\n"
+"\t\t\t[ -n \"${all[$i]:-}\" ] || continue 2  # beyond the nodes there are\n"
+"\t\t\thosts=$hosts${hosts:+,}${all[$i]}; label=$label${label:++}${all[$i]}; n=$((n + 1))\n"
+"\t\tdone\n"
+"\t\tif [ \"$par\" -gt 0 ] && [ \"$running\" -ge \"$par\" ]; then wait -n; running=$((running - 1)); fi\n"
+"\t\t{\n"
+"\t\t\tsrun -N \"$n\" -n $((n * rpn)) -w \"$hosts\" --output=\"raw/$name.r$rep.$label.out\" \\\n"
+"\t\t\t\t--error=\"raw/$name.r$rep.$label.err\" \"$@\"\n"
+"\t\t\tprintf 'rc=%s\\n' \"$?\" >\"raw/$name.r$rep.$label.rc\"\n"
+"\t\t} &\n"
+"\t\trunning=$((running + 1))\n"
+"\tdone\n"
+"\twait\n"
+"\tfor f in \"raw/$name.r$rep.\"*.rc; do\n"
+"\t\tgrep -qx 'rc=0' \"$f\" 2>/dev/null || rc=1\n"
+"\tdone\n"
+"\treturn $rc\n"
+"}\n"
 "np_step() { # index name rep nodes[@nodelist] -- command...\n"
-"\tlocal idx=$1 name=$2 rep=$3 nodes=$4 base=raw/$2.r$3 t0 t1 rc\n"
+"\tlocal idx=$1 name=$2 rep=$3 nodes=$4 base=raw/$2.r$3 t0 t1 rc rcf=raw/$2.r$3.rc log=raw/$2.r$3.srun.log on=\n"
 "\tshift 5\n"
+"\t# the tasks of a job array run the same steps, each on its node\n"
+"\tif [ \"$NP_ARRAY\" = 1 ]; then rcf=$base.$NP_NODE.rc log=$base.$NP_NODE.srun.log on=\" on $NP_NODE\"; fi\n"
 "\tnp_stat \"$base.stat\" \"$nodes\" before\n"
 "\tt0=$(date +%s.%N)\n"
 "\tif [ \"$NP_MODE\" = local ]; then\n"
 "\t\t\"$@\" >\"$base.$NP_NODE.out\" 2>\"$base.$NP_NODE.err\"\n"
 "\telse\n"
-"\t\t\"$@\" >\"$base.srun.log\" 2>&1\n"
+"\t\t\"$@\" >\"$log\" 2>&1\n"
 "\tfi\n"
 "\trc=$?\n"
 "\t[ \"$rc\" -eq 0 ] || NP_FAILED=$((NP_FAILED + 1))\n"
 "\tt1=$(date +%s.%N)\n"
 "\tnp_stat \"$base.stat\" \"$nodes\" after\n"
 "\tif [ -n \"${NP_POST:-}\" ]; then eval \"$NP_POST\"; fi\n"
-"\tprintf 'rc=%s start=%s end=%s\\n' \"$rc\" \"$t0\" \"$t1\" >\"$base.rc\"\n"
-"\tprintf '%s/%s %s rep %s exit %s %ss\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$rc\" \\\n"
-"\t\t\"$(awk -v a=\"$t0\" -v b=\"$t1\" 'BEGIN { printf \"%.2f\", b - a }')\" | tee -a progress.log\n"
+"\tprintf 'rc=%s start=%s end=%s\\n' \"$rc\" \"$t0\" \"$t1\" >\"$rcf\"\n"
+"\tprintf '%s/%s %s rep %s exit %s %ss%s\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$rc\" \\\n"
+"\t\t\"$(awk -v a=\"$t0\" -v b=\"$t1\" 'BEGIN { printf \"%.2f\", b - a }')\" \"$on\" | tee -a progress.log\n"
 "}\n";
 
 /* --bind-via masks: srun applies explicit --cpu-bind masks only when the
@@ -165,20 +208,33 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 	unsigned i, per_node = e->ntasks / (e->nodes ? e->nodes : 1);
 	bool bound = e->nrank_cpus > 0;
 
-	bool masks = bound && !c->opts->bind_plugin;
+	bool masks = bound && !c->opts->bind_plugin && !c->opts->bind_slurm;
 
-	/* a masks step takes the whole node (--whole), without -c: a step
-	 * of -c 1 holds one CPU even with --whole */
-	np_sb_printf(b, "srun -N %u -n %u --ntasks-per-node=%u ", e->nodes, e->ntasks, per_node ? per_node : 1);
+	if (e->sets) {
+		/* np_sets runs one srun per set, with its nodes and outputs */
+		np_sb_printf(b, "np_sets %s %u ", e->name, rep);
+		np_sb_shq(b, e->sets);
+		np_sb_printf(b, " %u %u ", e->sets_parallel, per_node ? per_node : 1);
+		np_sb_shq(b, e->nodelist ? e->nodelist : "");
+		np_sb_printf(b, " -- --ntasks-per-node=%u ", per_node ? per_node : 1);
+	} else {
+		/* a masks step takes the whole node (--whole), without -c: a
+		 * step of -c 1 holds one CPU even with --whole */
+		np_sb_printf(b, "srun -N %u -n %u --ntasks-per-node=%u ", e->nodes, e->ntasks, per_node ? per_node : 1);
+	}
 	if (!masks)
 		np_sb_printf(b, "-c %u ", e->threads);
-	if (e->nodelist) {
+	if (e->nodelist && !e->sets) {
 		np_sb_add(b, "--nodelist=");
 		np_sb_shq(b, e->nodelist);
 		np_sb_add(b, " ");
 	}
 	if (c->opts->bind_plugin && (bound || e->policy)) {
 		np_sb_printf(b, "--numa-plan=%s ", np_exp_plugin_policy(e));
+	} else if (c->opts->bind_slurm) {
+		/* each task on the cores Slurm gave it, whatever their numbers
+		 * on that node: nodes that number their CPUs differently */
+		np_sb_add(b, "--cpu-bind=cores ");
 	} else if (bound) {
 		/* np_binding chose: the masks on whole nodes, for a step that
 		 * takes the whole node (else it gets -c CPUs, and srun refuses
@@ -207,7 +263,8 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 		np_sb_shq(b, e->workdir);
 		np_sb_add(b, " ");
 	}
-	np_sb_printf(b, "--output=raw/%s.r%u.%%N.out --error=raw/%s.r%u.%%N.err ", e->name, rep, e->name, rep);
+	if (!e->sets)
+		np_sb_printf(b, "--output=raw/%s.r%u.%%N.out --error=raw/%s.r%u.%%N.err ", e->name, rep, e->name, rep);
 	if (e->mems)
 		np_sb_printf(b, "numactl --membind=%s ", e->mems);
 	env_part(b, e, bound);
@@ -262,7 +319,10 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	const np_run_opts_t *o = c->opts;
 	bool local = o->mode == NP_MODE_LOCAL;
 	unsigned i, r, idx = 0, nodes = 1, cpn = 1, total;
-	bool masks = !local && !o->bind_plugin, whole = o->exclusive || (masks && !o->shared);
+	bool array = !local && c->array_tasks > 0;
+	bool masks = !local && !o->bind_plugin && !o->bind_slurm;
+	/* an array task is one node, and two tasks must never share one */
+	bool whole = o->exclusive || c->whole_nodes || array || (masks && !o->shared);
 	char *pin = NULL;
 	np_sb_t b;
 	int rc;
@@ -274,18 +334,23 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 		nodes = max_u(nodes, e->nodes);
 		cpn = max_u(cpn, (per ? per : 1) * e->threads);
 	}
-	if (c->pin_nodes)
+	if (c->pin_nodes && !array)
 		pin = pinned_nodes(c, &nodes);
 	np_sb_init(&b);
 	np_sb_add(&b, "#!/bin/bash\n");
 	if (!local) {
 		np_sb_printf(&b, "#SBATCH --job-name=numaplan-%s\n", o->suite->name);
-		np_sb_printf(&b, "#SBATCH --nodes=%u\n", nodes);
-		if (pin)
+		if (array)
+			np_sb_printf(&b, "#SBATCH --array=1-%u\n", c->array_tasks);
+		np_sb_printf(&b, "#SBATCH --nodes=%u\n", array ? 1 : nodes);
+		if (o->nodelist && !array)
+			/* the user's nodes (the probe asked them) */
+			np_sb_printf(&b, "#SBATCH --nodelist=%s\n", o->nodelist);
+		else if (pin)
 			/* the nodes whose topology was probed and planned on */
 			np_sb_printf(&b, "#SBATCH --nodelist=%s\n", pin);
 		np_sb_printf(&b, "#SBATCH --ntasks-per-node=%u\n", cpn);
-		np_sb_printf(&b, "#SBATCH --output=%s/slurm-%%j.out\n", c->outdir);
+		np_sb_printf(&b, "#SBATCH --output=%s/slurm-%s.out\n", c->outdir, array ? "%A_%a" : "%j");
 		if (o->partition)
 			np_sb_printf(&b, "#SBATCH --partition=%s\n", o->partition);
 		if (o->time_limit)
@@ -311,7 +376,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	             c->exps.n, o->repeat);
 	np_sb_add(&b, "NP_OUT=");
 	np_sb_shq(&b, c->outdir);
-	np_sb_printf(&b, "\nNP_MODE=%s\nNP_NSTEPS=%u\n", local ? "local" : "slurm", total);
+	np_sb_printf(&b, "\nNP_MODE=%s\nNP_NSTEPS=%u\nNP_ARRAY=%d\n", local ? "local" : "slurm", total, array);
 	np_sb_add(&b, "NP_SRUN_MPI=${NP_SRUN_MPI:-");
 	np_sb_add(&b, o->srun_mpi ? o->srun_mpi : "pmi2");
 	np_sb_add(&b, "}\n");
@@ -332,7 +397,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 		np_sb_add(&b, binding_check);
 		np_sb_add(&b, "np_binding\n");
 	}
-	np_sb_add(&b, "\n");
+	np_sb_printf(&b, "np_hosts \"${SLURM_JOB_NUM_NODES:-%u}\"\n\n", local || array ? 1 : nodes);
 	/* Repetitions outermost: a drift of the machine during the run
 	 * spreads over every experiment instead of biasing one. */
 	for (r = 1; r <= o->repeat; r++) {
@@ -368,7 +433,8 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	}
 	rc = np_write_file(path, b.s, true, err);
 	np_sb_free(&b);
+	/* the follower counts the steps of every task of an array */
 	if (nsteps)
-		*nsteps = total;
+		*nsteps = total * (array ? c->array_tasks : 1);
 	return rc;
 }

@@ -80,7 +80,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 {
-	char stamp[32], *dir = NULL, *plans;
+	char stamp[32], *dir = NULL, *plans, *cpuinfo;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -113,7 +113,21 @@ int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 	/* the nodes' topology: asked of them, or stated where it comes from */
 	if ((rc = np_run_topology(c, err)) < 0)
 		return rc;
-	np_rpeak_compute(c->topo, c->types[0].xml == NULL, NULL, &o->rpeak, &c->rpeak);
+	/* Rpeak of the node type planned on: this machine's when it is the
+	 * topology, a probed node's /proc/cpuinfo when the nodes were asked
+	 * (an XML has no clock and no instruction set) */
+	cpuinfo = np_node_type_cpuinfo(c, &c->types[0]);
+	np_rpeak_compute(c->topo, c->types[0].xml == NULL, cpuinfo, &o->rpeak, &c->rpeak);
+	if (cpuinfo) {
+		char *who = np_strdup_printf(", %s's, via the probe", c->types[0].name);
+		size_t n;
+		if (who && (n = strlen(c->rpeak.ghz_src)) && !strstr(c->rpeak.ghz_src, "--clock"))
+			snprintf(c->rpeak.ghz_src + n, sizeof(c->rpeak.ghz_src) - n, "%s", who);
+		if (who && (n = strlen(c->rpeak.fpc_src)) && !strstr(c->rpeak.fpc_src, "--flops-per-cycle"))
+			snprintf(c->rpeak.fpc_src + n, sizeof(c->rpeak.fpc_src) - n, "%s", who);
+		free(who);
+	}
+	free(cpuinfo);
 	c->summary = json_object();
 	return generate(c, err);
 }
@@ -239,10 +253,14 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 			printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
 			       c.rpeak.cores, c.rpeak.cores_src, c.rpeak.ghz, c.rpeak.ghz_src,
 			       c.rpeak.flops_per_cycle, c.rpeak.fpc_src, c.rpeak.gflops);
-		if (o.mode != NP_MODE_LOCAL && !o.bind_plugin)
+		if (o.mode != NP_MODE_LOCAL && !o.bind_plugin && !o.bind_slurm)
 			printf("  binding: srun --cpu-bind masks; %s\n", o.shared ?
 			       "--shared: no whole nodes asked, partial nodes fall back to the numaplan plugin" :
 			       "whole nodes asked (#SBATCH --exclusive): explicit masks need every CPU of a node");
+		else if (o.mode != NP_MODE_LOCAL && o.bind_slurm)
+			/* no masks, so no need for whole nodes (the job script's rule) */
+			printf("  binding: Slurm's own, srun --cpu-bind=cores%s\n",
+			       o.exclusive || c.whole_nodes || c.array_tasks ? "; whole nodes asked (#SBATCH --exclusive)" : "");
 		for (i = 0; i < c.ntypes; i++) {
 			printf("  topology: %s", c.types[i].source);
 			if (c.types[i].nnodes)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostlist.h"
 #include "run_util.h"
 #include "suite.h"
 
@@ -18,6 +19,16 @@ static int check_policy(const char *opt, const char *val, np_error_t *err)
 	(void)opt;
 	if (np_policy_parse(val, &p) < 0)
 		return np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", val, np_policy_list());
+	return 0;
+}
+
+/* (min, max] holds negative numbers down to min: 0 itself is a value here */
+static int check_nonneg(const char *opt, const char *val, np_error_t *err)
+{
+	double x;
+
+	if (np_parse_double(val, 0, 1000, &x) < 0)
+		return np_error_set(err, -EINVAL, "%s '%s': a number from 0 to 1000", opt, val);
 	return 0;
 }
 
@@ -53,6 +64,8 @@ static const np_optdef_t core_opts[] = {
 	  .help = "write the job script and plans, run nothing" },
 	{ .name = "partition", .kind = NP_OPT_STR, .off = O(partition), .arg = "P",
 	  .help = "sbatch partition" },
+	{ .name = "nodelist", .key = 'w', .kind = NP_OPT_STR, .off = O(nodelist), .arg = "LIST",
+	  .help = "these nodes (a Slurm host list; --nodes defaults to its length)" },
 	{ .name = "time", .kind = NP_OPT_STR, .off = O(time_limit), .arg = "T",
 	  .help = "sbatch time limit" },
 	{ .name = "exclusive", .kind = NP_OPT_FLAG, .off = O(exclusive),
@@ -77,12 +90,15 @@ static const np_optdef_t core_opts[] = {
 	  .help = "srun --mpi= as given, unchecked" },
 	{ .name = "job-setup", .kind = NP_OPT_STR, .off = O(job_setup), .arg = "SHELL",
 	  .help = "shell text the job runs first (e.g. 'module load openmpi')" },
-	{ .name = "bind-via", .kind = NP_OPT_CHOICE, .off = O(bind_via), .arg = "masks|plugin",
-	  .help = "srun --cpu-bind masks, or the SPANK plugin's --numa-plan", .dflt = "masks",
-	  .want = "masks or plugin", .choices = "masks|plugin" },
+	{ .name = "bind-via", .kind = NP_OPT_CHOICE, .off = O(bind_via), .arg = "masks|plugin|slurm",
+	  .help = "srun --cpu-bind masks, the SPANK plugin's --numa-plan, or Slurm's own core binding",
+	  .dflt = "masks", .want = "masks, plugin or slurm", .choices = "masks|plugin|slurm" },
 	{ .name = "outlier", .kind = NP_OPT_DOUBLE, .off = O(outlier_pct), .arg = "PCT",
 	  .help = "flag nodes this many percent worse than the median", .dflt = "10",
 	  .want = "a percentage > 0" },
+	{ .name = "outlier-mad", .kind = NP_OPT_DOUBLE, .off = O(outlier_mad), .arg = "Z",
+	  .help = "with 3 nodes or more, also this many robust deviations (1.4826 MAD) off; 0: off",
+	  .dflt = "3.5", .min = -1, .max = 1000, .want = "a number from 0 to 1000", .check = check_nonneg },
 	{ .name = "parse-only", .kind = NP_OPT_FLAG, .off = O(parse_only),
 	  .help = "turn existing output into a run (see the suite)" },
 	{ .name = "topology", .kind = NP_OPT_STR, .off = O(topology), .arg = "FILE",
@@ -331,7 +347,22 @@ static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 	o->mode = o->local ? NP_MODE_LOCAL : o->inline_run ? NP_MODE_INLINE : NP_MODE_SLURM;
 	if (o->local && o->nodes > 1)
 		return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodes %u is not possible", o->nodes);
+	if (o->nodelist) {
+		char **names;
+		unsigned n;
+		if (o->local)
+			return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodelist is not possible");
+		if (np_hostlist_expand(o->nodelist, &names, &n, err) < 0)
+			return -EINVAL;
+		np_hostlist_free(names, n);
+		if (!o->nodes)
+			o->nodes = n;
+		else if (o->nodes > n)
+			return np_error_set(err, -EINVAL, "--nodes %u but --nodelist names %u node%s", o->nodes, n,
+			                    n == 1 ? "" : "s");
+	}
 	o->bind_plugin = strcmp(o->bind_via, "plugin") == 0;
+	o->bind_slurm = strcmp(o->bind_via, "slurm") == 0;
 	if (o->shared && o->exclusive)
 		return np_error_set(err, -EINVAL, "--shared and --exclusive exclude each other");
 	if (o->plan_only && o->mode == NP_MODE_LOCAL)
@@ -361,7 +392,7 @@ void np_run_usage(FILE *f)
 	unsigned i;
 
 	fputs("usage: numaplan run SUITE [options] [-- CMD ARGS]\n"
-	      "   or: numaplan run --collect DIR [--outlier PCT]   (results.json again from DIR's raw outputs)\n"
+	      "   or: numaplan run --collect DIR [--outlier PCT] [--outlier-mad Z]   (results.json again from DIR's raw outputs)\n"
 	      "suites:\n", f);
 	for (i = 0; np_suites[i]; i++) {
 		fprintf(f, "  %-9s %s", np_suites[i]->name, np_suites[i]->summary);

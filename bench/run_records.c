@@ -145,10 +145,31 @@ static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t 
 	return rc;
 }
 
-/* Per-node experiments (and kernels whose every output is a result): a
- * record per node that left an output. */
+/* The exit status a node (or node set) recorded of its own (a set's run,
+ * a task of a job array), else the step's. */
+static void own_status(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, const char *node,
+                       const np_step_t *step, np_step_t *own)
+{
+	char *rel = np_strdup_printf("raw/%s.r%u.%s.rc", e->name, rep, node);
+	char *t = rel ? np_run_read(c, rel) : NULL;
+	double s = 0, en = 0;
+	int rc;
+
+	*own = *step;
+	if (t && sscanf(t, "rc=%d start=%lf end=%lf", &rc, &s, &en) >= 1) {
+		own->ran = true;
+		own->rc = rc;
+		if (en > s)
+			own->wall = en - s;
+	}
+	free(t);
+	free(rel);
+}
+
+/* Per-node experiments, node sets (and kernels whose every output is a
+ * result): a record per node or set that left an output. */
 static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *owner, unsigned rep,
-                      const np_step_t *si, char **nodes, unsigned n, json_t *runs)
+                      const np_step_t *step, char **nodes, unsigned n, json_t *runs)
 {
 	unsigned i;
 
@@ -158,7 +179,11 @@ static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t
 		char *text = rel ? np_run_read(c, rel) : NULL;
 		char *etext = erel ? np_run_read(c, erel) : NULL;
 		char errl[200];
-		json_t *r = np_run_record(rep, nodes[i], si);
+		np_step_t own, *si = &own;
+		json_t *r;
+
+		own_status(c, e, rep, nodes[i], step, &own);
+		r = np_run_record(rep, nodes[i], si);
 		np_kout_t k = { .text = text ? text : "", .rc = si->rc, .wall = si->wall, .errline = errl,
 		                .values = json_object_get(r, "values") };
 
@@ -166,6 +191,11 @@ static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t
 		first_line(etext, errl, sizeof(errl));
 		if (parse_out(c, e, owner, &k) < 0 && si->rc != 0)
 			snprintf(k.why, sizeof(k.why), "exit %d%s%s", si->rc, *errl ? ": " : "", errl);
+		else if (k.valid && si->rc != 0 && (e->sets || c->array_tasks)) {
+			/* the status is this node's own: a run that failed after printing */
+			k.valid = false;
+			snprintf(k.why, sizeof(k.why), "exit %d after printing a result", si->rc);
+		}
 		if (k.series)
 			json_object_set_new(r, "series", k.series);
 		if (k.placement)
@@ -247,12 +277,15 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, 
 		return;
 	}
 	n = list_nodes(c->outdir, e->name, rep, &nodes);
+	/* each task of a job array ran the step on its node, with its own status */
+	if (!si.ran && n > 0 && c->array_tasks)
+		si.ran = true;
 	if (!si.ran || n == 0) {
 		json_t *r = np_run_record(rep, "all", &si);
 		np_run_record_status(r, false, !si.ran ? "did not run (job ended or was cancelled before this step)"
 		                     : "no output file");
 		json_array_append_new(runs, r);
-	} else if (e->per_node || (owner && owner->each_output)) {
+	} else if (e->per_node || e->sets || (owner && owner->each_output)) {
 		each_node(c, e, owner, rep, &si, nodes, n, runs);
 	} else {
 		mpi_run(c, e, owner, rep, &si, nodes, n, runs);

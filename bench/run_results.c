@@ -95,6 +95,19 @@ static json_t *software(bool slurm)
 	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
 		json_object_set_new(s, "slurm", json_string(v));
 	free(v);
+	{
+		/* what picks MPI's transport and the BLAS's kernels: the same
+		 * program is another benchmark over shared memory than over
+		 * TCP, with OpenBLAS's generic core than with its AVX-512 one */
+		static const char *const env[] = { "UCX_TLS", "UCX_NET_DEVICES", "FI_PROVIDER", "MPIR_CVAR_CH4_NETMOD",
+		                                   "OMPI_MCA_pml", "OMPI_MCA_btl", "OPENBLAS_CORETYPE", NULL };
+		for (unsigned i = 0; env[i]; i++)
+			if (getenv(env[i])) {
+				char key[64];
+				snprintf(key, sizeof(key), "environment %s", env[i]);
+				json_object_set_new(s, key, json_string(getenv(env[i])));
+			}
+	}
 	if ((v = np_cmd_firstline("hwloc-info --version")))
 		json_object_set_new(s, "hwloc", json_string(v));
 	free(v);
@@ -149,11 +162,12 @@ static json_t *topo_summary(const np_run_ctx_t *c)
 static json_t *binding(const np_run_ctx_t *c)
 {
 	const np_run_opts_t *o = c->opts;
-	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin;
+	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin && !o->bind_slurm;
 	char *t = masks ? np_run_read(c, "raw/binding.txt") : NULL;
-	json_t *b = json_pack("{s:s, s:b}", "requested", local ? "local (mpiexec, numactl)" : o->bind_plugin ?
-	                      "plugin" : "masks", "whole_nodes_requested", !local && (o->exclusive || (masks &&
-	                      !o->shared)));
+	const char *how = local ? "local (mpiexec, numactl)" : o->bind_plugin ? "plugin" : o->bind_slurm ?
+	                  "slurm (srun --cpu-bind=cores)" : "masks";
+	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
+	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
 
 	if (t) {
 		size_t n = strcspn(t, ":\n");
@@ -162,8 +176,7 @@ static json_t *binding(const np_run_ctx_t *c)
 		if (t[n] == ':')
 			json_object_set_new(b, "note", json_string(t + n + 1 + strspn(t + n + 1, " ")));
 	} else {
-		json_object_set_new(b, "used", json_string(local ? "local (mpiexec, numactl)" : o->bind_plugin ?
-		                                           "plugin" : "unknown (no raw/binding.txt)"));
+		json_object_set_new(b, "used", json_string(masks ? "unknown (no raw/binding.txt)" : how));
 	}
 	free(t);
 	return b;
@@ -194,11 +207,18 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		const char *prim = primary_metric(e, &higher);
 		unsigned nok;
 		size_t k;
-		double sys[4096];
+		double *sys;
 		unsigned nsys = 0;
 
 		for (r = 1; r <= c->opts->repeat; r++)
 			np_records_collect(c, e, r, runs);
+		/* a %sys sample per run: as many as the partition has nodes */
+		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
+		if (!sys) {
+			json_decref(j);
+			json_decref(runs);
+			return np_error_set(err, -ENOMEM, "out of memory");
+		}
 		json_array_foreach(runs, k, rr) {
 			json_t *sp = json_object_get(rr, "sys_pct");
 			json_t *b = json_object_get(rr, "build");
@@ -207,12 +227,15 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			/* each kernel's compiler and flags, once in "software" */
 			snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
 			if (json_is_object(b) && !json_object_get(sw, key))
-				json_object_set_new(sw, key, json_sprintf("%s: %s", np_json_str(b, "compiler"),
-				                                          np_json_str(b, "cflags")));
+				json_object_set_new(sw, key, json_sprintf("%s: %s%s%s", np_json_str(b, "compiler"),
+				                                          np_json_str(b, "cflags"),
+				                                          json_object_get(b, "blas") ? "; " : "",
+				                                          json_object_get(b, "blas") ?
+				                                          np_json_str(b, "blas") : ""));
 			total_runs++;
 			if (!np_json_streq(rr, "status", "ok"))
 				failed_runs++;
-			else if (json_is_number(sp) && nsys < 4096)
+			else if (json_is_number(sp))
 				sys[nsys++] = json_number_value(sp);
 		}
 		json_object_set_new(j, "primary_metric", json_string(prim));
@@ -226,6 +249,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			json_object_set_new(st, "sys_pct", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)ss.n,
 			                    "min", ss.min, "median", ss.median, "mean", ss.mean, "max", ss.max, "unit", "%"));
 		}
+		free(sys);
 		json_object_set_new(j, "stats", st);
 		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
 		json_object_set_new(j, "runs_ok", json_integer(nok));
@@ -235,7 +259,10 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(j, "derived", json_object());
 		if (nok == 0)
 			failed++;
-		np_runs_node_outliers(j, outl, c->opts->outlier_pct);
+		{
+			const np_suite_t *es = np_suite_find(e->suite);
+			np_runs_node_outliers(j, outl, c->opts->outlier_pct, c->opts->outlier_mad, es && es->strict_nodes);
+		}
 		json_array_append_new(exps, j);
 	}
 	derive(exps, summary);
@@ -252,6 +279,14 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "binding", binding(c));
 	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
 	json_object_set_new(res, "jobs", json_deep_copy(jobs));
+	{
+		char *ht = np_run_read(c, "raw/hosts.txt");
+		json_t *nodes = np_hosts_parse(ht ? ht : "");
+		json_object_set_new(res, "shared_cpus", np_hosts_shared(nodes));
+		json_object_set_new(res, "same_machine", np_hosts_machines(nodes));
+		json_object_set_new(res, "nodes", nodes);
+		free(ht);
+	}
 	json_object_set_new(res, "experiments", exps);
 	json_object_set_new(res, "summary", summary);
 	json_object_set_new(res, "outliers", outl);
@@ -303,6 +338,20 @@ void np_results_print_summary(FILE *f, json_t *res)
 	}
 	json_array_foreach(json_object_get(res, "outliers"), i, o)
 		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+	json_array_foreach(json_object_get(res, "same_machine"), i, o) {
+		json_t *n;
+		size_t k;
+		fprintf(f, "note: nodes");
+		json_array_foreach(o, k, n)
+			fprintf(f, "%s %s", k ? "," : "", json_string_value(n));
+		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
+		        "loopback network, not a cluster's\n");
+	}
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, o)
+		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
+		        "nodes measure that machine, not separate nodes\n",
+		        json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
+		        json_string_value(json_array_get(json_object_get(o, "nodes"), 1)), np_json_str(o, "cpus"));
 	o = json_object_get(res, "binding");
 	if (o && !np_json_streq(o, "used", np_json_str(o, "requested")))
 		fprintf(f, "note: bound by %s, not %s: %s\n", np_json_str(o, "used"), np_json_str(o, "requested"),

@@ -26,27 +26,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-/* Run a command, return its whole stdout (stderr to errout when given). */
-static char *capture(const char *cmd, int *status)
-{
-	FILE *f = popen(cmd, "r");
-	np_sb_t b;
-	char buf[1024];
-	size_t n;
-	int st;
-
-	if (!f)
-		return NULL;
-	np_sb_init(&b);
-	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
-	st = pclose(f);
-	if (status)
-		*status = st;
-	return np_sb_take(&b);
-}
-
 typedef struct job_info {
 	char state[32];             /* JOB_STATE, e.g. RUNNING, COMPLETED */
 	char exit_code[32];         /* as scontrol shows it: status:signal */
@@ -104,11 +83,40 @@ static void read_job(json_t *j, job_info_t *ji)
 		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), end - start);
 }
 
-/* 1 with ji filled, 0 when the controller no longer knows the job, -1
- * when it could not be asked. */
-static int query_job(const char *jobid, job_info_t *ji)
+static bool terminal_state(const char *s);
+
+/* A job array as one job: RUNNING while a task runs, PENDING while the
+ * rest wait, and once every task it knows of ended, COMPLETED when all
+ * did, else the first other end.  seen keeps each task's last state: a
+ * task that ended may be purged before the others do. */
+static void array_state(json_t *seen, unsigned ntasks, job_info_t *ji)
 {
-	char *out = capture("squeue --json 2>/dev/null", NULL);
+	const char *k, *end = NULL;
+	json_t *v;
+	bool running = false, pending = false;
+	unsigned ended = 0;
+
+	json_object_foreach(seen, k, v) {
+		const char *st = json_string_value(v);
+		if (!terminal_state(st))
+			*(strcmp(st, "PENDING") == 0 ? &pending : &running) = true;
+		else {
+			ended++;
+			if (strncmp(st, "COMPLETED", 9) != 0 && !end)
+				end = st;
+		}
+	}
+	snprintf(ji->state, sizeof(ji->state), "%s", running ? "RUNNING" : pending || ended < ntasks ? "PENDING"
+	         : end ? end : "COMPLETED");
+	snprintf(ji->exit_code, sizeof(ji->exit_code), "%s", end ? "1:0" : running || pending ? "" : "0:0");
+}
+
+/* 1 with ji filled, 0 when the controller no longer knows the job, -1
+ * when it could not be asked.  For a job array (ntasks > 0), every task
+ * whose array_job_id is the id counts, recorded in seen. */
+static int query_job(const char *jobid, unsigned ntasks, json_t *seen, job_info_t *ji)
+{
+	char *out = np_cmd_output("squeue --json 2>/dev/null", NULL);
 	long long id = strtoll(jobid, NULL, 10);
 	json_t *all, *j;
 	json_error_t je;
@@ -122,12 +130,39 @@ static int query_job(const char *jobid, job_info_t *ji)
 		return -1;
 	}
 	found = 0;
-	json_array_foreach(json_object_get(all, "jobs"), i, j)
-		if (jnum(json_object_get(j, "job_id")) == id) {
+	json_array_foreach(json_object_get(all, "jobs"), i, j) {
+		if (ntasks && jnum(json_object_get(j, "array_job_id")) == id) {
+			job_info_t t;
+			char key[32];
+			long long task = jnum(json_object_get(j, "array_task_id"));
+			read_job(j, &t);
+			/* the tasks still pending are one record without a task id (our
+			 * tasks are 1..N) */
+			if (task >= 1 && task < 1000000000LL)
+				snprintf(key, sizeof(key), "%lld", task);
+			else
+				snprintf(key, sizeof(key), "pending");
+			json_object_set_new(seen, key, json_string(t.state));
+			if (!found || strcmp(t.state, "RUNNING") == 0)
+				snprintf(ji->elapsed, sizeof(ji->elapsed), "%s", t.elapsed);
+			found = 1;
+		} else if (!ntasks && jnum(json_object_get(j, "job_id")) == id) {
 			read_job(j, ji);
 			found = 1;
 			break;
 		}
+	}
+	if (ntasks && found) {
+		/* the pending record goes once its tasks start */
+		bool pend = false;
+		json_array_foreach(json_object_get(all, "jobs"), i, j)
+			if (jnum(json_object_get(j, "array_job_id")) == id && !(jnum(json_object_get(j, "array_task_id")) >= 1 &&
+			    jnum(json_object_get(j, "array_task_id")) < 1000000000LL))
+				pend = true;
+		if (!pend)
+			json_object_del(seen, "pending");
+		array_state(seen, ntasks, ji);
+	}
 	json_decref(all);
 	return found;
 }
@@ -208,6 +243,7 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	bool tty = isatty(STDOUT_FILENO) && !o->quiet;
 	int st, rc = 0, gone = 0, failed = 0;
 	job_info_t ji;
+	json_t *seen = json_object();
 	np_sb_t b;
 
 	if (!sbatch)
@@ -219,7 +255,7 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	np_sb_shq(&b, script);
 	np_sb_add(&b, " 2>&1");
 	cmd = np_sb_take(&b);
-	out = cmd ? capture(cmd, &st) : NULL;
+	out = cmd ? np_cmd_output(cmd, &st) : NULL;
 	free(cmd);
 	if (!out)
 		return np_error_set(err, -ENOMEM, "cannot run sbatch");
@@ -238,7 +274,10 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 		free(jobid);
 		return np_error_set(err, -EIO, "sbatch printed no job id");
 	}
-	if (!o->quiet)
+	if (!o->quiet && c->array_tasks)
+		printf("submitted job array %s (%u one-node tasks, %u steps in all); Ctrl-C cancels it\n", jobid,
+		       c->array_tasks, nsteps);
+	else if (!o->quiet)
 		printf("submitted job %s (%u steps); Ctrl-C cancels it\n", jobid, nsteps);
 	fflush(stdout);
 
@@ -252,7 +291,7 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 		unsigned done;
 		int q = 0;
 		/* squeue --json lists every job: ask every other second */
-		if (tick % 2 == 0 && (q = query_job(jobid, &ji)) == 1) {
+		if (tick % 2 == 0 && (q = query_job(jobid, c->array_tasks, seen, &ji)) == 1) {
 			free(state);
 			free(elapsed);
 			free(exitc);
@@ -263,6 +302,17 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 		} else if ((q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
 			/* Purged from the controller (or the controller is gone):
 			 * judge by the steps the script recorded. */
+			if (c->array_tasks && json_object_size(seen)) {
+				/* every task ended and was purged: what was seen of them */
+				json_object_del(seen, "pending");
+				array_state(seen, c->array_tasks, &ji);
+				if (terminal_state(ji.state)) {
+					free(state);
+					free(exitc);
+					state = strdup(ji.state);
+					exitc = strdup(ji.exit_code);
+				}
+			}
 			if (!state || !terminal_state(state)) {
 				free(state);
 				state = strdup(steps_done(c->outdir, last, sizeof(last)) == nsteps ? "COMPLETED" : "UNKNOWN");
@@ -304,10 +354,15 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	json_array_append_new(jobs, json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "id", jobid,
 	                                      "state", state ? state : "UNKNOWN", "exit_code", exitc,
 	                                      "elapsed", elapsed, "script", script));
+	if (c->array_tasks)
+		json_object_set_new(json_array_get(jobs, json_array_size(jobs) - 1), "array_tasks",
+		                    json_integer(c->array_tasks));
+	json_decref(seen);
 	if (rc == -ECANCELED) {
 		np_error_set(err, rc, "job %s cancelled by Ctrl-C; results hold what finished", jobid);
 	} else if (!state || strcmp(state, "COMPLETED") != 0) {
-		char *log = np_strdup_printf("%s/slurm-%s.out", c->outdir, jobid);
+		char *log = c->array_tasks ? np_strdup_printf("%s/slurm-%s_1.out", c->outdir, jobid)
+		            : np_strdup_printf("%s/slurm-%s.out", c->outdir, jobid);
 		np_error_set(err, -EIO, "job %s ended %s (exit code %s); see %s", jobid, state ? state : "?",
 		             exitc ? exitc : "?", log ? log : "its output");
 		if (log)

@@ -82,9 +82,12 @@ static int load(np_run_ctx_t *c, np_node_type_t *t, bool whole, np_error_t *err)
 
 /* On every node: the topology its numaplan plugin plans on, with the
  * fingerprint and where it came from; lstopo's live view when numaplan is
- * not in the job's PATH (or fails there, an older release). */
+ * not in the job's PATH (or fails there, an older release).  And the
+ * first CPU's block of /proc/cpuinfo: Rpeak's clock and FLOP/cycle are
+ * the compute node's, which an XML does not carry. */
 static const char probe_cmd[] =
 "n=${SLURMD_NODENAME:-$(hostname -s)}\n"
+"sed '/^$/q' /proc/cpuinfo >\"topology/$n.cpuinfo\" 2>/dev/null\n"
 "if ! numaplan topo --site --export-xml \"topology/$n.xml\" --fingerprint >\"topology/$n.fp\" 2>\"topology/$n.log\"; then\n"
 "\trm -f \"topology/$n.fp\"\n"
 "\techo \"numaplan topo: topology: live discovery by lstopo-no-graphics (numaplan topo --site failed or is not in PATH on $n)\" >>\"topology/$n.log\"\n"
@@ -112,6 +115,8 @@ static int write_probe(np_run_ctx_t *c, const char *path, np_error_t *err)
 		np_sb_printf(&b, "#SBATCH --output=%s/slurm-probe-%%j.out\n", c->outdir);
 		if (o->partition)
 			np_sb_printf(&b, "#SBATCH --partition=%s\n", o->partition);
+		if (o->nodelist)
+			np_sb_printf(&b, "#SBATCH --nodelist=%s\n", o->nodelist);
 		np_sb_printf(&b, "#SBATCH --time=%s\n", o->time_limit ? o->time_limit : "5");
 		for (i = 0; i < o->sbatch_args.n; i++)
 			np_sb_printf(&b, "#SBATCH %s\n", o->sbatch_args.v[i]);
@@ -372,6 +377,22 @@ int np_run_topology(np_run_ctx_t *c, np_error_t *err)
 		return rc;
 	c->topo = t->topo;
 	return 0;
+}
+
+char *np_node_type_cpuinfo(const np_run_ctx_t *c, const np_node_type_t *t)
+{
+	char *path, *text;
+
+	if (!t->nnodes || !t->name)
+		return NULL;    /* not probed: no compute node to ask */
+	path = np_strdup_printf("%s/topology/%s.cpuinfo", c->outdir, t->name);
+	text = path ? np_read_file(path, NULL, NULL) : NULL;
+	free(path);
+	if (text && !*text) {
+		free(text);
+		text = NULL;
+	}
+	return text;
 }
 
 json_t *np_node_types_json(const np_run_ctx_t *c)

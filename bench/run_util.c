@@ -113,6 +113,26 @@ char *np_which(const char *name)
 	return NULL;
 }
 
+char *np_cmd_output(const char *shell_cmd, int *status)
+{
+	FILE *f = popen(shell_cmd, "r");
+	np_sb_t b;
+	char buf[1024];
+	size_t n;
+	int st;
+
+	if (!f)
+		return NULL;
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		np_sb_addn(&b, buf, n);
+	st = pclose(f);
+	if (status)
+		*status = st;
+	return np_sb_take(&b);
+}
+
 char *np_cmd_firstline(const char *shell_cmd)
 {
 	char *cmd = np_strdup_printf("%s 2>&1", shell_cmd);
@@ -183,6 +203,39 @@ void np_stats_compute(double *v, unsigned n, np_stats_t *out)
 	out->max = v[n - 1];
 	out->mean = sum / n;
 	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double np_stats_mad(const double *v, unsigned n, double median)
+{
+	double *d = n ? malloc(n * sizeof(double)) : NULL;
+	np_stats_t st;
+	unsigned i;
+
+	if (!d)
+		return 0;
+	for (i = 0; i < n; i++)
+		d[i] = fabs(v[i] - median);
+	np_stats_compute(d, n, &st);
+	free(d);
+	return st.median;
+}
+
+void np_stats_others(const double *v, unsigned n, unsigned skip, double *med, double *mad)
+{
+	double *tmp = n > 1 ? malloc((n - 1) * sizeof(double)) : NULL;
+	unsigned k, m = 0;
+	np_stats_t st;
+
+	*med = *mad = NAN;
+	if (!tmp)
+		return;
+	for (k = 0; k < n; k++)
+		if (k != skip)
+			tmp[m++] = v[k];
+	np_stats_compute(tmp, m, &st);
+	*med = st.median;
+	*mad = np_stats_mad(tmp, m, st.median);
+	free(tmp);
 }
 
 char *np_cpulist_plus(const char *cpulist)

@@ -27,6 +27,9 @@ bool np_file_exists(const char *path);
 char *np_abspath(const char *path);
 /* Find an executable in PATH (or a path with a slash); malloc'ed or NULL. */
 char *np_which(const char *name);
+/* The whole stdout of a shell command, and its wait status; NULL when it
+ * could not be run or out of memory. */
+char *np_cmd_output(const char *shell_cmd, int *status);
 /* First line of a command's output (stdout+stderr), or NULL. */
 char *np_cmd_firstline(const char *shell_cmd);
 
@@ -40,6 +43,12 @@ typedef struct np_stats {
 	double min, median, mean, max;
 } np_stats_t;
 void np_stats_compute(double *values, unsigned n, np_stats_t *out);
+/* Median absolute deviation from a median: median of |v[i] - median|.
+ * values is left as it was; 0 for n == 0 or out of memory. */
+double np_stats_mad(const double *values, unsigned n, double median);
+/* The median and MAD of the n values but the skip-th (NAN for n < 2):
+ * the yardstick of one node among the others. */
+void np_stats_others(const double *values, unsigned n, unsigned skip, double *med, double *mad);
 
 /* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
 char *np_cpulist_plus(const char *cpulist);

@@ -75,6 +75,10 @@ typedef struct np_suite {
 	                const np_step_t *st, json_t *runs);
 	/* Each node's output is a result of its own, even of an MPI run. */
 	bool each_output;
+	/* Nodes are judged, not only measured: a node with a failed run of an
+	 * experiment is listed as failed and left out of its comparison of
+	 * nodes (np_runs_node_outliers). */
+	bool strict_nodes;
 	/* The figure an owned experiment is judged by; *higher: more is better. */
 	const char *(*primary)(const np_exp_t *e, bool *higher);
 

@@ -16,6 +16,7 @@ extern const np_suite_t np_suite_himeno;
 typedef struct himeno_opts {
 	const char *size;           /* grid: XS S M L XL */
 	unsigned iterations;        /* 0: the kernel sizes its run to 60 s */
+	unsigned seconds;           /* > 0: the kernel sizes its run to this */
 } himeno_opts_t;
 
 static const np_optdef_t options[] = {
@@ -24,6 +25,11 @@ static const np_optdef_t options[] = {
 	  .choices = "XS|S|M|L|XL" },
 	{ .name = "iterations", .kind = NP_OPT_UINT, .off = offsetof(himeno_opts_t, iterations), .arg = "N",
 	  .help = "Himeno iterations", .min = 1, .want = "a positive integer" },
+	/* Himeno's own, where --iterations (shared with osu in `all`) is
+	 * not: a fixed count fits one grid and one machine, a time any */
+	{ .name = "himeno-seconds", .kind = NP_OPT_UINT, .off = offsetof(himeno_opts_t, seconds), .arg = "S",
+	  .help = "each Himeno run about S seconds (default 60; before --iterations)", .min = 1, .max = 86400,
+	  .want = "a number of seconds from 1 to 86400" },
 	{ .name = NULL },
 };
 
@@ -48,7 +54,9 @@ static int add_run(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 	np_sb_init(&b);
 	np_sb_add(&b, "numaplan-himeno --json --size ");
 	np_sb_shq(&b, ho->size);
-	if (ho->iterations)
+	if (ho->seconds)
+		np_sb_printf(&b, " --seconds %u", ho->seconds);
+	else if (ho->iterations)
 		np_sb_printf(&b, " --iterations %u", ho->iterations);
 	e->cmd = np_sb_take(&b);
 	json_object_set_new(e->params, "size", json_string(ho->size));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/hpl_grid.h"
+#include "hpl_size.h"
 #include "run_util.h"
 #include "suite.h"
 
@@ -46,7 +47,7 @@ static const np_optdef_t options[] = {
 #undef O
 
 /* N = sqrt(fraction x bytes / 8), rounded down to a multiple of NB. */
-static unsigned long n_from_memory(unsigned long long bytes, double fraction, unsigned nb)
+unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb)
 {
 	double n = sqrt(fraction * (double)bytes / 8.0);
 	unsigned long ni = (unsigned long)n;
@@ -56,7 +57,7 @@ static unsigned long n_from_memory(unsigned long long bytes, double fraction, un
 	return ni ? ni : 1;
 }
 
-static unsigned long long node_memory(const np_topo_t *t)
+unsigned long long np_node_memory(const np_topo_t *t)
 {
 	unsigned long long m = 0;
 	unsigned i;
@@ -145,10 +146,10 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		return np_error_set(err, -EINVAL, "--ntasks %u is not a multiple of --nodes %u", ntasks, nodes);
 	if (!n) {
 		if (!(mem = ho->mem))
-			mem = node_memory(c->topo);
+			mem = np_node_memory(c->topo);
 		if (!mem)
 			return np_error_set(err, -EINVAL, "hpl: the node's memory is unknown: give --mem or --size N");
-		n = n_from_memory(mem * nodes, frac, nb);
+		n = np_hpl_n_from_memory(mem * nodes, frac, nb);
 	}
 	np_hpl_grid(ntasks, &p, &q);
 	snprintf(name, sizeof(name), "hpl.%un", nodes);

@@ -8,7 +8,7 @@
 #include "suite.h"
 
 extern const np_suite_t np_suite_stream, np_suite_osu, np_suite_himeno, np_suite_hpl,
-       np_suite_wrf, np_suite_compare, np_suite_all;
+       np_suite_wrf, np_suite_compare, np_suite_all, np_suite_screen;
 
 /*
  * Adding a suite NAME touches three files:
@@ -31,6 +31,7 @@ const np_suite_t *const np_suites[] = {
 	&np_suite_wrf,
 	&np_suite_compare,
 	&np_suite_all,
+	&np_suite_screen,
 	NULL,
 };
 

@@ -241,6 +241,77 @@ void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *
 	np_sb_add(b, "</svg>\n");
 }
 
+void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
+                  const double *values, const int *state, unsigned n, double ref, const char *reflabel,
+                  double limit, const char *limlabel)
+{
+	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = 0, step, t, bw;
+	unsigned i, every;
+	char lab[32];
+
+	for (i = 0; i < n; i++)
+		if (state[i] != 2 && isfinite(values[i]) && values[i] > ymax)
+			ymax = values[i];
+	if (isfinite(ref) && ref > ymax)
+		ymax = ref;
+	if (isfinite(limit) && limit > ymax)
+		ymax = limit;
+	header(b, title, NULL, ylabel);
+	if (n == 0 || ymax <= 0) {
+		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
+		np_sb_add(b, "</svg>\n");
+		return;
+	}
+	step = nice_step(0, ymax, 5);
+	ymax = ceil(ymax * 1.05 / step) * step;
+#define BY(y) (MT + ph - (y) / ymax * ph)
+	for (t = 0; t <= ymax + step / 1000; t += step) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
+		             ML + pw, BY(t), BY(t));
+		fmt_tick(lab, sizeof(lab), t);
+		text(b, ML - 6, BY(t) + 4, "end", NULL, lab);
+	}
+	bw = pw / n;
+	/* about 40 names fit under the axis */
+	every = n > 40 ? (n + 39) / 40 : 1;
+	for (i = 0; i < n; i++) {
+		double w = bw * 0.7 > 40 ? 40 : bw * 0.7, x = ML + i * bw + (bw - w) / 2;
+		double v = state[i] != 2 && isfinite(values[i]) ? values[i] : 0;
+		char tr[96];
+		if (state[i] == 2) {
+			snprintf(tr, sizeof(tr), "transform=\"rotate(-90 %.1f %.1f)\" fill=\"#cf222e\"", x + w / 2,
+			         BY(0.0) - 4);
+			text(b, x + w / 2 + 4, BY(0.0) - 4, "start", tr, "failed");
+		} else {
+			np_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+			             x, BY(v), w < 1 ? 1 : w, MT + ph - BY(v), state[i] == 1 ? "#d62728" : "#1f77b4");
+			np_xml_escape(b, labels[i]);
+			np_fmt_num(lab, sizeof(lab), values[i]);
+			np_sb_printf(b, ": %s</title></rect>\n", lab);
+		}
+		if (i % every == 0) {
+			snprintf(tr, sizeof(tr), "transform=\"rotate(-45 %.1f %.1f)\"", x + w / 2, MT + ph + 14);
+			text(b, x + w / 2, MT + ph + 14, "end", tr, labels[i]);
+		}
+	}
+	np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", ML, ML + pw,
+	             BY(0.0), BY(0.0));
+	if (isfinite(ref) && ref > 0) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
+		             "stroke-dasharray=\"6,4\"/>\n", ML, ML + pw, BY(ref), BY(ref));
+		if (reflabel)
+			text(b, ML + pw, BY(ref) - 4, "end", NULL, reflabel);
+	}
+	if (isfinite(limit) && limit > 0) {
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+		             "stroke-dasharray=\"2,3\"/>\n", ML, ML + pw, BY(limit), BY(limit));
+		if (limlabel)
+			text(b, ML + 4, BY(limit) - 4, "start", "fill=\"#d62728\"", limlabel);
+	}
+#undef BY
+	np_sb_add(b, "</svg>\n");
+}
+
 void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
                     const char *const *xl, unsigned nx, const char *const *yl, unsigned ny, const double *v)
 {

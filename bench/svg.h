@@ -26,6 +26,14 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
  * (e.g. ideal efficiency 1.0). */
 void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
                  const double *values, unsigned n, double ref, const char *reflabel);
+/* One bar per node, in the given order: blue, red for a node that stands
+ * out (state 1), and "failed" written in place of the bar of a node that
+ * failed (state 2, its value unused); a dashed line at ref (the median of
+ * the nodes) and a dotted one at limit, labelled limlabel (NAN: none).
+ * With many nodes only every k-th node is named. */
+void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
+                  const double *values, const int *state, unsigned n, double ref, const char *reflabel,
+                  double limit, const char *limlabel);
 /* A figure over time: x in seconds since the epoch (axis in UTC dates),
  * y from 0; nmarks points (mx, my) ringed in red (regressions). */
 void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np_svg_series_t *s, unsigned ns,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cblas.h>
 
 #include "hpl.h"
 #include "kcommon_mpi.h"
@@ -159,6 +160,28 @@ static void print_human(const struct np_hpl_opts *o,
 	fflush(stdout);
 }
 
+/* Which kernels the BLAS runs: OpenBLAS picks them at run time from the
+ * CPU, and falls back to a generic core (Prescott) on a CPU newer than
+ * itself, at a fraction of the speed: a low efficiency then reads as the
+ * library's, not the node's.  Also in the build record ("software"). */
+static void blas_core(json_t *root)
+{
+#ifndef NP_BLAS_BLIS
+	const char *core = openblas_get_corename();
+	size_t n = core ? strlen(core) : 0;
+
+	while (n && core[n - 1] == ' ')
+		n--;
+	if (!n)
+		return;
+	json_object_set_new(root, "blas_core", json_stringn(core, n));
+	json_object_set_new(json_object_get(root, "build"), "blas",
+	                    json_sprintf("openblas, core %.*s", (int)n, core));
+#else
+	(void)root;
+#endif
+}
+
 static int print_json(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
                       const struct result *r, struct np_k_place *pl, int npl)
 {
@@ -200,6 +223,7 @@ static int print_json(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
 		json_object_set_new(root, "placement",
 		                    np_k_place_json(pl, (size_t)npl));
 	json_object_set_new(root, "build", np_k_build_json(NP_K_CFLAGS));
+	blas_core(root);
 	if (np_k_json_emit(stdout, root, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return NP_K_EXIT_FAIL;

@@ -18,6 +18,7 @@ static const struct {
 	{ "run", np_cmd_run, "run a benchmark suite with generated placement (Slurm or local)" },
 	{ "report", np_cmd_report, "tables and plots from a run directory" },
 	{ "accept", np_cmd_accept, "check results against an acceptance spec" },
+	{ "audit", np_cmd_audit, "check a running job's bindings against its plan, on every node" },
 };
 
 static void usage(FILE *f)
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
 	{
 		char safe[NP_ESCAPED_SIZE(64)];
 
-		fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept)\n",
+		fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept, audit)\n",
 		        np_escape(safe, sizeof(safe), argv[1]));
 	}
 	return 2;

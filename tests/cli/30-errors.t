@@ -86,4 +86,13 @@ check "a file name with a newline is shown escaped" \
 
 run numaplan plan --topology "$EPYC" -n 130 -p compact --overcommit -f json
 check "--overcommit accepts more tasks than cores" test "$RC" -eq 0 -a "$(jq .overcommitted <<<"$OUT")" = true
+# numaplan audit: what is not a job id never reaches Slurm
+for j in 'abc' '12;id' '$(id)' '12_' '_3' '1.5' '1234567890123'; do
+	expect_error "audit '$j': not a job id" "'.*' is not a job id" numaplan audit "$j"
+done
+expect_error "audit without a job" "which job\\? numaplan audit JOBID" numaplan audit
+expect_error "audit with two jobs" "one job id only" numaplan audit 12 13
+expect_error "audit --far-pct 200" "--far-pct: a percentage from 0 to 100" numaplan audit 12 --far-pct 200
+(unset SLURM_JOB_ID; expect_error "audit --collect outside the job" "--collect runs inside the job it audits" \
+	numaplan audit --collect 12)
 done_testing

@@ -94,6 +94,23 @@ check "--json: seconds, gflops, residual are numbers, passed is a boolean" \
 kflags=$(sed -n 's/^KERNEL_CFLAGS = //p' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null)
 check "--json: build flags end with the build tree's KERNEL_CFLAGS '$kflags'" \
 	eval 'echo "$OUT" | jq -e "(.build.compiler|type) == \"string\" and (.build.cflags|endswith(\$k))" --arg k "$kflags" >/dev/null'
+# OpenBLAS's kernels: what the library itself says it chose (its verbose
+# "Core: NAME" line), and OPENBLAS_CORETYPE followed
+if echo "$OUT" | jq -e '.blas == "openblas"' >/dev/null; then
+	core=$(OPENBLAS_VERBOSE=2 $HPL -N 64 --nb 8 2>&1 >/dev/null | sed -n 's/^Core: //p' | head -1)
+	check "--json: blas_core '$core', as OpenBLAS's verbose line says, also in build.blas" \
+		eval '[ -n "$core" ] && echo "$OUT" | jq -e --arg c "$core" ".blas_core == \$c and .build.blas == \"openblas, core \" + \$c" >/dev/null'
+	if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+		run env OPENBLAS_CORETYPE=Haswell $HPL -N 64 --nb 8 --json
+		check "OPENBLAS_CORETYPE=Haswell on an AVX2 CPU: blas_core Haswell" \
+			eval '[ $RC -eq 0 ] && echo "$OUT" | jq -e ".blas_core == \"Haswell\"" >/dev/null'
+		hpl 2 -N 300 --nb 40 -P 1 -Q 2 --json
+	else
+		skip "no AVX2 and FMA: OPENBLAS_CORETYPE=Haswell not tried"
+	fi
+else
+	skip "built with BLIS: no blas_core"
+fi
 check "--json: passed is true and residual < 16" \
 	eval 'echo "$OUT" | jq -e ".passed == true and .residual >= 0 and .residual < 16" >/dev/null'
 # HPL's operation count, evaluated here from the reported time.

@@ -26,4 +26,18 @@ model_numa 2;     check_plan "numa -n2" numa2 2 bind
 model_socket 4;   check_plan "socket -n4 (two ranks per socket)" socket4 4 bind
 model_numa 1;     check_plan "numa -n1 mem=interleave (both nodes)" numa1i 1 interleave
 model_l3 4;       check_stream "numaplan-stream -n4 -c2 under l3" stream4 4
+
+# numaplan audit JOBID on a running step (2s1n-collect.sh, audit_far):
+# rank 0 is planned on NUMA 0, rank 1 on NUMA 1; as started nothing
+# deviates, after rank 0's pages moved to NUMA 1 exactly that does
+jqq() { jq -e "$@" >/dev/null 2>&1; }
+chk "audit of a step as started: 2 tasks, no deviation" \
+	jqq '.summary.tasks == 2 and .summary.deviations == 0' "$DATA/audit_before.out" ||
+	diagm "$(cat "$DATA/audit_before.out" "$DATA/audit_before.err")"
+chk "migratepages moved rank 0's pages to NUMA 1 (exit 0)" [ "$(cat "$DATA/audit_migrate.rc")" = 0 ]
+chk "audit after: one deviation, far-pages of rank 0, found on NUMA 1, planned on NUMA 0" \
+	jqq '(.deviations | length) == 1 and .deviations[0].kind == "far-pages" and .deviations[0].rank == "0" and
+	     (.deviations[0].expected | test("NUMA 0")) and (.deviations[0].found | test("on NUMA 1"))' \
+	"$DATA/audit_far.out" ||
+	diagm "$(cat "$DATA/audit_far.out" "$DATA/audit_far.err" "$DATA/audit_moved_maps.out")"
 done_testing

@@ -2,6 +2,31 @@
 # Inside the 2s1n guest (2 sockets x 1 NUMA node of 4 cores, 2 L3 of 2
 # cores per socket, SLIT 10/21): the steps 20-2s1n.t judges.
 source "$NP_SRCDIR/tests/numavm/collect-lib.sh"
+
+# numaplan audit on a running step of this real 2-node kernel: 2 tasks
+# under numa, each with 16 MiB of its own (a bash variable) on its node;
+# audited once as they are, then again after rank 0's pages were moved to
+# the other node from outside (migratepages: its policy stays as planned),
+# which is a deviation the audit must find, and the only one.
+audit_far() {
+	local i pid0
+	rm -f "$O"/audit_far.pid.* "$O/audit_far.done"
+	timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n 2 --numa-plan=numa bash -c \
+		'v=$(head -c 16777216 /dev/zero | tr "\0" x); echo "$$" >"$0.pid.$SLURM_PROCID"
+		 for i in $(seq 200); do [ -e "$0.done" ] && break; sleep 1; done; echo "${#v}"' "$O/audit_far" \
+		>"$O/audit_far_step.out" 2>"$O/audit_far_step.err" &
+	for i in $(seq 120); do
+		[ -s "$O/audit_far.pid.0" ] && [ -s "$O/audit_far.pid.1" ] && break
+		sleep 1
+	done
+	pid0=$(cat "$O/audit_far.pid.0" 2>/dev/null)
+	save audit_before "$NUMAPLAN" audit "$JOB" --json
+	save audit_migrate migratepages "${pid0:-0}" 0 1
+	save audit_moved_maps grep -E "N[0-9]+=" "/proc/${pid0:-0}/numa_maps"
+	save audit_far "$NUMAPLAN" audit "$JOB" --json
+	touch "$O/audit_far.done"
+	wait
+}
 collect_facts
 alloc_node || exit 1
 probe compact8 8 compact 2M
@@ -12,4 +37,5 @@ maps maps_numa2 2 numa
 probe socket4 4 socket
 probe numa1i 1 numa,mem=interleave 16M
 stream stream4 4 2 l3
+audit_far
 exit 0

@@ -89,6 +89,21 @@ check "--shared: no --exclusive" sh -c "! grep -q -- '--exclusive' '$tmp/sh/job.
 run numaplan run stream --dry-run --bind-via plugin --topology "$EPYC" -o "$tmp/bp"
 check "--bind-via plugin: a planner policy for every step (numa for stream.numa3)" \
 	grep -q 'stream.numa3 .*srun .* --numa-plan=numa ' "$tmp/bp/job.sh"
+# --iterations is Himeno's and OSU's in `all`; --himeno-seconds is Himeno's
+# alone and goes before it
+run numaplan run all --dry-run --nodes 2 --topology "$EPYC" --iterations 50 --himeno-seconds 7 -o "$tmp/hs"
+check "all --iterations 50 --himeno-seconds 7: Himeno sized to 7 s, OSU 50 iterations" \
+	eval '[ "$RC" -eq 0 ] && grep -q "himeno.2n .*numaplan-himeno --json --size M --seconds 7\$" "$tmp/hs/job.sh" &&
+	      ! grep -q "numaplan-himeno.* --iterations" "$tmp/hs/job.sh" && grep -q "numaplan-osu latency .*-i 50" "$tmp/hs/job.sh"'
+run numaplan run himeno --dry-run --topology "$EPYC" --himeno-seconds 0 -o "$tmp/hs0"
+check "--himeno-seconds 0: refused (exit 2), nothing written" eval '[ "$RC" -eq 2 ] && [ ! -e "$tmp/hs0" ]'
+# Slurm's own binding has no masks, so no need of whole nodes; the start
+# says how it binds, not "masks"
+run numaplan run stream --dry-run --bind-via slurm --topology "$EPYC" -o "$tmp/bs"
+check "--bind-via slurm: srun --cpu-bind=cores, no --exclusive, and the start says so" \
+	eval 'grep -q "stream.numa3 .*srun .* --cpu-bind=cores " "$tmp/bs/job.sh" &&
+	      ! grep -q -- "--exclusive" "$tmp/bs/job.sh" && grep -qx "  binding: Slurm.s own, srun --cpu-bind=cores" <<<"$OUT" &&
+	      ! grep -q "masks" <<<"$OUT"'
 
 check "sbatch was never called" [ ! -e "$tmp/sbatch-called" ]
 done_testing

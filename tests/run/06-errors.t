@@ -31,7 +31,7 @@ run numaplan run
 check "no suite: exit 2" sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'which suite'" "$ERR"
 run numaplan run linpack
 check "unknown suite: exit 2, listing the suites" \
-	sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'unknown suite .linpack. (valid: stream osu himeno hpl wrf compare all)'" "$ERR"
+	sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'unknown suite .linpack. (valid: stream osu himeno hpl wrf compare all screen)'" "$ERR"
 run numaplan run stream --repeat 0
 check "--repeat 0: exit 2" sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'bad value .0. for --repeat'" "$ERR"
 run numaplan run stream --frobnicate

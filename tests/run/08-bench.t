@@ -30,7 +30,7 @@ run numaplan run --help
 help=$OUT
 # SYNOPSIS: SUITE is one of stream, osu, himeno, hpl, wrf, compare, all
 suites=$(sed -n '/^\.IR SUITE " is one of"/{n;p}' "$MAN" | tr -d '",.' | sed 's/^BR //')
-check "numaplan-run(1) names 7 suites" [ "$(wc -w <<<"$suites")" -eq 7 ]
+check "numaplan-run(1) names 8 suites" [ "$(wc -w <<<"$suites")" -eq 8 ]
 for s in $suites; do
 	check "--help lists the suite $s of numaplan-run(1)" grep -qE "^  $s +[A-Za-z]" <<<"$help"
 done

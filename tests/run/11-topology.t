@@ -37,6 +37,15 @@ check "the job asks for the probed nodes, whole (masks)" \
 	sh -c "grep -qx '#SBATCH --nodelist=n1,n2' '$tmp/plain/job.sh' && grep -qx '#SBATCH --exclusive' '$tmp/plain/job.sh'"
 check "bound by masks, every run passed" jqt '.binding.used == "masks" and .failed_runs == 0' "$J"
 check "the start says whole nodes are asked, and why" grep -q 'whole nodes asked (#SBATCH --exclusive)' <<<"$OUT"
+# Rpeak's clock and FLOP/cycle come from n1's /proc/cpuinfo (an XML has
+# neither): the nodes are this machine, so its FLOP/cycle must be what
+# this machine gives live (a dry run here; a clock may be read from
+# cpufreq there), and neither is unknown
+run numaplan run stream --dry-run -q -o "$tmp/live"
+check "Rpeak from the probed node's /proc/cpuinfo: this machine's FLOP/cycle, a clock, said so" \
+	jqt --slurpfile l "$tmp/live/run.json" '.rpeak.gflops_per_node > 0 and .rpeak.ghz > 0 and
+	     .rpeak.flops_per_cycle == $l[0].rpeak.flops_per_cycle and (.rpeak.source.ghz | test("n1.s, via the probe$"))
+	     and (.rpeak.source.flops_per_cycle | test("n1.s, via the probe$"))' "$J"
 
 # without numaplan in the job's PATH the nodes answer with lstopo
 run timeout 300 env PATH=/usr/bin:/bin "$(command -v numaplan)" run stream --plan-only -o "$tmp/lstopo"

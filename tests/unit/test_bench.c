@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hostlist.h"
 #include "suite.h"
 #include "common/text.h"
 
@@ -230,6 +231,104 @@ static void test_record(void **state)
 	json_decref(meta);
 }
 
+static void hosts_are(const char *list, unsigned n, const char *const *want)
+{
+	np_error_t err = { 0 };
+	char **v;
+	unsigned k;
+
+	assert_int_equal(np_hostlist_expand(list, &v, &k, &err), 0);
+	assert_int_equal(k, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_string_equal(v[i], want[i]);
+	np_hostlist_free(v, k);
+}
+
+static void test_hostlist(void **state)
+{
+	static const char *const a[] = { "n1", "n2", "n3", "n7", "gpu09", "gpu10", "login" };
+	static const char *const b[] = { "r1-n1", "r1-n2", "r2-n1", "r2-n2" };
+	static const char *const bad[] = { "", "n[1-", "n]1", "n[3-1]", "n[a-b]", "n[1,,2]", "a,,b", "n[-2]", "a," };
+	np_error_t err = { 0 };
+	char **v;
+	unsigned k;
+
+	(void)state;
+	hosts_are("n[1-3,7],gpu[09-10],login", 7, a);
+	/* several brackets in one name: the first varies slowest */
+	hosts_are("r[1-2]-n[1-2]", 4, b);
+	hosts_are("n5", 1, (const char *const[]){ "n5" });
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = '\0';
+		assert_int_equal(np_hostlist_expand(bad[i], &v, &k, &err), -EINVAL);
+		assert_true(err.msg[0] != '\0');
+	}
+	/* a typo that would name billions of nodes is refused, not expanded */
+	assert_true(np_hostlist_expand("n[1-4000000000]", &v, &k, &err) < 0);
+}
+
+static void test_node_outlier(void **state)
+{
+	double dev, z;
+
+	(void)state;
+	/* 5 nodes 100 101 99 100 60: median 100.  The others of 60 are
+	 * 99 100 100 101: median 100, |dev| 1 0 0 1, MAD 0.5.  60 is 40%
+	 * below, and (60 - 100) / (1.4826 x 0.5) = -54 robust deviations */
+	assert_true(np_node_outlier(60, 100, 100, 0.5, 5, true, 10, 3.5, &dev, &z));
+	assert_true(fabs(dev + 40) < 1e-9 && fabs(z + 40 / (1.4826 * 0.5)) < 1e-9);
+	/* 101: better, never flagged */
+	assert_false(np_node_outlier(101, 100, 100, 0.5, 5, true, 10, 3.5, &dev, &z));
+	/* lower is better (latency): 12 us against 10 is 20% worse */
+	assert_true(np_node_outlier(12, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
+	assert_false(np_node_outlier(8, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
+	/* noisy nodes: 15% below, but the others' MAD of 10 makes it one
+	 * robust deviation */
+	assert_false(np_node_outlier(85, 100, 100, 10, 8, true, 10, 3.5, &dev, &z));
+	assert_true(fabs(z + 15 / 14.826) < 1e-9);
+	/* ... unless the z test is off */
+	assert_true(np_node_outlier(85, 100, 100, 10, 8, true, 10, 0, &dev, &z));
+	/* identical other nodes: MAD 0, z infinite, the percentage decides */
+	assert_true(np_node_outlier(80, 100, 100, 0, 4, true, 10, 3.5, &dev, &z) && isinf(z));
+	assert_false(np_node_outlier(95, 100, 100, 0, 4, true, 10, 3.5, &dev, &z));
+	/* two nodes: no z-score, the percentage alone */
+	assert_true(np_node_outlier(80, 100, 100, 20, 2, true, 10, 3.5, &dev, &z) && isnan(z));
+	/* the z-score's sign follows the bad direction: a node far below the
+	 * others in latency is better, not an outlier */
+	assert_false(np_node_outlier(5, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
+}
+
+static void test_hosts(void **state)
+{
+	/* n1 and n2 one kernel sharing CPU 1; n3 another machine; n4 with no boot id */
+	json_t *nodes = np_hosts_parse("n1 aaaa 0-1\nn2 aaaa 1\nn3 bbbb 0-1\nn4 - 0\ntruncated\nn1 aaaa 5\n");
+	json_t *sh = np_hosts_shared(nodes);
+
+	(void)state;
+	assert_int_equal(json_object_size(nodes), 4);
+	/* a node's first line counts (in the file's order: the sort keeps it) */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(nodes, "n1"), "cpus")), "0-1");
+	assert_int_equal(json_array_size(sh), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(sh, 0), "nodes"), 0)), "n1");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(sh, 0), "nodes"), 1)), "n2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(sh, 0), "cpus")), "1");
+	json_decref(sh);
+	json_decref(nodes);
+	/* one machine, disjoint CPUs (vcluster --disjoint-cpus): nothing
+	 * shared, but one machine all the same; n10 after n2 */
+	nodes = np_hosts_parse("n10 aaaa 2\nn2 aaaa 1\nn1 aaaa 0\nn3 bbbb 0\n");
+	sh = np_hosts_shared(nodes);
+	assert_int_equal(json_array_size(sh), 0);
+	json_decref(sh);
+	sh = np_hosts_machines(nodes);
+	assert_int_equal(json_array_size(sh), 1);
+	assert_int_equal(json_array_size(json_array_get(sh, 0)), 3);
+	assert_string_equal(json_string_value(json_array_get(json_array_get(sh, 0), 0)), "n1");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(sh, 0), 2)), "n10");
+	json_decref(sh);
+	json_decref(nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +337,9 @@ int main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_node_outlier),
+		cmocka_unit_test(test_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,15 @@
+/*
+ * hostlist.h - Slurm host list expressions to node names.
+ */
+#ifndef NP_HOSTLIST_H
+#define NP_HOSTLIST_H
+
+#include "np_error.h"
+
+/* "n[1-3,7],gpu[01-02]" -> n1 n2 n3 n7 gpu01 gpu02 (zero padding kept,
+ * several bracket groups in a name expanded in order).  0, or -EINVAL
+ * with err naming the list; the caller frees with np_hostlist_free. */
+int np_hostlist_expand(const char *list, char ***names, unsigned *n, np_error_t *err);
+void np_hostlist_free(char **names, unsigned n);
+
+#endif /* NP_HOSTLIST_H */

@@ -1,0 +1,58 @@
+/*
+ * audit.h - `numaplan audit JOBID`: how the tasks of a running job are
+ * bound, against what their step's plan says.
+ *
+ * The front end (cmd_audit.c) runs `numaplan audit --collect JOBID` as a
+ * short step of the job on every node (srun --jobid --overlap); the
+ * collector (audit_collect.c) reads each task's /proc there and prints one
+ * JSON object for its node; the check (audit_check.c) compares every
+ * process and thread with the plan the task carries: NUMAPLAN_CPUS and
+ * NUMAPLAN_MEMS as the SPANK plugin exported them at exec, or srun's own
+ * --cpu-bind masks (SLURM_CPU_BIND_LIST).  Nothing here walks hwloc: the
+ * NUMA nodes of CPUs come from the planner's topology.
+ */
+#ifndef NP_AUDIT_H
+#define NP_AUDIT_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "numaplan.h"
+
+/* ---- collect (runs inside the job, on each node) ---- */
+
+/* One node's record: {node, numa: {os: cpulist}, processes: [...],
+ * errors: [...]}.  Each process: pid, tid list with each thread's cpus,
+ * step, localid (or null for a task's descendant), rank, comm, cpus,
+ * mems_allowed, policy (the task's memory policy as numa_maps shows it:
+ * "default", "bind:0", "interleave:0-3", ...), pages_kb {numa: kB of
+ * anonymous memory}, env {NUMAPLAN_*, SLURM_CPU_BIND_TYPE/LIST,
+ * SLURM_PROCID, SLURM_LOCALID}.  proc is "/proc" but for tests; the
+ * steps skipped are batch, extern and self_step (the collector's own). */
+json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_step, np_error_t *err);
+
+/* Parsers of /proc text, for the collector and the tests. */
+/* numa_maps: the task's policy (its heap's or stack's VMA, else the most
+ * common one of its anonymous VMAs) and kB per NUMA node of the
+ * anonymous VMAs (no file=). */
+void np_audit_numa_maps(const char *text, char *policy, size_t n, json_t *pages_kb);
+/* The value of "Key:" in a status text ("Cpus_allowed_list"), trimmed;
+ * malloc'ed or NULL. */
+char *np_audit_status_field(const char *text, const char *key);
+
+/* ---- check ---- */
+
+typedef struct np_audit_opts {
+	double far_pct;             /* a process's anonymous memory on far nodes above this share */
+} np_audit_opts_t;
+
+/* Every deviation of the nodes' records (an array of node objects), as
+ * [{node, step, rank, pid, tid, kind, expected, found, plan}] with kind
+ * one of re-bound, thread-outside, mempolicy, far-pages; and counts in
+ * summary {nodes, processes, threads, tasks, unplanned, deviations}. */
+json_t *np_audit_check(json_t *nodes, const np_audit_opts_t *o, json_t *summary);
+
+/* srun's mask for one task: "0x3" -> "0-1" (malloc'ed), NULL if malformed. */
+char *np_audit_mask_to_list(const char *hex);
+
+#endif /* NP_AUDIT_H */

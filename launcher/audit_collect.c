@@ -1,0 +1,336 @@
+/*
+ * audit_collect.c - `numaplan audit --collect JOBID`, inside a step of the
+ * job: every process of the job's other steps on this node, as /proc
+ * shows it now.
+ *
+ * The processes come from the job's cgroup (a path component job_JOBID and
+ * a step_STEP below it, as Slurm's cgroup plugins name them under v1 and
+ * v2), which holds the tasks and everything they started; the task's
+ * environment says its rank.  Reading another process's environ and
+ * numa_maps needs to be its owner or root: the job's owner runs this.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "run_util.h"
+
+/* the variables a task's binding is judged by, and its place */
+static const char *const env_keys[] = {
+	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA", "SLURM_CPU_BIND_TYPE",
+	"SLURM_CPU_BIND_LIST", "SLURM_PROCID", "SLURM_LOCALID", NULL,
+};
+
+char *np_audit_status_field(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
+			const char *v = p + kl + 1, *e;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			e = strchr(v, '\n');
+			if (!e)
+				e = v + strlen(v);
+			while (e > v && isspace((unsigned char)e[-1]))
+				e--;
+			return strndup(v, (size_t)(e - v));
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return NULL;
+}
+
+void np_audit_numa_maps(const char *text, char *policy, size_t n, json_t *pages_kb)
+{
+	json_t *count = json_object();
+	const char *p = text, *best = NULL;
+	char mark[64] = "";
+	long long bestn = 0;
+	const char *k;
+	json_t *v;
+
+	snprintf(policy, n, "?");
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char *line = strndup(p, len), *save = NULL, *tok, pol[64] = "";
+		long long kb = 4;
+		bool anon = true, marked = false;
+		json_t *pages = json_object();
+		unsigned i = 0;
+
+		for (tok = line ? strtok_r(line, " ", &save) : NULL; tok; tok = strtok_r(NULL, " ", &save), i++) {
+			if (i == 1)
+				snprintf(pol, sizeof(pol), "%s", tok);
+			else if (strncmp(tok, "file=", 5) == 0)
+				anon = false;
+			else if (strcmp(tok, "heap") == 0 || strcmp(tok, "stack") == 0)
+				marked = true;
+			else if (strncmp(tok, "kernelpagesize_kB=", 18) == 0)
+				kb = atoll(tok + 18);
+			else if (tok[0] == 'N' && isdigit((unsigned char)tok[1]) && strchr(tok, '=')) {
+				char node[16];
+				snprintf(node, sizeof(node), "%.*s", (int)(strchr(tok, '=') - tok - 1), tok + 1);
+				json_object_set_new(pages, node, json_integer(atoll(strchr(tok, '=') + 1)));
+			}
+		}
+		if (anon && pol[0]) {
+			json_object_foreach(pages, k, v) {
+				json_int_t prev = json_integer_value(json_object_get(pages_kb, k));
+				json_object_set_new(pages_kb, k, json_integer(prev + json_integer_value(v) * kb));
+			}
+			/* heap and stack follow the task's policy unless mbind()
+			 * gave them their own: the first of them names it */
+			if (marked && !mark[0])
+				snprintf(mark, sizeof(mark), "%s", pol);
+			json_object_set_new(count, pol, json_integer(json_integer_value(json_object_get(count, pol)) + 1));
+		}
+		json_decref(pages);
+		free(line);
+		p = e ? e + 1 : NULL;
+	}
+	json_object_foreach(count, k, v)
+		if (json_integer_value(v) > bestn) {
+			bestn = json_integer_value(v);
+			best = k;
+		}
+	if (mark[0])
+		snprintf(policy, n, "%s", mark);
+	else if (best)
+		snprintf(policy, n, "%s", best);
+	json_decref(count);
+}
+
+static char *read_proc(const char *proc, const char *pid, const char *what, size_t *len)
+{
+	char *path = np_strdup_printf("%s/%s/%s", proc, pid, what);
+	char *t = path ? np_read_file(path, len, NULL) : NULL;
+
+	free(path);
+	return t;
+}
+
+/* The job's step this process is in, from its cgroup path (".../job_5/
+ * step_0/..."), on this node: the path up to job_5 must be one of ours
+ * (prefixes).  1 with the step copied, 0 when not in that job here (on
+ * the vcluster every node sees every node's processes, as ../npvc-nK/...
+ * paths outside its cgroup namespace). */
+static int step_of(const char *cgroup, const char *jobid, json_t *prefixes, char *step, size_t n)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "/job_%s/step_", jobid);
+	for (p = cgroup; p && (p = strstr(p, pat)); p++) {
+		const char *s = p + strlen(pat), *bol = p;
+		size_t l = strcspn(s, "/\n");
+		char *prefix;
+		bool ours;
+
+		while (bol > cgroup && bol[-1] != '\n')
+			bol--;
+		bol = strchr(bol, ':') ? strchr(strchr(bol, ':') + 1, ':') : NULL;
+		if (!bol || bol > p)
+			continue;
+		prefix = strndup(bol + 1, (size_t)(p - bol - 1));
+		ours = prefix && json_object_get(prefixes, prefix);
+		free(prefix);
+		if (ours && l && l < n) {
+			snprintf(step, n, "%.*s", (int)l, s);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Where this job's cgroups are on this node: the paths of our own
+ * cgroups up to job_JOBID, one per hierarchy. */
+static json_t *job_prefixes(const char *proc, const char *jobid)
+{
+	char *cg = read_proc(proc, "self", "cgroup", NULL), pat[64];
+	json_t *set = json_object();
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "/job_%s/", jobid);
+	for (p = cg; p && *p;) {
+		const char *e = strchr(p, '\n'), *c1 = strchr(p, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		const char *j = c2 ? strstr(c2, pat) : NULL;
+		if (j && (!e || j < e)) {
+			char *prefix = strndup(c2 + 1, (size_t)(j - c2 - 1));
+			if (prefix)
+				json_object_set_new(set, prefix, json_true());
+			free(prefix);
+		}
+		p = e ? e + 1 : NULL;
+	}
+	free(cg);
+	return set;
+}
+
+static json_t *env_of(const char *environ, size_t len)
+{
+	json_t *env = json_object();
+	const char *p = environ, *end = environ + len;
+
+	while (p && p < end) {
+		size_t l = strnlen(p, (size_t)(end - p));
+		for (unsigned i = 0; env_keys[i]; i++) {
+			size_t kl = strlen(env_keys[i]);
+			if (l > kl && strncmp(p, env_keys[i], kl) == 0 && p[kl] == '=') {
+				char *v = strndup(p + kl + 1, l - kl - 1);
+				if (v)
+					json_object_set_new(env, env_keys[i], json_string(v));
+				free(v);
+			}
+		}
+		p += l + 1;
+	}
+	return env;
+}
+
+/* Each thread of a process with its CPUs. */
+static json_t *threads_of(const char *proc, const char *pid)
+{
+	char *dir = np_strdup_printf("%s/%s/task", proc, pid);
+	DIR *d = dir ? opendir(dir) : NULL;
+	json_t *a = json_array();
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *rel, *st, *cpus, *name;
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		rel = np_strdup_printf("task/%s/status", de->d_name);
+		st = rel ? read_proc(proc, pid, rel, NULL) : NULL;
+		cpus = st ? np_audit_status_field(st, "Cpus_allowed_list") : NULL;
+		name = st ? np_audit_status_field(st, "Name") : NULL;
+		if (cpus)
+			json_array_append_new(a, json_pack("{s:I, s:s, s:s}", "tid", (json_int_t)atoll(de->d_name), "cpus",
+			                                   cpus, "comm", name ? name : ""));
+		free(rel);
+		free(st);
+		free(cpus);
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return a;
+}
+
+/* One process of the job: what its binding is now.  NULL when it went
+ * away meanwhile. */
+static json_t *process(const char *proc, const char *pid, const char *step, json_t *errors)
+{
+	size_t elen = 0;
+	char *status = read_proc(proc, pid, "status", NULL);
+	char *environ = read_proc(proc, pid, "environ", &elen);
+	char *maps = read_proc(proc, pid, "numa_maps", NULL);
+	char *cpus = status ? np_audit_status_field(status, "Cpus_allowed_list") : NULL;
+	char *mems = status ? np_audit_status_field(status, "Mems_allowed_list") : NULL;
+	char *comm = status ? np_audit_status_field(status, "Name") : NULL;
+	json_t *pages = json_object(), *p = NULL, *env;
+	char policy[96];
+
+	if (!cpus)
+		goto out;
+	/* a task or a process it started (slurmstepd joins the step's cgroup
+	 * too, without a rank) */
+	if (environ && !memmem(environ, elen, "SLURM_PROCID=", 13))
+		goto out;
+	if (!environ || !maps)
+		json_array_append_new(errors, json_sprintf("process %s: cannot read its %s (not its owner?)", pid,
+		                                           !environ ? "environ" : "numa_maps"));
+	env = environ ? env_of(environ, elen) : json_object();
+	np_audit_numa_maps(maps ? maps : "", policy, sizeof(policy), pages);
+	p = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "pid", (json_int_t)atoll(pid), "step", step,
+	              "comm", comm ? comm : "", "cpus", cpus, "mems_allowed", mems ? mems : "",
+	              "policy", maps ? policy : "?", "pages_kb", pages, "env", env, "threads", threads_of(proc, pid));
+	pages = NULL;
+out:
+	json_decref(pages);
+	free(status);
+	free(environ);
+	free(maps);
+	free(cpus);
+	free(mems);
+	free(comm);
+	return p;
+}
+
+static json_t *numa_of(np_error_t *err)
+{
+	np_load_opts_t lo = { .flags = NP_LOAD_WHOLE_MACHINE };
+	np_topo_t *t = NULL;
+	json_t *m;
+
+	/* the whole machine: other steps' CPUs are outside this one's */
+	if (np_topo_load(&t, &lo, err) < 0)
+		return NULL;
+	m = json_object();
+	for (unsigned i = 0; i < t->nnuma; i++) {
+		char *c = np_cpuset_format(t->numa[i].cpus), key[16];
+		snprintf(key, sizeof(key), "%u", t->numa[i].os_index);
+		json_object_set_new(m, key, json_string(c ? c : ""));
+		free(c);
+	}
+	np_topo_free(t);
+	return m;
+}
+
+json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_step, np_error_t *err)
+{
+	json_t *node, *procs = json_array(), *errors = json_array(), *numa, *prefixes;
+	DIR *d = opendir(proc);
+	struct dirent *de;
+	char host[256] = "?";
+	const char *nn = getenv("SLURMD_NODENAME");
+
+	if (!d) {
+		json_decref(procs);
+		json_decref(errors);
+		np_error_set(err, -errno, "cannot read %s: %s", proc, strerror(errno));
+		return NULL;
+	}
+	if (!(numa = numa_of(err))) {
+		closedir(d);
+		json_decref(procs);
+		json_decref(errors);
+		return NULL;
+	}
+	if (nn && *nn)
+		snprintf(host, sizeof(host), "%s", nn);
+	else
+		gethostname(host, sizeof(host) - 1);
+	prefixes = job_prefixes(proc, jobid);
+	if (!json_object_size(prefixes))
+		json_array_append_new(errors, json_sprintf("this step is in no cgroup of job %s: the job's processes "
+		                                           "cannot be told apart (cgroups not in use?)", jobid));
+	while ((de = readdir(d))) {
+		char *cg, step[32];
+		json_t *p;
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		cg = read_proc(proc, de->d_name, "cgroup", NULL);
+		/* batch and extern are not tasks of a step; our own step is us */
+		if (cg && step_of(cg, jobid, prefixes, step, sizeof(step)) && strcmp(step, "batch") != 0 &&
+		    strcmp(step, "extern") != 0 && strcmp(step, "interactive") != 0 &&
+		    !(self_step && strcmp(step, self_step) == 0) && (p = process(proc, de->d_name, step, errors)))
+			json_array_append_new(procs, p);
+		free(cg);
+	}
+	closedir(d);
+	json_decref(prefixes);
+	node = json_pack("{s:s, s:o, s:o, s:o}", "node", host, "numa", numa, "processes", procs, "errors", errors);
+	return node;
+}

@@ -1,0 +1,272 @@
+/*
+ * cmd_audit.c - `numaplan audit JOBID`: on every node of a running job,
+ * each task's CPU affinity (every thread's), memory policy and the NUMA
+ * nodes of its pages, against the plan its step gave it; one table of
+ * every deviation.
+ *
+ * It runs `numaplan audit --collect JOBID` as a short step of the job
+ * (srun --jobid --overlap, one task per node), so it needs what any step
+ * of the job needs: to be the job's owner or root.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "commands.h"
+#include "opts.h"
+#include "run_util.h"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--dry-run]\n"
+	      "       numaplan audit --collect JOBID   (what audit runs on each node, inside the job)\n"
+	      "Check the running job's tasks against their plan: every thread's CPUs, the memory\n"
+	      "policy and where the pages are; one line per deviation.  See numaplan-audit(1).\n", f);
+}
+
+/* A job id as squeue and srun take it: 123, or 123_4 for an array task. */
+static bool job_id_ok(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n || n > 12)
+		return false;
+	if (!s[n])
+		return true;
+	return s[n] == '_' && strspn(s + n + 1, "0123456789") == strlen(s + n + 1) && s[n + 1] && strlen(s) < 26;
+}
+
+typedef struct job {
+	char id[32], state[32], user[64], nodes[16];
+} job_t;
+
+/* squeue's view of the job: 1, 0 when it does not know it, -1 when Slurm
+ * could not be asked (err says why). */
+static int query(const char *jobid, job_t *j, np_error_t *err)
+{
+	char *cmd = np_strdup_printf("squeue -h -j %s -o '%%A|%%T|%%u|%%D' 2>&1", jobid), *out, *nl;
+	int st = -1, n;
+
+	out = cmd ? np_cmd_output(cmd, &st) : NULL;
+	free(cmd);
+	if (!out)
+		return np_error_set(err, -ENOMEM, "cannot run squeue");
+	if ((nl = strchr(out, '\n')))
+		*nl = '\0';
+	if (st != 0) {
+		/* squeue says "Invalid job id specified" for a job long gone */
+		n = strstr(out, "Invalid job id") ? 0 : np_error_set(err, -EIO, "squeue failed: %s", out);
+		free(out);
+		return n;
+	}
+	n = sscanf(out, "%31[^|]|%31[^|]|%63[^|]|%15s", j->id, j->state, j->user, j->nodes);
+	free(out);
+	return n == 4 ? 1 : 0;
+}
+
+static char *self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return np_which("numaplan");
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static int collect(const char *jobid)
+{
+	const char *mine = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	np_error_t err = { 0 };
+	json_t *node;
+	char *s;
+
+	if (!mine || strcmp(mine, jobid) != 0)
+		return np_opt_fail("audit", "--collect runs inside the job it audits (numaplan audit JOBID runs it)");
+	if (!step)
+		step = getenv("SLURM_STEPID");
+	if (!(node = np_audit_collect("/proc", jobid, step, &err)))
+		return np_opt_fail("audit --collect", err.msg);
+	s = json_dumps(node, JSON_COMPACT);
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	json_decref(node);
+	return s ? NP_EXIT_OK : NP_EXIT_FAIL;
+}
+
+static void print_table(json_t *devs)
+{
+	static const char *const head[] = { "NODE", "STEP", "RANK", "PID", "TID", "DEVIATION", "EXPECTED", "FOUND",
+	                                    "PLAN" };
+	static const char *const keys[] = { "node", "step", "rank", "pid", "tid", "kind", "expected", "found", "plan" };
+	size_t w[9], i, c;
+	json_t *d;
+
+	for (c = 0; c < 9; c++)
+		w[c] = strlen(head[c]);
+	json_array_foreach(devs, i, d)
+		for (c = 0; c < 9; c++) {
+			json_t *v = json_object_get(d, keys[c]);
+			char num[32];
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			size_t l = strlen(json_is_integer(v) ? num : np_json_str(d, keys[c]));
+			if (l > w[c])
+				w[c] = l;
+		}
+	for (c = 0; c < 9; c++)
+		printf("%-*s%s", (int)w[c], head[c], c < 8 ? "  " : "\n");
+	json_array_foreach(devs, i, d)
+		for (c = 0; c < 9; c++) {
+			json_t *v = json_object_get(d, keys[c]);
+			char cell[NP_ESCAPED_SIZE(256)], num[32];
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			/* names and values come from the job's processes: escaped */
+			np_escape(cell, sizeof(cell), json_is_integer(v) ? num : np_json_str(d, keys[c]));
+			printf("%-*s%s", (int)w[c], cell, c < 8 ? "  " : "\n");
+		}
+}
+
+int np_cmd_audit(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "far-pct", required_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "collect", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	np_audit_opts_t o = { .far_pct = 10 };
+	bool json = false, dry = false, coll = false;
+	const char *jobid;
+	np_error_t err = { 0 };
+	job_t j;
+	char *exe, *cmd, *out, *line, *save = NULL;
+	json_t *nodes, *devs, *summary;
+	struct passwd *pw;
+	int c, st = -1, q, rc;
+	np_sb_t b;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'n': dry = true; break;
+		case 'c': coll = true; break;
+		case 'f':
+			if (np_parse_double(optarg, 0, 100, &o.far_pct) < 0)
+				return np_opt_fail("audit", "--far-pct: a percentage from 0 to 100");
+			break;
+		case 'h': usage(stdout); return NP_EXIT_OK;
+		case ':':
+			np_opt_print("audit: option %s needs a value", argv[optind - 1]);
+			return NP_EXIT_USAGE;
+		default:
+			np_opt_print("audit: unknown option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return NP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		np_opt_print("audit: %s", optind >= argc ? "which job? numaplan audit JOBID" : "one job id only");
+		return NP_EXIT_USAGE;
+	}
+	jobid = argv[optind];
+	if (!job_id_ok(jobid)) {
+		np_opt_print("audit: '%s' is not a job id (123, or 123_4 for a task of an array)", jobid);
+		return NP_EXIT_USAGE;
+	}
+	if (coll)
+		return collect(jobid);
+
+	if ((q = query(jobid, &j, &err)) < 0)
+		return np_opt_fail("audit", err.msg);
+	if (q == 0) {
+		np_opt_print("audit: Slurm knows no job %s (it may have ended)", jobid);
+		return NP_EXIT_USAGE;
+	}
+	if (strcmp(j.state, "RUNNING") != 0) {
+		np_opt_print("audit: job %s is %s: only a running job's tasks can be audited", jobid, j.state);
+		return NP_EXIT_USAGE;
+	}
+	pw = getpwuid(getuid());
+	if (getuid() != 0 && (!pw || strcmp(pw->pw_name, j.user) != 0)) {
+		np_opt_print("audit: job %s belongs to %s: only its owner or root may audit it", jobid, j.user);
+		return NP_EXIT_USAGE;
+	}
+	if (!(exe = self_exe()))
+		return np_opt_fail("audit", "cannot find the numaplan program to run on the nodes");
+	np_sb_init(&b);
+	/* a step beside the job's own, one task per node, bound to nothing */
+	np_sb_printf(&b, "srun --jobid=%s --overlap -N %s -n %s --ntasks-per-node=1 --cpu-bind=none --quiet ", j.id,
+	             j.nodes, j.nodes);
+	np_sb_shq(&b, exe);
+	np_sb_printf(&b, " audit --collect %s", j.id);
+	free(exe);
+	if (!(cmd = np_sb_take(&b)))
+		return np_opt_fail("audit", "out of memory");
+	if (dry) {
+		printf("%s\n", cmd);
+		free(cmd);
+		return NP_EXIT_OK;
+	}
+	out = np_cmd_output(cmd, &st);
+	free(cmd);
+	nodes = json_array();
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *n = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
+		if (json_is_object(n))
+			json_array_append_new(nodes, n);
+		else
+			json_decref(n);
+	}
+	free(out);
+	if (st != 0 || !json_array_size(nodes)) {
+		np_opt_print("audit: the audit step in job %s failed (exit status %d)%s", j.id, st,
+		             json_array_size(nodes) ? "" : ": no node answered");
+		json_decref(nodes);
+		return NP_EXIT_FAIL;
+	}
+	summary = json_object();
+	devs = np_audit_check(nodes, &o, summary);
+	if (json) {
+		json_t *all = json_pack("{s:s, s:O, s:O}", "job", j.id, "summary", summary, "deviations", devs);
+		char *s = all ? json_dumps(all, JSON_INDENT(2)) : NULL;
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		json_decref(all);
+	} else {
+		json_t *n, *e;
+		size_t i, k;
+		printf("numaplan audit: job %s: %lld task(s), %lld process(es), %lld thread(s) on %lld node(s); "
+		       "%lld deviation(s)\n", j.id, (long long)json_integer_value(json_object_get(summary, "tasks")),
+		       (long long)json_integer_value(json_object_get(summary, "processes")),
+		       (long long)json_integer_value(json_object_get(summary, "threads")),
+		       (long long)json_integer_value(json_object_get(summary, "nodes")),
+		       (long long)json_integer_value(json_object_get(summary, "deviations")));
+		if (json_array_size(devs))
+			print_table(devs);
+		if (json_integer_value(json_object_get(summary, "unplanned")))
+			printf("note: %lld process(es) carry no plan (neither numaplan's NUMAPLAN_CPUS nor srun "
+			       "--cpu-bind masks): not compared\n",
+			       (long long)json_integer_value(json_object_get(summary, "unplanned")));
+		json_array_foreach(nodes, i, n)
+			json_array_foreach(json_object_get(n, "errors"), k, e)
+				np_opt_print("audit: %s: %s", np_json_str(n, "node"), json_string_value(e));
+	}
+	rc = json_array_size(devs) ? NP_EXIT_FAIL : NP_EXIT_OK;
+	json_decref(devs);
+	json_decref(summary);
+	json_decref(nodes);
+	return rc;
+}

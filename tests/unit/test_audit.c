@@ -1,0 +1,196 @@
+/* test_audit.c - numaplan audit: the /proc parsers and the check of a
+ * node's processes against their plan (launcher/audit_*.c), on records
+ * written here by hand. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "audit.h"
+
+static void test_status_field(void **state)
+{
+	const char *st = "Name:\tsleep\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1  \nMems_allowed_list:\t0\n";
+	char *v;
+
+	(void)state;
+	v = np_audit_status_field(st, "Cpus_allowed_list");
+	assert_string_equal(v, "0-1");
+	free(v);
+	/* a key is a whole key: Cpus_allowed is not Cpus_allowed_list */
+	v = np_audit_status_field(st, "Cpus_allowed");
+	assert_string_equal(v, "3");
+	free(v);
+	assert_null(np_audit_status_field(st, "Threads"));
+}
+
+static void test_numa_maps(void **state)
+{
+	/* the program's text (file, not counted), its heap bound to node 1,
+	 * an anonymous mapping with pages on 0 and 1, 2 MiB pages on 1, and
+	 * the stack */
+	const char *maps =
+		"55d0 bind:1 file=/usr/bin/app mapped=2 N0=2 kernelpagesize_kB=4\n"
+		"55d8 bind:1 heap anon=10 dirty=10 N1=10 kernelpagesize_kB=4\n"
+		"7f00 bind:1 anon=300 dirty=300 N0=100 N1=200 kernelpagesize_kB=4\n"
+		"7f80 bind:1 anon=2 dirty=2 N1=2 kernelpagesize_kB=2048\n"
+		"7ffd default stack anon=3 dirty=3 N0=3 kernelpagesize_kB=4\n";
+	json_t *kb = json_object();
+	char pol[64];
+
+	(void)state;
+	np_audit_numa_maps(maps, pol, sizeof(pol), kb);
+	/* the heap comes first: its policy is the task's */
+	assert_string_equal(pol, "bind:1");
+	/* N0: 100 + 3 pages of 4 kB; N1: (10 + 200) x 4 kB + 2 x 2048 kB */
+	assert_int_equal(json_integer_value(json_object_get(kb, "0")), 412);
+	assert_int_equal(json_integer_value(json_object_get(kb, "1")), 840 + 4096);
+	json_decref(kb);
+	/* no heap or stack: the most common policy of the anonymous VMAs */
+	kb = json_object();
+	np_audit_numa_maps("1 interleave:0-1 anon=1 N0=1\n2 interleave:0-1 anon=1 N1=1\n3 default anon=1 N0=1\n",
+	                   pol, sizeof(pol), kb);
+	assert_string_equal(pol, "interleave:0-1");
+	json_decref(kb);
+}
+
+static void test_mask(void **state)
+{
+	char *l;
+
+	(void)state;
+	l = np_audit_mask_to_list("0x3");
+	assert_string_equal(l, "0-1");
+	free(l);
+	l = np_audit_mask_to_list("0x10000000000000001");
+	assert_string_equal(l, "0,64");
+	free(l);
+	l = np_audit_mask_to_list("F0");
+	assert_string_equal(l, "4-7");
+	free(l);
+	assert_null(np_audit_mask_to_list("0xg1"));
+	assert_null(np_audit_mask_to_list(""));
+}
+
+/* A node of 2 NUMA nodes (CPUs 0-3 and 4-7). */
+static json_t *node(json_t *procs)
+{
+	return json_pack("{s:s, s:{s:s, s:s}, s:o, s:[]}", "node", "n1", "numa", "0", "0-3", "1", "4-7",
+	                 "processes", procs, "errors");
+}
+
+static json_t *proc(int pid, const char *cpus, const char *policy, json_t *pages, json_t *env, json_t *threads)
+{
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "pid", pid, "step", "0", "comm", "app", "cpus",
+	                 cpus, "policy", policy, "pages_kb", pages, "env", env, "threads", threads);
+}
+
+static json_t *plan(const char *rank, const char *cpus, const char *mems)
+{
+	return json_pack("{s:s, s:s, s:s, s:s}", "SLURM_PROCID", rank, "NUMAPLAN_POLICY", "numa", "NUMAPLAN_CPUS",
+	                 cpus, "NUMAPLAN_MEMS", mems);
+}
+
+static const char *kind_of(json_t *devs, int pid, int tid)
+{
+	json_t *d;
+	size_t i;
+
+	json_array_foreach(devs, i, d)
+		if (json_integer_value(json_object_get(d, "pid")) == pid &&
+		    json_integer_value(json_object_get(d, "tid")) == tid)
+			return json_string_value(json_object_get(d, "kind"));
+	return NULL;
+}
+
+static void test_check(void **state)
+{
+	np_audit_opts_t o = { .far_pct = 10 };
+	json_t *procs = json_array(), *nodes, *sum = json_object(), *devs;
+
+	(void)state;
+	/* 100: as planned (NUMA 1: CPUs 4-7, memory on 1), an OpenMP thread
+	 * on one of its CPUs: nothing */
+	json_array_append_new(procs, proc(100, "4-7", "bind:1", json_pack("{s:i}", "1", 4000), plan("0", "4-7", "1"),
+	                      json_pack("[{s:i, s:s}, {s:i, s:s}]", "tid", 100, "cpus", "4-7", "tid", 101, "cpus", "5")));
+	/* 200: taskset moved it to CPUs 0-3 */
+	json_array_append_new(procs, proc(200, "0-3", "bind:1", json_pack("{s:i}", "1", 4000), plan("1", "4-7", "1"),
+	                      json_pack("[{s:i, s:s}]", "tid", 200, "cpus", "0-3")));
+	/* 300: one thread on CPU 2, outside; memory policy reset to local;
+	 * 30% of its pages on NUMA 0 */
+	json_array_append_new(procs, proc(300, "4-7", "local", json_pack("{s:i, s:i}", "0", 300, "1", 700),
+	                      plan("2", "4-7", "1"), json_pack("[{s:i, s:s}, {s:i, s:s}]", "tid", 300, "cpus", "4-7",
+	                      "tid", 301, "cpus", "2")));
+	/* 400: bound by srun --cpu-bind=mask_cpu, local task 1 of 0x3,0xc:
+	 * CPUs 2-3; no memory binding planned, so its near pages are those of
+	 * NUMA 0 (its CPUs'): 5% on NUMA 1 is under the 10% limit */
+	json_array_append_new(procs, proc(400, "2-3", "default", json_pack("{s:i, s:i}", "0", 950, "1", 50),
+	                      json_pack("{s:s, s:s, s:s, s:s}", "SLURM_PROCID", "3", "SLURM_LOCALID", "1",
+	                      "SLURM_CPU_BIND_TYPE", "mask_cpu:", "SLURM_CPU_BIND_LIST", "0x3,0xc"),
+	                      json_pack("[{s:i, s:s}]", "tid", 400, "cpus", "2-3")));
+	/* 500: a task with no plan (Slurm's default binding): only counted */
+	json_array_append_new(procs, proc(500, "0-7", "default", json_object(), json_pack("{s:s}", "SLURM_PROCID", "4"),
+	                      json_pack("[{s:i, s:s}]", "tid", 500, "cpus", "0-7")));
+	nodes = json_pack("[o]", node(procs));
+	devs = np_audit_check(nodes, &o, sum);
+	assert_null(kind_of(devs, 100, 100));
+	assert_null(kind_of(devs, 100, 101));
+	assert_string_equal(kind_of(devs, 200, 200), "re-bound");
+	assert_string_equal(kind_of(devs, 300, 301), "thread-outside");
+	assert_null(kind_of(devs, 400, 400));
+	/* 300 has both a mempolicy and a far-pages deviation on its pid */
+	{
+		json_t *d;
+		size_t i;
+		int mp = 0, far = 0;
+		json_array_foreach(devs, i, d)
+			if (json_integer_value(json_object_get(d, "pid")) == 300) {
+				mp += strcmp(json_string_value(json_object_get(d, "kind")), "mempolicy") == 0;
+				far += strcmp(json_string_value(json_object_get(d, "kind")), "far-pages") == 0;
+			}
+		assert_int_equal(mp, 1);
+		assert_int_equal(far, 1);
+	}
+	assert_int_equal(json_array_size(devs), 4);
+	assert_int_equal(json_integer_value(json_object_get(sum, "deviations")), 4);
+	assert_int_equal(json_integer_value(json_object_get(sum, "unplanned")), 1);
+	assert_int_equal(json_integer_value(json_object_get(sum, "tasks")), 5);
+	assert_int_equal(json_integer_value(json_object_get(sum, "threads")), 7);
+	json_decref(devs);
+	json_decref(sum);
+	json_decref(nodes);
+
+	/* the same srun mask at 6% far with --far-pct 5: flagged */
+	procs = json_array();
+	json_array_append_new(procs, proc(400, "2-3", "default", json_pack("{s:i, s:i}", "0", 940, "1", 60),
+	                      json_pack("{s:s, s:s, s:s, s:s}", "SLURM_PROCID", "3", "SLURM_LOCALID", "3",
+	                      "SLURM_CPU_BIND_TYPE", "mask_cpu:", "SLURM_CPU_BIND_LIST", "0x3,0xc"),
+	                      json_pack("[{s:i, s:s}]", "tid", 400, "cpus", "2-3")));
+	nodes = json_pack("[o]", node(procs));
+	sum = json_object();
+	o.far_pct = 5;
+	/* local task 3 of two masks wraps to the second: CPUs 2-3 */
+	devs = np_audit_check(nodes, &o, sum);
+	assert_int_equal(json_array_size(devs), 1);
+	assert_string_equal(kind_of(devs, 400, 400), "far-pages");
+	json_decref(devs);
+	json_decref(sum);
+	json_decref(nodes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_field),
+		cmocka_unit_test(test_numa_maps),
+		cmocka_unit_test(test_mask),
+		cmocka_unit_test(test_check),
+	};
+
+	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
+}
