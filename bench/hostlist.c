@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hostlist.h"
-#include "text_util.h"
+#include "common/text.h"
 
 /* A list far beyond any partition is a typo, not a cluster. */
 #define MAX_HOSTS 1000000u

@@ -4,7 +4,7 @@
 #ifndef NP_HOSTLIST_H
 #define NP_HOSTLIST_H
 
-#include "np_error.h"
+#include <numaplan/error.h>
 
 /* "n[1-3,7],gpu[01-02]" -> n1 n2 n3 n7 gpu01 gpu02 (zero padding kept,
  * several bracket groups in a name expanded in order).  0, or -EINVAL
