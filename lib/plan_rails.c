@@ -151,3 +151,47 @@ out:
 	free(pick);
 	return rc;
 }
+
+int np_topo_gpu_nearest(const np_topo_t *t, unsigned gpu, int *devs, unsigned max,
+                        np_pci_level_t *level)
+{
+	np_plan_t scratch = { 0 };
+	np_rail_t *rails;
+	unsigned nrails = 0, best_level = NP_PCI_LEVEL_COUNT, n = 0;
+	uint64_t best_dist = UINT64_MAX;
+	const np_gpu_t *g = np_topo_gpu(t, gpu);
+	int rc;
+
+	if (!g)
+		return -EINVAL;
+	if (!(rails = calloc(t->ndevices ? t->ndevices : 1, sizeof(*rails))))
+		return -ENOMEM;
+	/* the same choice of adapters as the plans make */
+	rc = np_hca_select(t, NULL, &scratch, rails, &nrails, NULL);
+	for (unsigned i = 0; i < scratch.nskipped; i++) {
+		free(scratch.skipped[i].name);
+		free(scratch.skipped[i].reason);
+	}
+	free(scratch.skipped);
+	for (unsigned j = 0; rc == 0 && j < nrails; j++) {
+		unsigned lv = g->meet[rails[j].dev];
+		uint64_t d = locality_distance(t, &t->devices[g->device], &t->devices[rails[j].dev]);
+
+		if (lv < best_level || (lv == best_level && d < best_dist)) {
+			best_level = lv;
+			best_dist = d;
+			n = 0;
+		}
+		if (lv == best_level && d == best_dist) {
+			if (n < max)
+				devs[n] = rails[j].dev;
+			n++;
+		}
+	}
+	free(rails);
+	if (rc < 0)
+		return rc;
+	if (level)
+		*level = n ? (np_pci_level_t)best_level : NP_PCI_SLIT;
+	return (int)n;
+}

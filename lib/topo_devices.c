@@ -156,13 +156,20 @@ static int cxi_number(const char *name)
 }
 
 int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,
-                       const char *name)
+                       const char *name, hwloc_obj_t **pcis)
 {
 	np_device_t *nd, *grown;
 	hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(h, o);
 	hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE ? o : pci_parent(o);
+	hwloc_obj_t *pgrown;
 	char busid[32];
 
+	/* the object itself, not its bus id: hand-edited files repeat ids */
+	pgrown = realloc(*pcis, (t->ndevices + 1) * sizeof(**pcis));
+	if (!pgrown)
+		return -ENOMEM;
+	*pcis = pgrown;
+	pgrown[t->ndevices] = pci;
 	grown = realloc(t->devices, (t->ndevices + 1) * sizeof(*t->devices));
 	if (!grown)
 		return -ENOMEM;
@@ -190,14 +197,14 @@ int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_k
 	return o->type == HWLOC_OBJ_OS_DEVICE ? read_ports(nd, o) : 0;
 }
 
-static int read_network(np_topo_t *t, hwloc_topology_t h)
+static int read_network(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis)
 {
 	hwloc_obj_t o = NULL;
 	int have_ofa = 0, rc;
 
 	while ((o = hwloc_get_next_osdev(h, o)))
 		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->name) {
-			if ((rc = np_topo_add_device(t, h, o, ofa_kind(o), o->name)) < 0)
+			if ((rc = np_topo_add_device(t, h, o, ofa_kind(o), o->name, pcis)) < 0)
 				return rc;
 			have_ofa = 1;
 		}
@@ -206,16 +213,21 @@ static int read_network(np_topo_t *t, hwloc_topology_t h)
 	while ((o = hwloc_get_next_osdev(h, o)))
 		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name &&
 		    (rc = np_topo_add_device(t, h, o, is_slingshot(o, have_ofa) ? NP_DEV_SLINGSHOT : NP_DEV_NETDEV,
-		                     o->name)) < 0)
+		                     o->name, pcis)) < 0)
 			return rc;
 	return 0;
 }
 
 int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 {
-	if (read_network(t, h) < 0 || np_topo_read_gpus(t, h) < 0)
-		return np_error_set(err, -ENOMEM, "out of memory while reading devices");
-	return 0;
+	hwloc_obj_t *pcis = NULL;
+	int rc = 0;
+
+	if (read_network(t, h, &pcis) < 0 || np_topo_read_gpus(t, h, &pcis) < 0 ||
+	    np_topo_index_gpus(t, pcis) < 0)
+		rc = np_error_set(err, -ENOMEM, "out of memory while reading devices");
+	free(pcis);
+	return rc;
 }
 
 void np_topo_free_devices(np_topo_t *t)

@@ -141,7 +141,7 @@ static char *gpu_osdevs(hwloc_obj_t o, unsigned *partitions)
 	return np_sb_take(&b);
 }
 
-int np_topo_read_gpus(np_topo_t *t, hwloc_topology_t h)
+int np_topo_read_gpus(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis)
 {
 	hwloc_obj_t o = NULL;
 	int rc;
@@ -153,26 +153,11 @@ int np_topo_read_gpus(np_topo_t *t, hwloc_topology_t h)
 		if (!gpu_vendor(o, &v))
 			continue;
 		gpu_name(o, name, sizeof(name));
-		if ((rc = np_topo_add_device(t, h, o, NP_DEV_GPU, name)) < 0)
+		if ((rc = np_topo_add_device(t, h, o, NP_DEV_GPU, name, pcis)) < 0)
 			return rc;
 		t->ngpus++;
 	}
 	return 0;
-}
-
-static hwloc_obj_t pci_by_busid(hwloc_topology_t h, const char *busid)
-{
-	unsigned dom, bus, dev, fn;
-
-	if (!busid || sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
-		return NULL;
-	return hwloc_get_pcidev_by_busid(h, dom, bus, dev, fn);
-}
-
-/* The PCI object a device hangs from (itself for a GPU). */
-static hwloc_obj_t pci_of(hwloc_topology_t h, const np_device_t *d)
-{
-	return pci_by_busid(h, d->pci_busid);
 }
 
 static int first_numa(const np_topo_t *t, const np_device_t *d)
@@ -186,10 +171,9 @@ static int first_numa(const np_topo_t *t, const np_device_t *d)
 /* The I/O tree first: a shared PCI bridge below the host bridge is a
  * switch (or one root port), so traffic between the two never reaches
  * the CPU's root complex; then the localities. */
-static np_pci_level_t meet(const np_topo_t *t, hwloc_topology_t h, const np_device_t *g,
+static np_pci_level_t meet(const np_topo_t *t, hwloc_obj_t a, hwloc_obj_t b, const np_device_t *g,
                            const np_device_t *d)
 {
-	hwloc_obj_t a = pci_of(h, g), b = pci_of(h, d);
 	int na, nb;
 
 	for (hwloc_obj_t x = a; x && hwloc_obj_type_is_io(x->type); x = x->parent)
@@ -222,7 +206,7 @@ static int cmp_busid(const void *x, const void *y)
 
 /* t->gpus from the GPU entries of t->devices, after the NUMA views are
  * built (the levels need the packages). */
-int np_topo_index_gpus(np_topo_t *t, hwloc_topology_t h)
+int np_topo_index_gpus(np_topo_t *t, hwloc_obj_t const *pcis)
 {
 	unsigned n = 0;
 
@@ -235,7 +219,7 @@ int np_topo_index_gpus(np_topo_t *t, hwloc_topology_t h)
 		np_gpu_t *g = &t->gpus[n];
 		hwloc_obj_t o;
 
-		if (d->kind != NP_DEV_GPU || !d->pci_busid || !(o = pci_of(h, d)))
+		if (d->kind != NP_DEV_GPU || !d->pci_busid || !(o = pcis[i]))
 			continue;
 		n++;
 		g->device = (int)i;
@@ -249,7 +233,7 @@ int np_topo_index_gpus(np_topo_t *t, hwloc_topology_t h)
 		    !(g->meet = malloc(t->ndevices ? t->ndevices : 1)))
 			return -ENOMEM;
 		for (unsigned k = 0; k < t->ndevices; k++)
-			g->meet[k] = (unsigned char)meet(t, h, d, &t->devices[k]);
+			g->meet[k] = (unsigned char)meet(t, o, pcis[k], d, &t->devices[k]);
 	}
 	t->ngpus = n;
 	qsort(t->gpus, n, sizeof(*t->gpus), cmp_busid);

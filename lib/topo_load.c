@@ -219,10 +219,6 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 		goto fail;
 	if ((rc = np_topo_read_devices(t, h, err)) < 0)
 		goto fail;
-	if (np_topo_index_gpus(t, h) < 0) {
-		rc = np_error_set(err, -ENOMEM, "out of memory while reading GPUs");
-		goto fail;
-	}
 	*out = t;
 	return 0;
 fail:

@@ -319,6 +319,17 @@ NP_API void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN]
 NP_API unsigned np_topo_gpu_count(const np_topo_t *t);
 NP_API const np_gpu_t *np_topo_gpu(const np_topo_t *t, unsigned i);
 
+/*
+ * The adapters gpu-near pairs GPU gpu with: the usable adapters of the
+ * class hca-near would use (np_device_usable, as the port states are now)
+ * nearest it, first by where they meet (np_pci_level_t), then by SLIT
+ * distance.  Up to max of the tied nearest go to devs (indexes in
+ * devices[], locality order), their level to *level.  Returns how many
+ * tie (0: no usable adapter), or -EINVAL for a GPU past the end, -ENOMEM.
+ */
+NP_API int np_topo_gpu_nearest(const np_topo_t *t, unsigned gpu, int *devs, unsigned max,
+                               np_pci_level_t *level);
+
 /* Index in devices[] by name, or -1. */
 NP_API int np_topo_device_by_name(const np_topo_t *t, const char *name);
 
