@@ -24,6 +24,39 @@ static int home_numa(const np_topo_t *t, const np_gpu_t *g)
 	return -1;
 }
 
+/*
+ * The domain whose slots a GPU's ranks take first: the GPU's locality.
+ * That is an L3 domain on nodes whose BIOS attaches devices to a CCD
+ * (Trento, Tioga: a GPU per 8-core L3), else the home NUMA node.  Returns
+ * the domain's index and sets *scope; -1 at the machine root.
+ */
+static int home_domain(const np_topo_t *t, const np_gpu_t *g, np_scope_t *scope)
+{
+	np_cpuset_t *mine = np_cpuset_dup(g->cpus);
+	int found = -1;
+
+	*scope = NP_SCOPE_NUMA;
+	if (mine && np_cpuset_and(mine, t->allowed) == 0 && !np_cpuset_iszero(mine))
+		for (unsigned i = 0; !g->at_root && i < t->nl3 && found < 0; i++)
+			if (np_cpuset_equal(t->l3[i].cpus, mine) && t->l3[i].ncores < t->numa[t->l3[i].numa].ncores)
+				found = (int)i;
+	np_cpuset_free(mine);
+	if (found >= 0) {
+		*scope = NP_SCOPE_L3;
+		return found;
+	}
+	return home_numa(t, g);
+}
+
+/* one index space for both kinds of domain: NUMA nodes, then L3s */
+static int domain_slot(const np_topo_t *t, const np_gpu_t *g, np_scope_t *scope, int *idx)
+{
+	*idx = home_domain(t, g, scope);
+	if (*idx < 0)
+		return -1;
+	return *scope == NP_SCOPE_L3 ? (int)t->nnuma + *idx : *idx;
+}
+
 typedef struct gpu_key {
 	int numa;                   /* home node, nnuma when at the root */
 	const char *busid;
@@ -146,33 +179,38 @@ static int set_gpus(const np_topo_t *t, np_rank_t *rk, const np_gpu_use_t *use, 
 int np_place_gpu_near(const np_topo_t *t, np_pool_t *pool, const np_gpu_use_t *use, unsigned nuse,
                       np_rank_t *ranks, unsigned nlocal, unsigned cpt)
 {
-	unsigned *want = calloc(t->nnuma ? t->nnuma : 1, sizeof(unsigned));
-	unsigned *room = calloc(t->nnuma ? t->nnuma : 1, sizeof(unsigned));
+	unsigned ndom = t->nnuma + t->nl3;
+	unsigned *want = calloc(ndom ? ndom : 1, sizeof(unsigned));
+	unsigned *room = calloc(ndom ? ndom : 1, sizeof(unsigned));
 	unsigned *quota = calloc(nuse ? nuse : 1, sizeof(unsigned));
 	unsigned *first = calloc(nlocal ? nlocal : 1, sizeof(unsigned));
+	int *dom = calloc(nuse ? nuse : 1, sizeof(int)), *didx = calloc(nuse ? nuse : 1, sizeof(int));
+	np_scope_t *dscope = calloc(nuse ? nuse : 1, sizeof(np_scope_t));
 	np_numa_rank_t *ord = calloc(t->nnuma ? t->nnuma : 1, sizeof(*ord));
 	unsigned char *placed = calloc(nlocal ? nlocal : 1, 1);
 	int rc = -ENOMEM, cur = -1;
 
-	if (!want || !room || !quota || !first || !ord || !placed)
+	if (!want || !room || !quota || !first || !dom || !didx || !dscope || !ord || !placed)
 		goto out;
-	for (unsigned i = 0; i < t->nnuma; i++)
-		room[i] = np_pool_free_in(pool, NP_SCOPE_NUMA, (int)i);
+	for (unsigned k = 0; k < nuse; k++) {
+		dom[k] = domain_slot(t, &t->gpus[use[k].gpu], &dscope[k], &didx[k]);
+		if (dom[k] >= 0)
+			room[dom[k]] = np_pool_free_in(pool, dscope[k], didx[k]);
+	}
 	for (unsigned r = 0; r < nlocal; r++) {
 		unsigned lo, hi;
-		int h;
 
 		gpus_of_rank(r, nlocal, nuse, &lo, &hi);
 		first[r] = lo;
 		if ((rc = set_gpus(t, &ranks[r], use + lo, hi - lo)) < 0)
 			goto out;
 		rc = -ENOMEM;
-		if ((h = home_numa(t, &t->gpus[use[lo].gpu])) >= 0)
-			want[h] += cpt;
+		if (dom[lo] >= 0)
+			want[dom[lo]] += cpt;
 	}
-	/* each GPU's share of its home node, in slots */
+	/* each GPU's share of its home domain, in slots */
 	for (unsigned r = 0; r < nlocal; r++) {
-		int h = home_numa(t, &t->gpus[use[first[r]].gpu]);
+		int h = dom[first[r]];
 
 		if (h >= 0)
 			quota[first[r]] += want[h] <= room[h] ? cpt :
@@ -180,11 +218,10 @@ int np_place_gpu_near(const np_topo_t *t, np_pool_t *pool, const np_gpu_use_t *u
 	}
 	for (unsigned r = 0; r < nlocal; r++) {
 		unsigned g = first[r];
-		int h = home_numa(t, &t->gpus[use[g].gpu]);
 
-		if (h < 0 || quota[g] < cpt || np_pool_free_in(pool, NP_SCOPE_NUMA, h) < cpt)
+		if (dom[g] < 0 || quota[g] < cpt || np_pool_free_in(pool, dscope[g], didx[g]) < cpt)
 			continue;
-		np_pool_take(pool, NP_SCOPE_NUMA, h, cpt, ranks[r].cpus);
+		np_pool_take(pool, dscope[g], didx[g], cpt, ranks[r].cpus);
 		quota[g] -= cpt;
 		placed[r] = 1;
 	}
@@ -206,6 +243,9 @@ out:
 	free(room);
 	free(quota);
 	free(first);
+	free(dom);
+	free(didx);
+	free(dscope);
 	free(ord);
 	free(placed);
 	return rc;
