@@ -44,13 +44,16 @@ typedef struct cand {
 	uint64_t dist;
 } cand_t;
 
-/* nearest, then least used, then rails order */
-static int better(const cand_t *a, const cand_t *b, const unsigned *used)
+/* nearest, then least used (as a rank's first adapter, for its first),
+ * then rails order */
+static int better(const cand_t *a, const cand_t *b, const unsigned *used, const unsigned *first)
 {
 	if (a->level != b->level)
 		return a->level < b->level;
 	if (a->dist != b->dist)
 		return a->dist < b->dist;
+	if (first && first[a->rail] != first[b->rail])
+		return first[a->rail] < first[b->rail];
 	if (used[a->rail] != used[b->rail])
 		return used[a->rail] < used[b->rail];
 	return a->rail < b->rail;
@@ -86,9 +89,10 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 {
 	cand_t *c = calloc(nrails ? nrails : 1, sizeof(*c));
 	unsigned *pick = calloc(nrails ? nrails : 1, sizeof(unsigned));
+	unsigned *first = calloc(nrails ? nrails : 1, sizeof(unsigned));
 	int rc = 0;
 
-	if (!c || !pick) {
+	if (!c || !pick || !first) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -135,11 +139,12 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 
 				for (unsigned k = 0; k < n; k++)
 					taken |= pick[k] == j;
-				if (!taken && (best < 0 || better(&c[j], &c[best], used)))
+				if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
 					best = (int)j;
 			}
 			if (best < 0)
 				break;
+			first[best] += n == 0;
 			pick[n++] = (unsigned)best;
 			used[best]++;
 		}
@@ -149,6 +154,7 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 out:
 	free(c);
 	free(pick);
+	free(first);
 	return rc;
 }
 
