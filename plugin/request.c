@@ -189,6 +189,12 @@ int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err)
 static int hca_without_hca_near(const nps_request_t *r, np_policy_t p, const char *text,
                                 np_error_t *err)
 {
+	/* rails= likewise: only the adapter policies give tasks adapters */
+	if (r && r->rails && p != NP_POLICY_HCA_NEAR && p != NP_POLICY_GPU_NEAR)
+		return np_error_set(err, -EINVAL,
+			"--numa-plan=%s refused: rails=%u applies only to the policies hca-near and "
+			"gpu-near, and the policy here is '%s'%s", text, r->rails, np_policy_name(p),
+			r->has_policy ? "" : " (this cluster's default)");
 	if (!r || !r->hca || p == NP_POLICY_HCA_NEAR)
 		return 0;
 	return np_error_set(err, -EINVAL,

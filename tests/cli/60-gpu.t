@@ -62,6 +62,28 @@ check "no GPU: hca-near with a warning" \
 run numaplan plan --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml" -n 2 -p gpu-near --no-fallback
 check "no GPU, --no-fallback: exit 2" test "$RC" -eq 2
 
+# the plugin's --numa-plan value, through its harness (no Slurm needed)
+H=$NP_BUILDDIR/plugin/numaplan-spank-harness
+if [ -x "$H" ]; then
+	run "$H" request gpu-near,rails=2
+	check "--numa-plan=gpu-near,rails=2: the policy and rails=2 reach the plan options" \
+		grep -qx 'policy=gpu-near verbose=0 threads=0 mem=bind hca= help=0 from_user=1 rails=2' <<<"$OUT"
+	for bad in rails=0 rails=65 rails=x rails= ; do
+		run "$H" request "hca-near,$bad"
+		check "--numa-plan=hca-near,$bad refused, the value named" \
+			bash -c '[ "$1" -ne 0 ] && grep -qF "'"'"'$2'"'"'" <<<"$3"' _ "$RC" "$bad" "$ERR"
+	done
+	run "$H" request compact,rails=2
+	check "rails= with compact: refused, naming the policy" \
+		bash -c '[ "$1" -ne 0 ] && grep -q "rails=2 applies only to the policies hca-near and gpu-near" <<<"$2"' _ "$RC" "$ERR"
+	run "$H" request rails=2 default=gpu-near
+	check "rails= alone applies to the site's default gpu-near" grep -q '^policy=gpu-near .* rails=2$' <<<"$OUT"
+	run "$H" help
+	check "help lists gpu-near and rails=N" bash -c 'grep -q "gpu-near" <<<"$1" && grep -q "rails=N" <<<"$1"' _ "$OUT"
+else
+	skip "numaplan-spank-harness not built"
+fi
+
 # every GPU topology plans with gpu-near, distinct GPUs while they last
 for f in "$TOPO"/*.xml; do
 	g=$(numaplan topo --topology "$f" --json | jq '.gpus | length')
