@@ -174,7 +174,9 @@ static char *rails_list(const np_topo_t *t, const np_rank_t *r)
 		if (!iface && r->hca_ports[i])
 			fprintf(f, ":%u", r->hca_ports[i]);
 	}
-	if (fclose(f) != 0) {
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad || !buf) {
 		free(buf);
 		return NULL;
 	}
@@ -238,7 +240,9 @@ int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, u
 			for (unsigned k = 0; k < g->partitions; k++)
 				fprintf(f, "%s%u", any++ ? "," : "", use[i].first_partition + k);
 		}
-		if (fclose(f) != 0) {
+		/* a stream that could not grow may still close cleanly */
+		any = ferror(f) ? -1 : any;
+		if (fclose(f) != 0 || any < 0 || !buf) {
 			free(buf);
 			return -ENOMEM;
 		}
