@@ -21,6 +21,9 @@ const char *const np_probe_env_names[] = {
 	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA",
 	"UCX_NET_DEVICES", "OMPI_MCA_btl_openib_if_include",
 	"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND",
+	/* the GPUs the task's runtimes will see (gpu-near, Slurm's gres) */
+	"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+	"GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK", "NCCL_IB_HCA",
 	NULL
 };
 

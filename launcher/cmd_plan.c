@@ -17,7 +17,7 @@ static void plan_usage(FILE *f)
 	fprintf(f,
 	        "Usage: numaplan plan [--topology FILE] [--cpuset LIST] [--sysfs DIR] --ntasks N --policy P\n"
 	        "                     [--cpus-per-task C] [--threads] [--mem MODE]\n"
-	        "                     [--hca NAME[:PORT][,NAME...]] [--nodes N | --hosts H1,H2,...]\n"
+	        "                     [--hca NAME[:PORT][,NAME...]] [--rails N] [--nodes N | --hosts H1,H2,...]\n"
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
 	        "Policies: %s\nMemory modes: %s\nFormats: %s\n", np_policy_list(), np_mem_list(),
 	        np_format_list());
@@ -53,6 +53,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		{ "threads", no_argument, NULL, 'T' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "hca", required_argument, NULL, 'H' },
+		{ "rails", required_argument, NULL, 'R' },
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "hosts", required_argument, NULL, 'w' },
 		{ "overcommit", no_argument, NULL, 'O' },
@@ -96,6 +97,10 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 				                    np_mem_list());
 			break;
 		case 'H': a->po.hca = optarg; break;
+		case 'R':
+			if (np_arg_uint("--rails", optarg, 1, 64, &a->po.rails, err) < 0)
+				return -EINVAL;
+			break;
 		case 'N':
 			if (np_arg_uint("--nodes", optarg, 1, 100000, &a->po.nnodes, err) < 0)
 				return -EINVAL;
@@ -117,6 +122,9 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 	if (a->po.hca && a->po.policy != NP_POLICY_HCA_NEAR)
 		return np_error_set(err, -EINVAL, "--hca applies only to --policy hca-near (the policy is %s)",
 		                    np_policy_name(a->po.policy));
+	if (a->po.rails > 1 && a->po.policy != NP_POLICY_HCA_NEAR && a->po.policy != NP_POLICY_GPU_NEAR)
+		return np_error_set(err, -EINVAL, "--rails applies only to --policy hca-near or gpu-near "
+		                    "(the policy is %s)", np_policy_name(a->po.policy));
 	if (a->po.hca && np_hca_list_check(a->po.hca, err) < 0)
 		return -EINVAL;
 	if (optind < argc && !strcmp(argv[optind - 1], "--"))

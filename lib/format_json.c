@@ -87,6 +87,21 @@ static json_t *rank_json(const np_topo_t *t, const np_rank_t *r, bool *bad)
 	for (unsigned i = 0; i < r->nenv; i++)
 		put(env, r->env[i].name, json_string(r->env[i].value), bad);
 	put(o, "env", env, bad);
+	{
+		json_t *g = json_array(), *gi = json_array(), *h = json_array();
+
+		for (unsigned i = 0; i < r->ngpus; i++) {
+			push(g, json_string(r->gpus[i]), bad);
+			push(gi, json_integer(r->gpu_index[i]), bad);
+		}
+		for (unsigned i = 0; i < r->nhcas; i++)
+			push(h, r->hca_ports[i] ? json_sprintf("%s:%u", r->hcas[i], r->hca_ports[i]) :
+			        json_string(r->hcas[i]), bad);
+		put(o, "gpus", g, bad);
+		put(o, "gpu_index", gi, bad);
+		put(o, "gpu_local", r->ngpus ? json_boolean(r->gpu_local) : json_null(), bad);
+		put(o, "hcas", h, bad);
+	}
 	return o;
 }
 
@@ -118,6 +133,13 @@ char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p)
 	put(root, "note", p->note ? json_string(p->note) : json_null(), bad);
 	put(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"), bad);
 	put(root, "skipped_devices", skipped_json(p, bad), bad);
+	{
+		json_t *u = json_array();
+
+		for (unsigned i = 0; i < p->nunused; i++)
+			push(u, json_string(p->unused[i]), bad);
+		put(root, "unused_devices", u, bad);
+	}
 	for (unsigned i = 0; i < p->nranks; i++)
 		push(ranks, rank_json(t, &p->ranks[i], bad), bad);
 	put(root, "ranks", ranks, bad);
@@ -159,6 +181,29 @@ static json_t *device_json(const np_device_t *d, bool *bad)
 		put(o, "usable", json_false(), bad);
 		put(o, "unusable_reason", json_string(why), bad);
 	}
+	return o;
+}
+
+/* A GPU: its device entry, plus what gpu-near reads of it and the
+ * adapters it pairs with. */
+static json_t *gpu_json(const np_topo_t *t, unsigned i, bool *bad)
+{
+	const np_gpu_t *g = &t->gpus[i];
+	json_t *o = device_json(&t->devices[g->device], bad), *near = json_array();
+	np_pci_level_t lv;
+	int devs[16], n = np_topo_gpu_nearest(t, i, devs, 16, &lv);
+
+	put(o, "index", json_integer(i), bad);
+	put(o, "vendor", json_string(np_gpu_vendor_name(g->vendor)), bad);
+	put(o, "pci_id", json_sprintf("%04x:%04x", g->vendor_id, g->device_id), bad);
+	put(o, "osdevs", json_string(g->osdevs), bad);
+	put(o, "partitions", json_integer(g->partitions), bad);
+	if (n < 0)
+		*bad = true;
+	for (int k = 0; k < n && k < 16; k++)
+		push(near, json_string(t->devices[devs[k]].name), bad);
+	put(o, "nearest_adapters", near, bad);
+	put(o, "meet", n > 0 ? json_string(np_pci_level_name(lv)) : json_null(), bad);
 	return o;
 }
 
@@ -214,9 +259,8 @@ char *np_topo_to_json(const np_topo_t *t)
 			push(a, device_json(&t->devices[i], bad), bad);
 	put(root, "devices", a, bad);
 	a = json_array();
-	for (unsigned i = 0; i < t->ndevices; i++)
-		if (t->devices[i].kind == NP_DEV_GPU)
-			push(a, device_json(&t->devices[i], bad), bad);
+	for (unsigned i = 0; i < t->ngpus; i++)
+		push(a, gpu_json(t, i, bad), bad);
 	put(root, "gpus", a, bad);
 	if (t->distances) {
 		json_t *m = json_array();

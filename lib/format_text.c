@@ -66,6 +66,48 @@ static void write_devices(FILE *f, const np_topo_t *t, int gpus)
 	}
 }
 
+static void write_gpus(FILE *f, const np_topo_t *t)
+{
+	for (unsigned i = 0; i < t->ngpus; i++) {
+		const np_gpu_t *g = &t->gpus[i];
+
+		fprintf(f, "  %-3u %-12s %-6s %-12s", i, g->pci_busid, np_gpu_vendor_name(g->vendor),
+		        t->devices[g->device].name);
+		if (g->at_root)
+			fprintf(f, " numa all (attached to the machine root)");
+		else
+			put_set(f, " numa %s", g->numas);
+		put_set(f, " cpus %s", g->cpus);
+		if (g->osdevs[0])
+			fprintf(f, "  [%s]", g->osdevs);
+		if (g->partitions > 1)
+			fprintf(f, " %u partitions", g->partitions);
+		fputc('\n', f);
+	}
+}
+
+/* Each GPU's nearest usable adapter(s) and where they meet, as gpu-near
+ * pairs them. */
+static void write_pairing(FILE *f, const np_topo_t *t)
+{
+	int devs[8];
+
+	fprintf(f, "\nGPU-to-adapter pairing (nearest usable adapter; where they meet):\n");
+	fprintf(f, "  %-3s %-12s %-24s %s\n", "gpu", "pci", "adapter", "meet");
+	for (unsigned i = 0; i < t->ngpus; i++) {
+		np_pci_level_t lv;
+		int n = np_topo_gpu_nearest(t, i, devs, 8, &lv);
+		char list[256] = "-";
+		size_t len = 0;
+
+		for (int k = 0; k < n && k < 8 && len < sizeof(list); k++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? "|" : "",
+			                        t->devices[devs[k]].name);
+		fprintf(f, "  %-3u %-12s %-24s %s\n", i, t->gpus[i].pci_busid, list,
+		        n > 0 ? np_pci_level_name(lv) : "-");
+	}
+}
+
 int np_topo_write_text(FILE *f, const np_topo_t *t)
 {
 	char mem[32];
@@ -110,8 +152,10 @@ int np_topo_write_text(FILE *f, const np_topo_t *t)
 	        t->ports_from ? t->ports_from : "");
 	write_devices(f, t, 0);
 	if (t->ngpus) {
-		fprintf(f, "\nGPUs: %u\n", t->ngpus);
-		write_devices(f, t, 1);
+		fprintf(f, "\nGPUs: %u (in PCI bus id order: the indexes of CUDA_DEVICE_ORDER=PCI_BUS_ID and Slurm)\n",
+		        t->ngpus);
+		write_gpus(f, t);
+		write_pairing(f, t);
 	}
 	if (t->distances) {
 		fprintf(f, "\nNUMA distances (%s):\n     ", t->distances_name ? t->distances_name : "");
@@ -142,7 +186,10 @@ int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
 		fprintf(f, "note: %s\n", p->note);
 	for (unsigned i = 0; i < p->nskipped; i++)
 		fprintf(f, "skipped: %s (%s)\n", p->skipped[i].name, p->skipped[i].reason);
-	fprintf(f, "%-5s %-12s %-24s %-10s %-11s %s\n", "rank", "host", "cpus", "mems", "mem", "hca");
+	for (unsigned i = 0; i < p->nunused; i++)
+		fprintf(f, "unused: %s (no rank uses it)\n", p->unused[i]);
+	fprintf(f, "%-5s %-12s %-24s %-10s %-11s %s%s\n", "rank", "host", "cpus", "mems", "mem", "hca",
+	        p->policy == NP_POLICY_GPU_NEAR ? "                gpu" : "");
 	for (unsigned i = 0; i < p->nranks; i++) {
 		const np_rank_t *r = &p->ranks[i];
 		char *cpus = np_cpuset_format(r->cpus), *mems = np_cpuset_format(r->mems);
@@ -150,12 +197,21 @@ int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
 		fprintf(f, "%-5u %-12s %-24s %-10s %-11s", r->rank, r->host,
 		        r->bound ? (cpus ? cpus : "?") : "(unbound)",
 		        mems && mems[0] ? mems : "-", np_mem_name(r->mem));
-		if (r->hca && r->port)
+		if (r->nhcas > 1) {
+			fputc(' ', f);
+			for (unsigned k = 0; k < r->nhcas; k++)
+				fprintf(f, "%s%s:%u", k ? "," : "", r->hcas[k], r->hca_ports[k]);
+			fprintf(f, "%s", r->hca_local ? " (local)" : " (remote)");
+		} else if (r->hca && r->port)
 			fprintf(f, " %s:%u%s", r->hca, r->port, r->hca_local ? " (local)" : " (remote)");
 		else if (r->hca)
 			fprintf(f, " %s%s", r->hca, r->hca_local ? " (local)" : " (remote)");
 		else
 			fprintf(f, " -");
+		for (unsigned k = 0; k < r->ngpus; k++)
+			fprintf(f, "%s%s", k ? "," : "  gpu ", r->gpus[k]);
+		if (r->ngpus)
+			fprintf(f, "%s", r->gpu_local ? " (local)" : " (remote)");
 		fputc('\n', f);
 		free(cpus);
 		free(mems);

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,14 @@ void np_plan_free(np_plan_t *p)
 		np_cpuset_free(r->cpus);
 		np_cpuset_free(r->mems);
 		free(r->hca);
+		for (unsigned k = 0; k < r->ngpus; k++)
+			free(r->gpus[k]);
+		free(r->gpus);
+		free(r->gpu_index);
+		for (unsigned k = 0; k < r->nhcas; k++)
+			free(r->hcas[k]);
+		free(r->hcas);
+		free(r->hca_ports);
 		for (unsigned k = 0; k < r->nenv; k++) {
 			free(r->env[k].name);
 			free(r->env[k].value);
@@ -33,6 +42,9 @@ void np_plan_free(np_plan_t *p)
 		free(p->skipped[i].reason);
 	}
 	free(p->skipped);
+	for (unsigned i = 0; i < p->nunused; i++)
+		free(p->unused[i]);
+	free(p->unused);
 	free(p->hosts);
 	free(p->ranks);
 	free(p->note);
@@ -77,6 +89,11 @@ static int check_options(const np_plan_opts_t *o, np_error_t *err)
 		return np_error_set(err, -EINVAL, "the number of tasks must be at least 1");
 	if (o->ntasks > 1000000 || o->cpus_per_task > 100000)
 		return np_error_set(err, -EINVAL, "unreasonable task count or cpus per task");
+	if (o->rails > 64)
+		return np_error_set(err, -EINVAL, "rails=%u: at most 64 adapters per rank", o->rails);
+	if (o->gpu_ids && o->policy != NP_POLICY_GPU_NEAR)
+		return np_error_set(err, -EINVAL, "a GPU list applies only to the policy gpu-near, not to %s",
+		                    np_policy_name(o->policy));
 	if (o->rank_ids && (o->nhosts > 1 || o->nnodes > 1))
 		return np_error_set(err, -EINVAL, "explicit rank ids are for a single host's plan");
 	/* silently ignoring it would let a user believe the adapter was used */
@@ -88,11 +105,22 @@ static int check_options(const np_plan_opts_t *o, np_error_t *err)
 	return 0;
 }
 
+/* What a host's placement works with besides the pool. */
+typedef struct host_devs {
+	const np_rail_t *rails;
+	unsigned nrails;
+	unsigned per_rank;          /* rails per rank */
+	const np_gpu_use_t *gpus;
+	unsigned ngpus;
+	unsigned *used;             /* ranks per rail, nrails entries */
+} host_devs_t;
+
 static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank_t *ranks,
-                      unsigned nlocal, const np_rail_t *rails, unsigned nrails)
+                      unsigned nlocal, const host_devs_t *hd)
 {
 	unsigned cpt = p->cpus_per_task;
-
+	const np_rail_t *rails = hd->rails;
+	unsigned nrails = hd->nrails;
 	int rc = -EINVAL;
 
 	np_pool_reset(pool);
@@ -110,7 +138,14 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 	case NP_POLICY_HCA_NEAR:
 		rc = np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
 		break;
+	case NP_POLICY_GPU_NEAR:
+		rc = np_place_gpu_near(t, pool, hd->gpus, hd->ngpus, ranks, nlocal, cpt);
+		break;
 	case NP_POLICY_COUNT: break;
+	}
+	if (rc == 0 && nrails && (p->policy == NP_POLICY_HCA_NEAR || p->policy == NP_POLICY_GPU_NEAR)) {
+		memset(hd->used, 0, nrails * sizeof(*hd->used));
+		rc = np_assign_rails(t, p->policy, rails, nrails, hd->per_rank, ranks, nlocal, hd->used);
 	}
 	/* a rank whose set could not take its slots has fewer CPUs than planned */
 	return rc == 0 && pool->nomem ? -ENOMEM : rc;
@@ -162,7 +197,7 @@ static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *
 
 		for (n = 1; first + n < p->nranks && p->ranks[first + n].host == p->ranks[first].host; n++)
 			;
-		if (p->policy == NP_POLICY_HCA_NEAR)
+		if (p->policy == NP_POLICY_HCA_NEAR || p->policy == NP_POLICY_GPU_NEAR)
 			rc = np_nic_mapping(t, &p->ranks[first], n, &map);
 		for (unsigned i = 0; rc == 0 && i < n; i++)
 			rc = finish_rank(t, o, p, &p->ranks[first + i], pu_numa, npu, map);
@@ -190,8 +225,57 @@ static char *skipped_text(const np_plan_t *p)
 	return buf;
 }
 
+/* Append to the plan's note ("; " between two). */
+static int add_note(np_plan_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int add_note(np_plan_t *p, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *joined;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -ENOMEM;
+	if (!p->note) {
+		p->note = msg;
+		return 0;
+	}
+	rc = asprintf(&joined, "%s; %s", p->note, msg);
+	free(msg);
+	if (rc < 0)
+		return -ENOMEM;
+	free(p->note);
+	p->note = joined;
+	return 0;
+}
+
+/* gpu-near needs a GPU the step may use; without one it is hca-near
+ * (and that, without an adapter, spread), loudly. */
+static int choose_gpus(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
+                       np_gpu_use_t *use, unsigned *nuse, np_error_t *err)
+{
+	const char *host = t->hostname ? t->hostname : "this node";
+	const char *why = t->ngpus == 0 ? "no GPU on" : "none of the node's GPUs may be used on";
+	int rc;
+
+	*nuse = 0;
+	if (p->policy != NP_POLICY_GPU_NEAR)
+		return 0;
+	if ((rc = np_gpu_select(t, o->gpu_ids, o->ngpu_ids, use, nuse, err)) < 0 || *nuse > 0)
+		return rc;
+	if (o->no_fallback)
+		return np_error_set(err, -ENODEV, "gpu-near: %s %s", why, host);
+	p->policy = NP_POLICY_HCA_NEAR;
+	return add_note(p, "gpu-near: %s this node, falling back to hca-near", why) < 0 ?
+	       np_error_set(err, -ENOMEM, "out of memory") : 0;
+}
+
 /* hca-near needs a usable adapter; without one it falls back to spread,
- * loudly, saying which adapters were there and why none could be used. */
+ * loudly, saying which adapters were there and why none could be used.
+ * gpu-near uses the same adapters, and does without any. */
 static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
                           np_rail_t *rails, unsigned *nrails, np_error_t *err)
 {
@@ -200,28 +284,27 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 	int rc;
 
 	*nrails = 0;
-	if (p->policy != NP_POLICY_HCA_NEAR)
+	if (p->policy != NP_POLICY_HCA_NEAR && p->policy != NP_POLICY_GPU_NEAR)
 		return 0;
 	rc = np_hca_select(t, o->hca, p, rails, nrails, err);
 	if (rc < 0)
 		return rc;
-	if (*nrails > 0)
+	if (*nrails > 0 || p->policy == NP_POLICY_GPU_NEAR)
 		return 0;
 	if (p->nskipped == 0) {
 		if (o->no_fallback)
 			return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
 			                    host);
 		p->policy = NP_POLICY_SPREAD;
-		p->note = strdup("hca-near: no HCA on this node, falling back to spread");
-		return p->note ? 0 : np_error_set(err, -ENOMEM, "out of memory");
+		return add_note(p, "hca-near: no HCA on this node, falling back to spread") < 0 ?
+		       np_error_set(err, -ENOMEM, "out of memory") : 0;
 	}
 	if (!(why = skipped_text(p)))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	if (o->no_fallback) {
 		rc = np_error_set(err, -ENODEV, "hca-near: no usable adapter on %s (%s)", host, why);
-	} else if (asprintf(&p->note, "hca-near: no usable adapter on this node (%s), falling back "
+	} else if (add_note(p, "hca-near: no usable adapter on this node (%s), falling back "
 	                    "to spread", why) < 0) {
-		p->note = NULL;
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 	} else {
 		p->policy = NP_POLICY_SPREAD;
@@ -230,11 +313,34 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 	return rc;
 }
 
+/* The usable adapters no rank of the first host uses (every host runs
+ * the same plan), for the report. */
+static int note_unused(const np_topo_t *t, np_plan_t *p, const np_rail_t *rails, unsigned nrails,
+                       const unsigned *used)
+{
+	for (unsigned j = 0; j < nrails; j++) {
+		char **grown;
+
+		if (used[j])
+			continue;
+		if (!(grown = realloc(p->unused, (p->nunused + 1) * sizeof(char *))))
+			return -ENOMEM;
+		p->unused = grown;
+		if (!(p->unused[p->nunused] = strdup(t->devices[rails[j].dev].name)))
+			return -ENOMEM;
+		p->nunused++;
+	}
+	return 0;
+}
+
 int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out, np_error_t *err)
 {
 	np_pool_t pool = { 0 };
 	np_plan_t *p;
 	np_rail_t *rails = NULL;
+	np_gpu_use_t *gpus = NULL;
+	unsigned *used = NULL;
+	host_devs_t hd = { 0 };
 	unsigned nrails = 0, slots, per_host;
 	int rc;
 
@@ -250,14 +356,22 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	if ((rc = set_hosts(p, t, o, err)) < 0)
 		goto fail;
 	rails = calloc(t->ndevices ? t->ndevices : 1, sizeof(*rails));
+	used = calloc(t->ndevices ? t->ndevices : 1, sizeof(*used));
+	gpus = calloc(t->ngpus ? t->ngpus : 1, sizeof(*gpus));
 	/* spread over PUs spreads over cores too: per-core cells */
-	if (!rails || np_pool_init(&pool, t, o->threads,
+	if (!rails || !used || !gpus || np_pool_init(&pool, t, o->threads,
 	                          o->threads && o->policy == NP_POLICY_SPREAD) < 0) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = choose_devices(t, o, p, rails, &nrails, err)) < 0)
+	if ((rc = choose_gpus(t, o, p, gpus, &hd.ngpus, err)) < 0 ||
+	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0)
 		goto fail;
+	hd.rails = rails;
+	hd.nrails = nrails;
+	hd.per_rank = o->rails ? o->rails : 1;
+	hd.gpus = gpus;
+	hd.used = used;
 
 	/* Slurm's block distribution: the first hosts get one more rank. */
 	per_host = (o->ntasks + p->nhosts - 1) / p->nhosts;
@@ -301,8 +415,12 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 			p->ranks[first + k].local_rank = k;
 			p->ranks[first + k].host = p->hosts[h];
 		}
-		if (nlocal && (rc = place_host(t, p, &pool, &p->ranks[first], nlocal, rails, nrails)) < 0) {
+		if (nlocal && (rc = place_host(t, p, &pool, &p->ranks[first], nlocal, &hd)) < 0) {
 			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
+			goto fail;
+		}
+		if (h == 0 && nrails && (rc = note_unused(t, p, rails, nrails, used)) < 0) {
+			np_error_set(err, rc, "out of memory");
 			goto fail;
 		}
 		first += nlocal;
@@ -313,11 +431,15 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	}
 	np_pool_fini(&pool);
 	free(rails);
+	free(used);
+	free(gpus);
 	*out = p;
 	return 0;
 fail:
 	np_pool_fini(&pool);
 	free(rails);
+	free(used);
+	free(gpus);
 	np_plan_free(p);
 	return rc;
 }

@@ -156,6 +156,105 @@ static int adapter_env(const np_topo_t *t, np_rank_t *r, const np_device_t *d, c
 	return rc ? -ENOMEM : 0;
 }
 
+/* The name[:port] list of the rank's adapters, as UCX and NCCL take it. */
+static char *rails_list(const np_topo_t *t, const np_rank_t *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (unsigned i = 0; i < r->nhcas; i++) {
+		int d = np_topo_device_by_name(t, r->hcas[i]);
+		bool iface = d >= 0 && (t->devices[d].kind == NP_DEV_SLINGSHOT ||
+		                        t->devices[d].kind == NP_DEV_NETDEV);
+
+		fprintf(f, "%s%s", i ? "," : "", r->hcas[i]);
+		if (!iface && r->hca_ports[i])
+			fprintf(f, ":%u", r->hca_ports[i]);
+	}
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad || !buf) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Several rails: the variables that take a list get every adapter of the
+ * rank (UCX stripes over them, NCCL's IB transport uses each); those that
+ * name one device keep the first, the nearest.
+ */
+static int rails_env(const np_topo_t *t, np_rank_t *r, const np_device_t *d)
+{
+	char *list;
+	int rc = 0;
+
+	if (r->nhcas < 2 || d->problem)
+		return 0;
+	if (!(list = rails_list(t, r)))
+		return -ENOMEM;
+	rc |= np_rank_setenv(r, "UCX_NET_DEVICES", list);
+	if (d->kind == NP_DEV_IB || d->kind == NP_DEV_ROCE || d->kind == NP_DEV_OTHER_OFA) {
+		rc |= setenv_fmt(r, "NCCL_IB_HCA", "=%s", list);
+		rc |= np_rank_setenv(r, "OMPI_MCA_btl_openib_if_include", list);
+	}
+	free(list);
+	return rc ? -ENOMEM : 0;
+}
+
+/*
+ * Each runtime selects GPUs by its own variable and counts only its own
+ * vendor's devices: CUDA (CUDA_DEVICE_ORDER=PCI_BUS_ID makes its indexes
+ * bus order, as Slurm's and ours are; its default puts the fastest
+ * first), ROCm (ROCR_VISIBLE_DEVICES, below HIP's and OpenCL's own
+ * variables, so that it holds for all of them), Level Zero
+ * (ZE_AFFINITY_MASK).  A GPU split into compute partitions (MI300A in CPX
+ * mode) is listed by the runtime once per partition: the rank gets all of
+ * them.
+ */
+int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, unsigned nuse)
+{
+	static const char *const var[NP_GPU_VENDOR_COUNT] = {
+		[NP_GPU_NVIDIA] = "CUDA_VISIBLE_DEVICES", [NP_GPU_AMD] = "ROCR_VISIBLE_DEVICES",
+		[NP_GPU_INTEL] = "ZE_AFFINITY_MASK",
+	};
+	int rc = 0;
+
+	for (int v = 0; v < NP_GPU_VENDOR_COUNT && rc == 0; v++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int any = 0;
+
+		if (!f)
+			return -ENOMEM;
+		for (unsigned i = 0; i < nuse; i++) {
+			const np_gpu_t *g = &t->gpus[use[i].gpu];
+
+			if ((int)g->vendor != v)
+				continue;
+			for (unsigned k = 0; k < g->partitions; k++)
+				fprintf(f, "%s%u", any++ ? "," : "", use[i].first_partition + k);
+		}
+		/* a stream that could not grow may still close cleanly */
+		any = ferror(f) ? -1 : any;
+		if (fclose(f) != 0 || any < 0 || !buf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		if (any)
+			rc = np_rank_setenv(r, var[v], buf);
+		if (any && rc == 0 && v == NP_GPU_NVIDIA)
+			rc = np_rank_setenv(r, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+		free(buf);
+	}
+	return rc;
+}
+
 /* Cray MPICH numbers a node's NICs in the order libfabric lists the CXI
  * devices present: cxi0, cxi1, ...  -1 when that cannot be known. */
 static int cray_nic_index(const np_topo_t *t, const np_device_t *d)
@@ -255,7 +354,8 @@ int np_rank_fill_env(const np_topo_t *t, const np_plan_t *p, np_rank_t *r, const
 
 	if (!r->bound)
 		return 0;
-	if (r->device >= 0 && (rc = adapter_env(t, r, &t->devices[r->device], nic_map)) < 0)
+	if (r->device >= 0 && ((rc = adapter_env(t, r, &t->devices[r->device], nic_map)) < 0 ||
+	                       (rc = rails_env(t, r, &t->devices[r->device])) < 0))
 		return rc;
 	if (p->cpus_per_task > 1) {
 		rc |= setenv_fmt(r, "OMP_NUM_THREADS", "%u", p->cpus_per_task);

@@ -30,7 +30,7 @@ static int rail_class(const np_device_t *d)
 	return -1;
 }
 
-static int first_numa(const np_topo_t *t, const np_device_t *d)
+int np_first_numa(const np_topo_t *t, const np_device_t *d)
 {
 	if (d->at_root)
 		return -1;
@@ -134,7 +134,7 @@ static void sort_rails(const np_topo_t *t, np_rail_t *r, unsigned n)
 	for (unsigned a = 1; a < n; a++)
 		for (unsigned b = a; b > 0; b--) {
 			const np_device_t *x = &t->devices[r[b - 1].dev], *y = &t->devices[r[b].dev];
-			int nx = first_numa(t, x), ny = first_numa(t, y);
+			int nx = np_first_numa(t, x), ny = np_first_numa(t, y);
 			np_rail_t tmp;
 
 			if (nx < ny || (nx == ny && name_cmp(x->name, y->name) <= 0))
@@ -207,16 +207,9 @@ out:
 	return rc;
 }
 
-typedef struct numa_rank {
-	unsigned numa;
-	unsigned os;                /* OS index: the documented last tie-break */
-	uint64_t dist;
-	int same_pkg;
-} numa_rank_t;
-
 static int cmp_numa_rank(const void *a, const void *b)
 {
-	const numa_rank_t *x = a, *y = b;
+	const np_numa_rank_t *x = a, *y = b;
 
 	if (x->dist != y->dist)
 		return x->dist < y->dist ? -1 : 1;
@@ -228,9 +221,9 @@ static int cmp_numa_rank(const void *a, const void *b)
 /* NUMA nodes from the device outwards: the SLIT distance to the nearest
  * of the device's nodes, the package as tie-break (and as the only
  * measure when the file has no distances). */
-static int order_from_device(const np_topo_t *t, const np_device_t *d, numa_rank_t *ord)
+void np_order_from_device(const np_topo_t *t, const np_device_t *d, np_numa_rank_t *ord)
 {
-	int home = first_numa(t, d);
+	int home = np_first_numa(t, d);
 	int home_pkg = home >= 0 ? t->numa[home].package : -1;
 
 	for (unsigned i = 0; i < t->nnuma; i++) {
@@ -250,13 +243,28 @@ static int order_from_device(const np_topo_t *t, const np_device_t *d, numa_rank
 		ord[i].same_pkg = home_pkg >= 0 && t->numa[i].package == home_pkg;
 	}
 	qsort(ord, t->nnuma, sizeof(*ord), cmp_numa_rank);
-	return 0;
+}
+
+unsigned np_take_near(const np_topo_t *t, np_pool_t *pool, const np_numa_rank_t *ord, unsigned cpt,
+                      np_cpuset_t *cpus)
+{
+	unsigned got = 0;
+
+	for (unsigned k = 0; k < t->nnuma && got < cpt; k++)
+		if (np_pool_free_in(pool, NP_SCOPE_NUMA, (int)ord[k].numa) >= cpt) {
+			got = np_pool_take(pool, NP_SCOPE_NUMA, (int)ord[k].numa, cpt, cpus);
+			break;
+		}
+	/* No single node has room: gather slot by slot, nearest first. */
+	for (unsigned k = 0; k < t->nnuma && got < cpt; k++)
+		got += np_pool_take(pool, NP_SCOPE_NUMA, (int)ord[k].numa, cpt - got, cpus);
+	return got;
 }
 
 int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const np_rail_t *rails,
                       unsigned ndevs, np_rank_t *ranks, unsigned nlocal, unsigned cpt)
 {
-	numa_rank_t *ord = calloc(t->nnuma ? t->nnuma : 1, sizeof(*ord));
+	np_numa_rank_t *ord = calloc(t->nnuma ? t->nnuma : 1, sizeof(*ord));
 	int cur = -1;
 
 	if (!ord)
@@ -266,20 +274,12 @@ int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const np_rail_t *rail
 		unsigned dj = (unsigned)(((unsigned long long)r * ndevs) / nlocal);
 		const np_device_t *d = &t->devices[rails[dj].dev];
 		np_rank_t *rk = &ranks[r];
-		unsigned got = 0;
 
 		if (cur != (int)dj) {
-			order_from_device(t, d, ord);
+			np_order_from_device(t, d, ord);
 			cur = (int)dj;
 		}
-		for (unsigned k = 0; k < t->nnuma && got < cpt; k++)
-			if (np_pool_free_in(pool, NP_SCOPE_NUMA, (int)ord[k].numa) >= cpt) {
-				got = np_pool_take(pool, NP_SCOPE_NUMA, (int)ord[k].numa, cpt, rk->cpus);
-				break;
-			}
-		/* No single node has room: gather slot by slot, nearest first. */
-		for (unsigned k = 0; k < t->nnuma && got < cpt; k++)
-			got += np_pool_take(pool, NP_SCOPE_NUMA, (int)ord[k].numa, cpt - got, rk->cpus);
+		np_take_near(t, pool, ord, cpt, rk->cpus);
 		rk->device = rails[dj].dev;
 		rk->hca = strdup(d->name);
 		if (!rk->hca) {

@@ -4,6 +4,8 @@
 #ifndef NP_PLAN_INTERNAL_H
 #define NP_PLAN_INTERNAL_H
 
+#include <stdint.h>
+
 #include <numaplan/plan.h>
 #include "plan_pool.h"
 
@@ -39,6 +41,59 @@ typedef struct np_rail {
  */
 int np_hca_select(const np_topo_t *t, const char *only, np_plan_t *p, np_rail_t *rails,
                   unsigned *n, np_error_t *err);
+
+/* Index of the first NUMA node of the device's locality, -1 at the root. */
+int np_first_numa(const np_topo_t *t, const np_device_t *d);
+
+/* A NUMA node as seen from a device: its distance, for sorting. */
+typedef struct np_numa_rank {
+	unsigned numa;
+	unsigned os;                /* OS index: the documented last tie-break */
+	uint64_t dist;
+	int same_pkg;
+} np_numa_rank_t;
+
+/* Every NUMA node (nnuma entries), nearest to the device first. */
+void np_order_from_device(const np_topo_t *t, const np_device_t *d, np_numa_rank_t *ord);
+/* cpt slots for one rank: the nearest node with room for all of them,
+ * else slot by slot nearest first.  Returns the number taken. */
+unsigned np_take_near(const np_topo_t *t, np_pool_t *pool, const np_numa_rank_t *ord, unsigned cpt,
+                      np_cpuset_t *cpus);
+
+/* A GPU gpu-near may use: its index in topo->gpus, and the index the task
+ * selects it by (np_rank_t.gpu_index) and its first partition index. */
+typedef struct np_gpu_use {
+	unsigned gpu;
+	unsigned index;
+	unsigned first_partition;
+} np_gpu_use_t;
+
+/*
+ * The GPUs of gpu_ids (NULL: all), in locality order (NUMA node, then PCI
+ * bus id), with their task indexes, in use (ngpus entries) and *n.
+ * Errors: an id past the node's GPUs, or given twice.
+ */
+int np_gpu_select(const np_topo_t *t, const unsigned *ids, unsigned nids, np_gpu_use_t *use,
+                  unsigned *n, np_error_t *err);
+
+/* Place the nlocal ranks starting at ranks[0] with gpu-near: GPUs and
+ * CPUs (the adapters are np_assign_rails's). */
+int np_place_gpu_near(const np_topo_t *t, np_pool_t *pool, const np_gpu_use_t *use, unsigned nuse,
+                      np_rank_t *ranks, unsigned nlocal, unsigned cpt);
+
+/*
+ * The adapters of each rank, nrail_per_rank of them (capped at nrails):
+ * gpu-near picks them from the rank's first GPU outwards (PCI level, then
+ * SLIT distance), hca-near keeps the adapter of its block first and adds
+ * the nearest others; equally near adapters go to the least used.  Fills
+ * device/hca/port/hca_local (gpu-near) and nhcas/hcas/hca_ports; used[]
+ * (nrails entries) counts the ranks of each rail.
+ */
+int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
+                    unsigned per_rank, np_rank_t *ranks, unsigned nlocal, unsigned *used);
+
+/* Set the visible-devices variables of the rank's GPUs (plan_env.c). */
+int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, unsigned nuse);
 
 /* Place the nlocal ranks starting at ranks[0] with hca-near. */
 int np_place_hca_near(const np_topo_t *t, np_pool_t *pool, const np_rail_t *rails,

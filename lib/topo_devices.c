@@ -1,6 +1,6 @@
 /*
- * topo_devices.c - the network devices (and GPUs) of a node and where
- * they attach, with the port states the topology records.
+ * topo_devices.c - the network devices of a node and where they attach,
+ * with the port states the topology records (GPUs: topo_gpus.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -155,14 +155,21 @@ static int cxi_number(const char *name)
 	return np_parse_uint(name + 3, 0, 1000, &v) < 0 ? -1 : (int)v;
 }
 
-static int add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,
-                      const char *name)
+int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,
+                       const char *name, hwloc_obj_t **pcis)
 {
 	np_device_t *nd, *grown;
 	hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(h, o);
 	hwloc_obj_t pci = o->type == HWLOC_OBJ_PCI_DEVICE ? o : pci_parent(o);
+	hwloc_obj_t *pgrown;
 	char busid[32];
 
+	/* the object itself, not its bus id: hand-edited files repeat ids */
+	pgrown = realloc(*pcis, (t->ndevices + 1) * sizeof(**pcis));
+	if (!pgrown)
+		return -ENOMEM;
+	*pcis = pgrown;
+	pgrown[t->ndevices] = pci;
 	grown = realloc(t->devices, (t->ndevices + 1) * sizeof(*t->devices));
 	if (!grown)
 		return -ENOMEM;
@@ -190,14 +197,14 @@ static int add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_ki
 	return o->type == HWLOC_OBJ_OS_DEVICE ? read_ports(nd, o) : 0;
 }
 
-static int read_network(np_topo_t *t, hwloc_topology_t h)
+static int read_network(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis)
 {
 	hwloc_obj_t o = NULL;
 	int have_ofa = 0, rc;
 
 	while ((o = hwloc_get_next_osdev(h, o)))
 		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->name) {
-			if ((rc = add_device(t, h, o, ofa_kind(o), o->name)) < 0)
+			if ((rc = np_topo_add_device(t, h, o, ofa_kind(o), o->name, pcis)) < 0)
 				return rc;
 			have_ofa = 1;
 		}
@@ -205,51 +212,27 @@ static int read_network(np_topo_t *t, hwloc_topology_t h)
 	 * other interfaces are kept for hca=eth0 (TCP and iWARP fabrics). */
 	while ((o = hwloc_get_next_osdev(h, o)))
 		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name &&
-		    (rc = add_device(t, h, o, is_slingshot(o, have_ofa) ? NP_DEV_SLINGSHOT : NP_DEV_NETDEV,
-		                     o->name)) < 0)
+		    (rc = np_topo_add_device(t, h, o, is_slingshot(o, have_ofa) ? NP_DEV_SLINGSHOT : NP_DEV_NETDEV,
+		                     o->name, pcis)) < 0)
 			return rc;
-	return 0;
-}
-
-/* GPUs: NVIDIA/AMD display (03xx) or processing-accelerator (12xx)
- * functions; BMC VGA chips are other vendors and are left out. */
-static int read_gpus(np_topo_t *t, hwloc_topology_t h)
-{
-	hwloc_obj_t o = NULL;
-	int rc;
-
-	while ((o = hwloc_get_next_pcidev(h, o))) {
-		unsigned cls = o->attr->pcidev.class_id >> 8, v = o->attr->pcidev.vendor_id;
-		char name[64];
-		hwloc_obj_t c;
-
-		if ((cls != 0x03 && cls != 0x12) || (v != 0x10de && v != 0x1002))
-			continue;
-		snprintf(name, sizeof(name), "pci:%04x:%02x:%02x.%01x", o->attr->pcidev.domain,
-		         o->attr->pcidev.bus, o->attr->pcidev.dev, o->attr->pcidev.func);
-		for (c = o->io_first_child; c; c = c->next_sibling)
-			if (c->type == HWLOC_OBJ_OS_DEVICE && c->name &&
-			    (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
-			     c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC)) {
-				snprintf(name, sizeof(name), "%s", c->name);
-				break;
-			}
-		if ((rc = add_device(t, h, o, NP_DEV_GPU, name)) < 0)
-			return rc;
-		t->ngpus++;
-	}
 	return 0;
 }
 
 int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 {
-	if (read_network(t, h) < 0 || read_gpus(t, h) < 0)
-		return np_error_set(err, -ENOMEM, "out of memory while reading devices");
-	return 0;
+	hwloc_obj_t *pcis = NULL;
+	int rc = 0;
+
+	if (read_network(t, h, &pcis) < 0 || np_topo_read_gpus(t, h, &pcis) < 0 ||
+	    np_topo_index_gpus(t, pcis) < 0)
+		rc = np_error_set(err, -ENOMEM, "out of memory while reading devices");
+	free(pcis);
+	return rc;
 }
 
 void np_topo_free_devices(np_topo_t *t)
 {
+	np_topo_free_gpus(t);
 	for (unsigned i = 0; i < t->ndevices; i++) {
 		free(t->devices[i].name);
 		free(t->devices[i].pci_busid);

@@ -17,9 +17,20 @@
  * infinite set or an index of NP_CPUSET_INDEX_LIMIT or more. */
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
 
-/* Fill t->devices from the OS devices of h (network first, then GPUs). */
+/* Fill t->devices from the OS devices of h (network first, then GPUs),
+ * and t->gpus; after the views (the GPUs' levels need the packages). */
 int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err);
 void np_topo_free_devices(np_topo_t *t);
+/* Append one device for hwloc object o (an OS or PCI device); (*pcis)[i]
+ * is the PCI object of devices[i] (NULL for none), grown alongside. */
+int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,
+                       const char *name, hwloc_obj_t **pcis);
+
+/* topo_gpus.c: the GPU entries of t->devices, then t->gpus in PCI order
+ * with their meeting levels. */
+int np_topo_read_gpus(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis);
+int np_topo_index_gpus(np_topo_t *t, hwloc_obj_t const *pcis);
+void np_topo_free_gpus(np_topo_t *t);
 
 /* (Re)build packages/numa/l3/cores from h restricted to t->allowed. */
 int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "request.h"
 
 void nps_request_init(nps_request_t *r)
@@ -36,7 +37,7 @@ const char *nps_modifiers(char *buf)
 			mems[n++] = *p == ',' ? '|' : *p;
 	mems[n] = '\0';
 	snprintf(buf, NPS_MODIFIERS_SIZE,
-	         "verbose, mem=%s, hca=NAME[:PORT][+NAME[:PORT]...], threads, help", mems);
+	         "verbose, mem=%s, hca=NAME[:PORT][+NAME[:PORT]...], rails=N, threads, help", mems);
 	return buf;
 }
 
@@ -130,6 +131,15 @@ static int parse_word(nps_request_t *r, const char *text, const char *w, np_erro
 		if (np_mem_parse(w + 4, &r->mem) < 0)
 			return bad_value(err, text, "unknown memory mode", w);
 		r->has_mem = true;
+	} else if (!strncmp(w, "rails=", 6)) {
+		if (r->rails)
+			return repeated(err, text, "rails=");
+		if (np_parse_uint(w + 6, 1, 64, &r->rails) < 0) {
+			r->rails = 0;
+			return np_error_set(err, -EINVAL, "invalid --numa-plan value '%s': '%s' is not a "
+			                    "number of adapters per task; valid: rails=N with N from 1 to 64",
+			                    text, w);
+		}
 	} else if (!strncmp(w, "hca=", 4)) {
 		if (r->hca)
 			return repeated(err, text, "hca=");
@@ -179,6 +189,12 @@ int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err)
 static int hca_without_hca_near(const nps_request_t *r, np_policy_t p, const char *text,
                                 np_error_t *err)
 {
+	/* rails= likewise: only the adapter policies give tasks adapters */
+	if (r && r->rails && p != NP_POLICY_HCA_NEAR && p != NP_POLICY_GPU_NEAR)
+		return np_error_set(err, -EINVAL,
+			"--numa-plan=%s refused: rails=%u applies only to the policies hca-near and "
+			"gpu-near, and the policy here is '%s'%s", text, r->rails, np_policy_name(p),
+			r->has_policy ? "" : " (this cluster's default)");
 	if (!r || !r->hca || p == NP_POLICY_HCA_NEAR)
 		return 0;
 	return np_error_set(err, -EINVAL,
@@ -197,7 +213,7 @@ int nps_request_check(const nps_request_t *r, const char *text,
 			return np_error_set(err, -EPERM,
 				"--numa-plan=%s refused: this cluster enforces the policy '%s' "
 				"for every step; valid: %s[,verbose]", text, pol, pol);
-		if (r->threads || r->has_mem || r->hca)
+		if (r->threads || r->has_mem || r->hca || r->rails)
 			return np_error_set(err, -EPERM,
 				"--numa-plan=%s refused: this cluster enforces the policy '%s'; "
 				"only the modifier 'verbose' may be added (valid: %s[,verbose])",
@@ -235,7 +251,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 			snprintf(d->note, sizeof(d->note),
 				"this cluster enforces the policy '%s'; --numa-plan=%s ignored",
 				np_policy_name(s->default_policy), text ? text : "");
-		else if (r && (r->threads || r->has_mem || r->hca))
+		else if (r && (r->threads || r->has_mem || r->hca || r->rails))
 			snprintf(d->note, sizeof(d->note),
 				"this cluster enforces the policy '%s'; modifiers of --numa-plan=%s ignored",
 				np_policy_name(s->default_policy), text ? text : "");
@@ -254,6 +270,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 		if (r->has_mem)
 			d->mem = r->mem;
 		d->hca = r->hca;
+		d->rails = r->rails;
 	}
 	return hca_without_hca_near(r, d->policy, text ? text : "", err);
 }
@@ -278,12 +295,15 @@ char *nps_help_text(const nps_site_t *s)
 		"  socket    the same by package\n"
 		"  l3        the same by L3 cache domain\n"
 		"  hca-near  the allocated cores closest to an InfiniBand/OpenFabrics HCA\n"
+		"  gpu-near  each task its GPU(s), the cores and the adapter nearest them\n"
 		"Modifiers:\n"
 		"  verbose                     print each task's binding on its stderr\n"
 		"  mem=bind|interleave|none    memory policy (default bind; local is\n"
 		"                              read as bind)\n"
 		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near); a plain\n"
 		"                              interface (eth0) for TCP and iWARP\n"
+		"  rails=N                     N adapters per task, nearest first\n"
+		"                              (hca-near, gpu-near)\n"
 		"  threads                     place on hardware threads, not cores\n"
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"

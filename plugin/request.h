@@ -13,12 +13,12 @@
 /* The modifiers the option accepts, for messages: "verbose,
  * mem=bind|interleave|none, ...", the memory modes from the library's
  * own list.  Written into buf (NPS_MODIFIERS_SIZE bytes), returned. */
-#define NPS_MODIFIERS_SIZE 160
+#define NPS_MODIFIERS_SIZE 192
 const char *nps_modifiers(char *buf);
 
 /* The --numa-plan line of srun --help: the policies and modifiers from
  * the library's lists, written into buf (NPS_USAGE_SIZE bytes). */
-#define NPS_USAGE_SIZE 320
+#define NPS_USAGE_SIZE 384
 const char *nps_option_usage(char *buf);
 
 typedef struct nps_request {
@@ -30,6 +30,7 @@ typedef struct nps_request {
 	bool has_mem;
 	np_mem_t mem;
 	char *hca;              /* comma-separated, malloc'ed, or NULL */
+	unsigned rails;         /* rails=N: adapters per task, 0 when not given */
 } nps_request_t;
 
 void nps_request_init(nps_request_t *r);
@@ -52,6 +53,7 @@ typedef struct nps_decision {
 	bool threads;
 	np_mem_t mem;
 	const char *hca;        /* points into the request, or NULL */
+	unsigned rails;         /* np_plan_opts_t.rails */
 	bool from_user;         /* the policy is the user's, not the site's */
 	char note[256];         /* for the user (e.g. an ignored request), or "" */
 } nps_decision_t;

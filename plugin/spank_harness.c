@@ -319,9 +319,13 @@ static int cmd_request(const char *value, int argc, char **argv)
 		print_escaped(stderr, "numaplan: %s", msg);
 		goto out;
 	}
-	printf("policy=%s verbose=%d threads=%d mem=%s hca=%s help=%d from_user=%d\n",
+	/* rails= only when given: the line predates it */
+	printf("policy=%s verbose=%d threads=%d mem=%s hca=%s help=%d from_user=%d",
 	       np_policy_name(d->policy), d->verbose, d->threads, np_mem_name(d->mem),
 	       d->hca ? d->hca : "", stepd_seq.req.help, d->from_user);
+	if (d->rails)
+		printf(" rails=%u", d->rails);
+	printf("\n");
 	if (d->note[0])
 		print_escaped(stdout, "note: %s", d->note);
 	rc = 0;

@@ -29,6 +29,7 @@ typedef enum np_policy {
 	NP_POLICY_SOCKET,
 	NP_POLICY_L3,
 	NP_POLICY_HCA_NEAR,
+	NP_POLICY_GPU_NEAR,
 	NP_POLICY_COUNT
 } np_policy_t;
 
@@ -75,6 +76,9 @@ typedef struct np_plan_opts {
 	 * cyclic or arbitrary distribution does not number a node's tasks
 	 * contiguously.  NULL: first_rank, first_rank + 1, ... */
 	const unsigned *rank_ids;
+	unsigned rails;              /* adapters per rank, 0 is taken as 1 (hca-near and gpu-near) */
+	const unsigned *gpu_ids;     /* gpu-near: the GPUs the step may use, as indexes into the node's GPUs in PCI-bus-id order; NULL = all */
+	unsigned ngpu_ids;
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
@@ -99,6 +103,20 @@ typedef struct np_rank {
 	bool hca_local;             /* every CPU of the rank is local to its device */
 	unsigned nenv;
 	np_env_t *env;
+	/* gpu-near: the rank's GPUs, as PCI bus ids (physical), and the index
+	 * the task selects each by: its position among the GPUs of its vendor
+	 * the step may use (np_plan_opts_t.gpu_ids, in PCI order), which is
+	 * what CUDA_VISIBLE_DEVICES holds once Slurm's own constraint hides the
+	 * others.  ngpus is 0 under the other policies. */
+	unsigned ngpus;
+	char **gpus;
+	unsigned *gpu_index;
+	bool gpu_local;             /* every CPU of the rank is local to its (first) GPU */
+	/* Every adapter of the rank (rails), nearest first: hcas[0] is hca.
+	 * nhcas is 0 when the rank has none. */
+	unsigned nhcas;
+	char **hcas;
+	unsigned *hca_ports;
 } np_rank_t;
 
 /* An adapter hca-near left out, and why ("port 1 DOWN"). */
@@ -121,13 +139,18 @@ typedef struct np_plan {
 	char *note;                 /* a warning for the user (fallback...), or NULL */
 	unsigned nskipped;
 	np_skip_t *skipped;         /* hca-near: adapters not used, in topology order */
+	/* hca-near, gpu-near: usable adapters no rank of the first host uses
+	 * (fewer ranks than adapters), in locality order */
+	unsigned nunused;
+	char **unused;
 } np_plan_t;
 
 /* Build a plan.  Errors: -EINVAL bad options (an HCA list with a policy
- * other than hca-near, a malformed HCA list), -ENOSPC not enough allowed
+ * other than hca-near, a malformed HCA list, a GPU id past the node's
+ * GPUs or given twice, rails past 64), -ENOSPC not enough allowed
  * cores (the message names both numbers), -ENODEV hca-near without a
- * usable adapter and no_fallback, or an HCA (or port) that is not on the
- * node. */
+ * usable adapter and no_fallback, gpu-near without a GPU to use and
+ * no_fallback, or an HCA (or port) that is not on the node. */
 NP_API int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *opts,
                            np_plan_t **out, np_error_t *err);
 NP_API void np_plan_free(np_plan_t *p);

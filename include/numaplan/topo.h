@@ -44,7 +44,7 @@ typedef enum np_dev_kind {
 	NP_DEV_OTHER_OFA, /* OpenFabrics device of an unknown family */
 	NP_DEV_NETDEV,    /* any other network interface (Ethernet, IPoIB): used
 	                   * by hca-near only when named (TCP, iWARP fabrics) */
-	NP_DEV_GPU,       /* GPU (reported, not used for placement yet) */
+	NP_DEV_GPU,       /* GPU: one per PCI function, also listed in np_topo_t.gpus */
 } np_dev_kind_t;
 
 NP_API const char *np_dev_kind_name(np_dev_kind_t k);
@@ -125,6 +125,59 @@ typedef struct np_device {
 	char *problem;
 } np_device_t;
 
+/* Where a GPU and another device meet, nearest first: below one PCIe
+ * switch (or in one PCI device), under one host bridge (root complex),
+ * on one NUMA node, in one package, or only the SLIT distance tells. */
+typedef enum np_pci_level {
+	NP_PCI_SWITCH,
+	NP_PCI_HOSTBRIDGE,
+	NP_PCI_NUMA,
+	NP_PCI_PACKAGE,
+	NP_PCI_SLIT,
+	NP_PCI_LEVEL_COUNT
+} np_pci_level_t;
+
+/* "switch", "hostbridge", "numa", "package", "slit"; "?" past the end */
+NP_API const char *np_pci_level_name(np_pci_level_t l);
+
+/* Whose runtime sees the GPU, from its PCI vendor id: it decides the
+ * variable that selects it (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+ * ZE_AFFINITY_MASK). */
+typedef enum np_gpu_vendor {
+	NP_GPU_NVIDIA,
+	NP_GPU_AMD,
+	NP_GPU_INTEL,
+	NP_GPU_VENDOR_COUNT
+} np_gpu_vendor_t;
+
+/* "NVIDIA", "AMD", "Intel"; "?" past the end */
+NP_API const char *np_gpu_vendor_name(np_gpu_vendor_t v);
+
+/*
+ * A GPU: one PCI function, however many OS devices hwloc shows for it
+ * (cuda0, nvml0, opencl0d0, rsmi0, card0, renderD128 are one GPU).
+ * np_topo_t.gpus lists them in PCI bus id order, the order
+ * CUDA_DEVICE_ORDER=PCI_BUS_ID and Slurm's gres/gpu count in.
+ */
+typedef struct np_gpu {
+	char *pci_busid;            /* "0000:04:00.0" */
+	np_gpu_vendor_t vendor;
+	unsigned vendor_id, device_id;  /* PCI ids */
+	int device;                 /* its entry in devices[] (kind NP_DEV_GPU) */
+	const np_cpuset_t *cpus;    /* devices[device].cpus: PUs of its locality */
+	/* devices[device].numas: NUMA OS indexes of its locality.  Where the
+	 * GPU's own memory is a NUMA node attached with the CPUs (MI300A,
+	 * GH200 as hwloc 2.10+ shows it) that node is in this set too. */
+	const np_cpuset_t *numas;
+	bool at_root;               /* no locality: attached to the machine */
+	char *osdevs;               /* its OS devices, "cuda0,nvml0" ("" when none) */
+	/* Compute partitions its runtime lists as separate GPUs (the rsmiN of
+	 * an MI300A in CPX mode: 6), else 1. */
+	unsigned partitions;
+	/* ndevices entries: where this GPU meets devices[d] (np_pci_level_t) */
+	unsigned char *meet;
+} np_gpu_t;
+
 /* How an XML file reached the in-process load (np_topo_t.xml_check). */
 typedef enum np_xml_check {
 	NP_XML_NOT_XML,     /* live discovery */
@@ -158,6 +211,7 @@ typedef struct np_topo {
 	char *ports_from;
 	np_xml_check_t xml_check;   /* for an XML file: how it was vouched for */
 	void *priv;                 /* the loader's hwloc handle; opaque */
+	np_gpu_t *gpus;             /* ngpus GPUs, in PCI bus id order */
 } np_topo_t;
 
 enum np_load_flags {
@@ -259,6 +313,22 @@ NP_API int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *
  * hex digits. */
 #define NP_FINGERPRINT_LEN 17
 NP_API void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN]);
+
+/* The node's GPUs in PCI bus id order (np_topo_t.gpus): the count, and
+ * GPU i or NULL past the end. */
+NP_API unsigned np_topo_gpu_count(const np_topo_t *t);
+NP_API const np_gpu_t *np_topo_gpu(const np_topo_t *t, unsigned i);
+
+/*
+ * The adapters gpu-near pairs GPU gpu with: the usable adapters of the
+ * class hca-near would use (np_device_usable, as the port states are now)
+ * nearest it, first by where they meet (np_pci_level_t), then by SLIT
+ * distance.  Up to max of the tied nearest go to devs (indexes in
+ * devices[], locality order), their level to *level.  Returns how many
+ * tie (0: no usable adapter), or -EINVAL for a GPU past the end, -ENOMEM.
+ */
+NP_API int np_topo_gpu_nearest(const np_topo_t *t, unsigned gpu, int *devs, unsigned max,
+                               np_pci_level_t *level);
 
 /* Index in devices[] by name, or -1. */
 NP_API int np_topo_device_by_name(const np_topo_t *t, const char *name);

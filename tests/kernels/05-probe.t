@@ -11,6 +11,8 @@ if ! command -v $P >/dev/null; then
 fi
 # the probe's environment must not leak in from the caller
 unset NUMAPLAN_POLICY NUMAPLAN_CPUS NUMAPLAN_MEMS NUMAPLAN_HCA UCX_NET_DEVICES \
+	CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER ROCR_VISIBLE_DEVICES HIP_VISIBLE_DEVICES \
+	GPU_DEVICE_ORDINAL ZE_AFFINITY_MASK NCCL_IB_HCA \
 	SLURM_PROCID SLURM_LOCALID PMI_RANK PMI_FD PMI_PORT PMI_SIZE PMIX_RANK PMIX_NAMESPACE \
 	MPI_LOCALRANKID OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK
 
@@ -81,6 +83,13 @@ check "--json env: the set variables" \
 check "--json env: unset variables are null" \
 	[ "$(echo "$OUT" | jq -r '.env.NUMAPLAN_HCA, .env.NUMAPLAN_MEMS')" = "$(printf 'null\nnull')" ]
 check "--json: no pmix fields outside PMIx" eval '! echo "$OUT" | jq -e "has(\"pmix_rank\")" >/dev/null'
+run env CUDA_VISIBLE_DEVICES=1,3 ROCR_VISIBLE_DEVICES=2 HIP_VISIBLE_DEVICES=0 \
+	GPU_DEVICE_ORDINAL=5 ZE_AFFINITY_MASK=0.1 $P
+check "text: the visible-devices variables it sees" \
+	[ "$(field CUDA_VISIBLE_DEVICES "$OUT") $(field ROCR_VISIBLE_DEVICES "$OUT") $(field HIP_VISIBLE_DEVICES "$OUT") $(field GPU_DEVICE_ORDINAL "$OUT") $(field ZE_AFFINITY_MASK "$OUT")" = "1,3 2 0 5 0.1" ]
+run env CUDA_VISIBLE_DEVICES=2 CUDA_DEVICE_ORDER=PCI_BUS_ID $P --json
+check "--json: CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER, unset GPU variables null" \
+	[ "$(echo "$OUT" | jq -r '"\(.env.CUDA_VISIBLE_DEVICES) \(.env.CUDA_DEVICE_ORDER) \(.env.ROCR_VISIBLE_DEVICES) \(.env.ZE_AFFINITY_MASK)"')" = "2 PCI_BUS_ID null null" ]
 weird='a"b\c d'
 run env NUMAPLAN_HCA="$weird" $P --json
 check "--json escapes quotes, backslashes and spaces" [ "$(echo "$OUT" | jq -r .env.NUMAPLAN_HCA)" = "$weird" ]

@@ -221,11 +221,35 @@ static void test_hca_near_and_json(void **state)
 	np_topo_free(t);
 }
 
+/* gpu-near with two rails on Lassen (4 GPUs, 4 HCAs), and its JSON and
+ * the topology's (GPUs and their pairing) */
+static void test_gpu_near_and_json(void **state)
+{
+	np_topo_t *t = load_topo("ibm-power9-2s-4v100-4mlx5-lassen.xml", NULL);
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_error_t err = { 0 };
+	np_plan_t *p = NULL;
+
+	(void)state;
+	o.policy = NP_POLICY_GPU_NEAR;
+	o.ntasks = 8;
+	o.rails = 2;
+	plan_under_failures(t, &o);
+	o.ntasks = 2;
+	plan_under_failures(t, &o);
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	json_under_failures("the gpu-near plan's JSON", plan_json, t, p);
+	json_under_failures("a GPU topology's JSON", topo_json, t, NULL);
+	np_plan_free(p);
+	np_topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_big_machine),
 		cmocka_unit_test(test_hca_near_and_json),
+		cmocka_unit_test(test_gpu_near_and_json),
 	};
 
 	return cmocka_run_group_tests_name("nomem", tests, NULL, NULL);

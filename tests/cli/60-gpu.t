@@ -1,0 +1,95 @@
+#!/bin/bash
+# GPU nodes from the command line: the pairing table of numaplan topo,
+# gpu-near plans in JSON and for srun, --rails.  Expectations from the
+# stored XML files (see tests/unit/test_gpu.c for how they were read).
+source "$(dirname "$0")/../tap.sh"
+LASSEN=$TOPO/ibm-power9-2s-4v100-4mlx5-lassen.xml
+PASCAL=$TOPO/intel-bdw2695v4-2s-2p100-mlx5-pascal.xml
+TIOGA=$TOPO/amd-epyc7a53-1s-nps4-8mi250xgcd-4slingshot-tioga.xml
+SPR=$TOPO/intel-spr8480-2s-snc4-8numa-4h100-4mlx5.xml
+
+run numaplan topo --topology "$PASCAL"
+check "topo: the P100s and mlx5_0 meet below one PCIe switch" \
+	bash -c 'grep -Eq "^ +0 +0000:04:00.0 +mlx5_0 +switch$" <<<"$1" && grep -Eq "^ +1 +0000:07:00.0 +mlx5_0 +switch$" <<<"$1"' _ "$OUT"
+check "topo: one line per GPU although each has three OS devices" grep -q '^GPUs: 2 ' <<<"$OUT"
+run numaplan topo --topology "$LASSEN"
+check "topo: a V100 ties between the two HCAs of its socket (numa)" \
+	grep -Eq '^ +2 +0035:03:00.0 +mlx5_2\|mlx5_3 +numa$' <<<"$OUT"
+run numaplan topo --topology "$SPR"
+check "topo: as stored only mlx5_0 is ACTIVE: the NUMA-1 H100 meets it in its package" \
+	grep -Eq '^ +1 +0000:5f:00.0 +mlx5_0 +package$' <<<"$OUT"
+run numaplan topo --topology "$TIOGA" --json
+check_jq "topo --json: GCD 5 (d6) pairs with hsi2 at the host bridge" \
+	'.gpus[5] | .pci == "0000:d6:00.0" and .vendor == "AMD" and .nearest_adapters == ["hsi2"] and .meet == "hostbridge"'
+
+run numaplan plan --topology "$LASSEN" -n 4 -p gpu-near -f json
+check "gpu-near json exits 0" test "$RC" -eq 0
+check_jq "JSON: gpus (bus ids) and gpu_local per rank" \
+	'[.ranks[] | .gpus[0]] == ["0004:04:00.0","0004:05:00.0","0035:03:00.0","0035:04:00.0"] and all(.ranks[]; .gpu_local == true)'
+check_jq "JSON: the tied HCAs are shared one per GPU" '[.ranks[].hca] == ["mlx5_0","mlx5_1","mlx5_2","mlx5_3"]'
+check_jq "JSON: CUDA_VISIBLE_DEVICES in bus order, CUDA_DEVICE_ORDER=PCI_BUS_ID" \
+	'[.ranks[].env.CUDA_VISIBLE_DEVICES] == ["0","1","2","3"] and all(.ranks[]; .env.CUDA_DEVICE_ORDER == "PCI_BUS_ID")'
+check_jq "JSON: the contract's fields are still there" \
+	'.ranks | all(has("rank") and has("host") and has("cpus") and has("mems") and has("hca") and has("env"))'
+
+run numaplan plan --topology "$LASSEN" -n 4 -p gpu-near -f slurm -- ./app
+check "slurm format: one GPU per task is map_gpu" grep -q -- '--gpu-bind=map_gpu:0,1,2,3 ./app$' <<<"$OUT"
+run numaplan plan --topology "$LASSEN" -n 2 -p gpu-near -f slurm
+check "slurm format: two GPUs per task is mask_gpu" grep -q -- '--gpu-bind=mask_gpu:0x3,0xc ' <<<"$OUT"
+run numaplan plan --topology "$LASSEN" -n 4 -p hca-near -f slurm
+check "slurm format: no --gpu-bind under hca-near" bash -c '! grep -q -- --gpu-bind <<<"$1"' _ "$OUT"
+run numaplan plan --topology "$LASSEN" -n 4 -p gpu-near -f numactl
+check "numactl format: the CPU part of gpu-near, NUMA 0 then 8" \
+	test "$(grep -o -- '--membind=[0-9]*' <<<"$OUT" | tr '\n' ' ')" = "--membind=0 --membind=0 --membind=8 --membind=8 "
+
+run numaplan plan --topology "$LASSEN" -n 2 -p hca-near --rails 2 -f json
+check_jq "--rails 2: both HCAs of the socket, comma list for UCX and NCCL" \
+	'.ranks[0].env.UCX_NET_DEVICES == "mlx5_0:1,mlx5_1:1" and .ranks[1].env.NCCL_IB_HCA == "=mlx5_2:1,mlx5_3:1"'
+run numaplan plan --topology "$LASSEN" -n 2 -p hca-near -f json
+check_jq "hca-near, 2 ranks, 4 HCAs: the plan lists mlx5_1 and mlx5_3 as unused" \
+	'.unused_devices == ["mlx5_1","mlx5_3"]'
+run numaplan plan --topology "$LASSEN" -n 2 -p hca-near
+check "table: unused adapters named" grep -q '^unused: mlx5_1 (no rank uses it)' <<<"$OUT"
+run numaplan plan --topology "$LASSEN" -n 2 -p compact --rails 2
+check "--rails with compact: refused, exit 2, names the option" \
+	bash -c '[ "$1" -eq 2 ] && grep -q -- "--rails applies only" <<<"$2"' _ "$RC" "$ERR"
+run numaplan plan --topology "$LASSEN" -n 2 -p hca-near --rails 0
+check "--rails 0: refused" test "$RC" -eq 2
+
+run numaplan plan --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml" -n 2 -p gpu-near -f json
+check "no GPU: hca-near with a warning" \
+	bash -c '[ "$(jq -r .policy <<<"$1")" = hca-near ] && grep -q "gpu-near: no GPU on this node, falling back to hca-near" <<<"$2"' _ "$OUT" "$ERR"
+run numaplan plan --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml" -n 2 -p gpu-near --no-fallback
+check "no GPU, --no-fallback: exit 2" test "$RC" -eq 2
+
+# the plugin's --numa-plan value, through its harness (no Slurm needed)
+H=$NP_BUILDDIR/plugin/numaplan-spank-harness
+if [ -x "$H" ]; then
+	run "$H" request gpu-near,rails=2
+	check "--numa-plan=gpu-near,rails=2: the policy and rails=2 reach the plan options" \
+		grep -qx 'policy=gpu-near verbose=0 threads=0 mem=bind hca= help=0 from_user=1 rails=2' <<<"$OUT"
+	for bad in rails=0 rails=65 rails=x rails= ; do
+		run "$H" request "hca-near,$bad"
+		check "--numa-plan=hca-near,$bad refused, the value named" \
+			bash -c '[ "$1" -ne 0 ] && grep -qF "'"'"'$2'"'"'" <<<"$3"' _ "$RC" "$bad" "$ERR"
+	done
+	run "$H" request compact,rails=2
+	check "rails= with compact: refused, naming the policy" \
+		bash -c '[ "$1" -ne 0 ] && grep -q "rails=2 applies only to the policies hca-near and gpu-near" <<<"$2"' _ "$RC" "$ERR"
+	run "$H" request rails=2 default=gpu-near
+	check "rails= alone applies to the site's default gpu-near" grep -q '^policy=gpu-near .* rails=2$' <<<"$OUT"
+	run "$H" help
+	check "help lists gpu-near and rails=N" bash -c 'grep -q "gpu-near" <<<"$1" && grep -q "rails=N" <<<"$1"' _ "$OUT"
+else
+	skip "numaplan-spank-harness not built"
+fi
+
+# every GPU topology plans with gpu-near, distinct GPUs while they last
+for f in "$TOPO"/*.xml; do
+	g=$(numaplan topo --topology "$f" --json | jq '.gpus | length')
+	[ "$g" -gt 0 ] || continue
+	run numaplan plan --topology "$f" -n "$g" -p gpu-near --overcommit -f json
+	check "gpu-near on $(basename "$f"): $g ranks, $g distinct GPUs" \
+		test "$RC" -eq 0 -a "$(jq '[.ranks[].gpus[0]] | unique | length' <<<"$OUT")" = "$g"
+done
+done_testing

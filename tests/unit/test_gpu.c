@@ -1,0 +1,594 @@
+/*
+ * test_gpu.c - GPUs in the topology and the gpu-near policy.
+ *
+ * Every expectation below was read from the stored XML files (pci_busid,
+ * pci_type "class [vendor:device]" of each PCIDev, and where lstopo shows
+ * it attached), or from tests/topologies/INDEX.md, never from the
+ * program's output:
+ *   - which PCI functions are GPUs, their vendor and NUMA node;
+ *   - where each GPU meets its nearest adapter (same PCIe switch, host
+ *     bridge, NUMA node, package, or only SLIT);
+ *   - which adapter each gpu-near rank gets, and which index it sees.
+ * Then invariants over every GPU topology and rank counts 1..2 x GPUs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_helpers.h"
+
+#define LASSEN "ibm-power9-2s-4v100-4mlx5-lassen.xml"
+#define SIERRA "ibm-power9-2s-4v100-gpunuma-6numa-sierra.xml"
+#define TIOGA "amd-epyc7a53-1s-nps4-8mi250xgcd-4slingshot-tioga.xml"
+#define MI300A "amd-mi300a-4apu-cpx-24gpu-4slingshot-tuolumne.xml"
+#define PASCAL "intel-bdw2695v4-2s-2p100-mlx5-pascal.xml"
+#define DGX2 "nvidia-dgx2-16v100-nvlink.xml"
+#define CONAN "intel-snb2650-2s-mlx5-k40-conan.xml"
+#define WSM "intel-wsm-2s-mlx4-3m2070-hp-sl390s.xml"
+#define G4DN "intel-clx8259cl-2s-8t4-efa-aws-g4dnmetal.xml"
+#define TX2 "arm-thunderx2-2s-4mlx5-ulna.xml"
+
+/* "busid>numa:vendor;..." in PCI bus id order (vendor N, A, I) */
+static const struct inventory {
+	const char *file;
+	const char *gpus;
+} inventory[] = {
+	{ "amd-epyc7401-2s-nps4-8numa-4vega20-mlx5.xml",
+	  "0000:13:00.0>1A;0000:23:00.0>2A;0000:53:00.0>5A;0000:73:00.0>7A" },
+	{ "amd-epyc7402-2s-nps1-8mi50-mlx5.xml",
+	  "0000:03:00.0>0A;0000:27:00.0>0A;0000:43:00.0>0A;0000:63:00.0>0A;"
+	  "0000:83:00.0>1A;0000:a3:00.0>1A;0000:c3:00.0>1A;0000:e3:00.0>1A" },
+	{ "amd-epyc7451-1s-nps4-1mi50-mlx5.xml", "0000:63:00.0>3A" },
+	{ TIOGA, "0000:c1:00.0>3A;0000:c6:00.0>3A;0000:c9:00.0>1A;0000:ce:00.0>1A;"
+	         "0000:d1:00.0>0A;0000:d6:00.0>0A;0000:d9:00.0>2A;0000:de:00.0>2A" },
+	{ MI300A, "0000:02:00.0>0A;0001:02:00.0>1A;0002:02:00.0>2A;0003:02:00.0>3A" },
+	/* the ASPEED BMC chip (1a03) at 1e:00.0 is not a GPU */
+	{ TX2, "0000:02:00.0>0A;0000:82:00.0>1A" },
+	{ LASSEN, "0004:04:00.0>0N;0004:05:00.0>0N;0035:03:00.0>8N;0035:04:00.0>8N" },
+	{ SIERRA, "0004:04:00.0>0N;0004:05:00.0>0N;0035:03:00.0>8N;0035:04:00.0>8N" },
+	{ PASCAL, "0000:04:00.0>0N;0000:07:00.0>0N" },
+	{ G4DN, "0000:18:00.0>0N;0000:19:00.0>0N;0000:35:00.0>0N;0000:36:00.0>0N;"
+	        "0000:e7:00.0>1N;0000:e8:00.0>1N;0000:f4:00.0>1N;0000:f5:00.0>1N" },
+	/* three K40m and a Radeon HD 7900 (1002:6798) */
+	{ CONAN, "0000:03:00.0>0N;0000:83:00.0>1N;0000:84:00.0>1N;0000:84:00.1>1A" },
+	/* the Intel DSA/IAA co-processors (class 0b40) are not GPUs */
+	{ SPR8480, "0000:4e:00.0>3N;0000:5f:00.0>1N;0000:cb:00.0>7N;0000:db:00.0>5N" },
+	/* the ATI ES1000 (1002:515e) at 01:03.0 is the BMC's VGA */
+	{ WSM, "0000:06:00.0>0N;0000:11:00.0>1N;0000:14:00.0>1N" },
+	{ DGX2, "0000:34:00.0>0N;0000:36:00.0>0N;0000:39:00.0>0N;0000:3b:00.0>0N;"
+	        "0000:57:00.0>0N;0000:59:00.0>0N;0000:5c:00.0>0N;0000:5e:00.0>0N;"
+	        "0000:b7:00.0>1N;0000:b9:00.0>1N;0000:bc:00.0>1N;0000:be:00.0>1N;"
+	        "0000:e0:00.0>1N;0000:e2:00.0>1N;0000:e5:00.0>1N;0000:e7:00.0>1N" },
+};
+
+#define NINV (sizeof(inventory) / sizeof(inventory[0]))
+
+static np_gpu_vendor_t vendor_of(char c)
+{
+	return c == 'N' ? NP_GPU_NVIDIA : c == 'A' ? NP_GPU_AMD : NP_GPU_INTEL;
+}
+
+static void test_inventory(void **state)
+{
+	char **files = all_topologies();
+	unsigned with_gpus = 0;
+
+	(void)state;
+	for (size_t k = 0; k < NINV; k++) {
+		np_topo_t *t = load_topo(inventory[k].file, NULL);
+		char buf[1024], *save = NULL;
+		unsigned n = 0;
+
+		snprintf(buf, sizeof(buf), "%s", inventory[k].gpus);
+		for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save), n++) {
+			char *gt = strchr(tok, '>');
+			const np_gpu_t *g = np_topo_gpu(t, n);
+			char want[16];
+
+			*gt = '\0';
+			if (!g)
+				fail_msg("%s: GPU %u (%s) missing", inventory[k].file, n, tok);
+			if (strcmp(g->pci_busid, tok))
+				fail_msg("%s: GPU %u is %s, want %s", inventory[k].file, n, g->pci_busid, tok);
+			snprintf(want, sizeof(want), "%.*s", (int)strlen(gt + 1) - 1, gt + 1);
+			if (!np_cpuset_isset(g->numas, (unsigned)atoi(want)) || g->at_root)
+				fail_msg("%s: GPU %s not local to NUMA %s", inventory[k].file, tok, want);
+			if (g->vendor != vendor_of(gt[strlen(gt + 1)]))
+				fail_msg("%s: GPU %s vendor %s", inventory[k].file, tok, np_gpu_vendor_name(g->vendor));
+			assert_int_equal(t->devices[g->device].kind, NP_DEV_GPU);
+		}
+		if (np_topo_gpu_count(t) != n)
+			fail_msg("%s: %u GPUs, want %u", inventory[k].file, np_topo_gpu_count(t), n);
+		assert_null(np_topo_gpu(t, n));
+		np_topo_free(t);
+	}
+	/* every file with a GPU is in the table above */
+	for (char **f = files; *f; f++) {
+		np_topo_t *t = load_topo(*f, NULL);
+		int listed = 0;
+
+		for (size_t k = 0; k < NINV; k++)
+			listed |= !strcmp(inventory[k].file, *f);
+		if (t->ngpus && !listed)
+			fail_msg("%s has %u GPUs but no inventory entry", *f, t->ngpus);
+		with_gpus += t->ngpus > 0;
+		np_topo_free(t);
+	}
+	assert_int_equal(with_gpus, NINV);
+	free_list(files);
+}
+
+/* One GPU per PCI function, whatever its OS devices. */
+static void test_osdevs_deduped(void **state)
+{
+	np_topo_t *t = load_topo(PASCAL, NULL);
+
+	(void)state;
+	/* 04:00.0 carries opencl0d0, cuda0 and nvml0 */
+	assert_non_null(strstr(t->gpus[0].osdevs, "cuda0"));
+	assert_non_null(strstr(t->gpus[0].osdevs, "nvml0"));
+	assert_non_null(strstr(t->gpus[0].osdevs, "opencl0d0"));
+	assert_string_equal(t->devices[t->gpus[0].device].name, "cuda0");
+	assert_int_equal(t->gpus[0].partitions, 1);
+	np_topo_free(t);
+	/* the MI300A in CPX mode: 6 rsmi partitions under each APU */
+	t = load_topo(MI300A, NULL);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(t->gpus[i].partitions, 6);
+	np_topo_free(t);
+	/* Sierra: card0, renderD128 and cuda0 under 0004:04:00.0 */
+	t = load_topo(SIERRA, NULL);
+	assert_int_equal(t->ngpus, 4);
+	assert_string_equal(t->devices[t->gpus[0].device].name, "cuda0");
+	np_topo_free(t);
+	assert_string_equal(np_gpu_vendor_name(NP_GPU_AMD), "AMD");
+	assert_string_equal(np_pci_level_name(NP_PCI_HOSTBRIDGE), "hostbridge");
+	assert_string_equal(np_pci_level_name(NP_PCI_LEVEL_COUNT), "?");
+}
+
+/* The SPR file with every port ACTIVE (as stored, only mlx5_0's is). */
+static char *spr_all_active(void)
+{
+	static const xml_edit_t e[] = {
+		{ "name=\"Port1State\" value=\"1\"", "name=\"Port1State\" value=\"4\"", 1 },
+	};
+
+	return derive_xml(SPR8480, e, 1);
+}
+
+/* "gpu>adapter|adapter@level;..." */
+static void check_pairing(const np_topo_t *t, const char *file, const char *spec)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		char *gt = strchr(tok, '>'), *at = strchr(tok, '@'), got[256] = "";
+		int devs[8], n;
+		np_pci_level_t lv;
+		size_t len = 0;
+
+		*gt = *at = '\0';
+		n = np_topo_gpu_nearest(t, (unsigned)atoi(tok), devs, 8, &lv);
+		for (int k = 0; k < n && k < 8; k++)
+			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s", k ? "|" : "",
+			                        t->devices[devs[k]].name);
+		if (strcmp(got, gt + 1) || (n > 0 && strcmp(np_pci_level_name(lv), at + 1)))
+			fail_msg("%s GPU %s: nearest %s at %s, want %s at %s", file, tok, got,
+			         n > 0 ? np_pci_level_name(lv) : "-", gt + 1, at + 1);
+	}
+}
+
+static void test_pairing(void **state)
+{
+	static const struct { const char *file, *spec; } cases[] = {
+		/* P100s and the HCA below one PCIe switch (HostBridge > PCIBridge >
+		 * PCIBridge > {04, 07, 08}) */
+		{ PASCAL, "0>mlx5_0@switch;1>mlx5_0@switch" },
+		/* V100s on host bridge 0004, the HCAs on 0003: one NUMA node, two
+		 * adapters tied */
+		{ LASSEN, "0>mlx5_0|mlx5_1@numa;1>mlx5_0|mlx5_1@numa;2>mlx5_2|mlx5_3@numa;3>mlx5_2|mlx5_3@numa" },
+		/* as stored only mlx5_0 (NUMA 3, switch with 4e) is ACTIVE: 5f on
+		 * NUMA 1 is in its package, cb/db on the other socket */
+		{ SPR8480, "0>mlx5_0@switch;1>mlx5_0@package;2>mlx5_0@slit;3>mlx5_0@slit" },
+		/* Trento: a GCD and a NIC share a host bridge (d5/d6), the other
+		 * GCD of the node (d1) has its own */
+		{ TIOGA, "0>hsi0@numa;1>hsi0@hostbridge;4>hsi2@numa;5>hsi2@hostbridge;7>hsi3@hostbridge" },
+		/* MI300A: NIC 000N:01 and APU 000N:02 under one host bridge */
+		{ MI300A, "0>hsi0@hostbridge;1>hsi1@hostbridge;2>hsi2@hostbridge;3>hsi3@hostbridge" },
+		/* mlx5_1/2 are RoCE functions: hca-near's class rule keeps the IB ones */
+		{ TX2, "0>mlx5_0@hostbridge;1>mlx5_3@hostbridge" },
+		/* mlx4_0 (05:00.0) and the M2070 06:00.0 on one host bridge; the
+		 * socket-1 GPUs have no adapter in their package */
+		{ WSM, "0>mlx4_0@hostbridge;1>mlx4_0@slit;2>mlx4_0@slit" },
+		{ G4DN, "0>rdmap197s0@slit;4>rdmap197s0@numa" },
+		/* the HCA is 04:00.0 on NUMA 1's host bridge, though a SAS
+		 * controller on NUMA 0 has the same bus id in this file */
+		{ CONAN, "0>mlx5_0@slit;1>mlx5_0@hostbridge" },
+		{ DGX2, "0>@-;15>@-" },
+	};
+	np_topo_t *t;
+	char *spr4;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		t = load_topo(cases[k].file, NULL);
+		check_pairing(t, cases[k].file, cases[k].spec);
+		np_topo_free(t);
+	}
+	/* every port ACTIVE: each H100 has an HCA below its own switch but
+	 * cb (NUMA 7), which has mlx5_3 (NUMA 5) in its package */
+	spr4 = spr_all_active();
+	t = load_path(spr4);
+	check_pairing(t, "spr4", "0>mlx5_0|mlx5_1@switch;1>mlx5_2@switch;2>mlx5_3@package;3>mlx5_3@switch");
+	assert_int_equal(np_topo_gpu_nearest(t, 4, NULL, 0, NULL), -EINVAL);
+	np_topo_free(t);
+	drop_derived(spr4);
+}
+
+static np_plan_t *gpu_plan(const np_topo_t *t, unsigned n, unsigned rails, const unsigned *ids,
+                           unsigned nids)
+{
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_error_t err = { 0 };
+	np_plan_t *p;
+
+	o.policy = NP_POLICY_GPU_NEAR;
+	o.ntasks = n;
+	o.rails = rails;
+	o.gpu_ids = ids;
+	o.ngpu_ids = nids;
+	o.overcommit = true;
+	if (np_plan_compute(t, &o, &p, &err) < 0)
+		fail_msg("gpu-near n=%u: %s", n, err.msg);
+	assert_int_equal(p->policy, NP_POLICY_GPU_NEAR);
+	return p;
+}
+
+/* rank r: "busid,adapter,VAR=value" */
+static void expect_rank(const np_plan_t *p, unsigned r, const char *busid, const char *hca,
+                        const char *var, const char *value)
+{
+	const np_rank_t *k = &p->ranks[r];
+
+	if (k->ngpus < 1 || strcmp(k->gpus[0], busid))
+		fail_msg("rank %u: GPU %s, want %s", r, k->ngpus ? k->gpus[0] : "none", busid);
+	if (hca ? !k->hca || strcmp(k->hca, hca) : k->hca != NULL)
+		fail_msg("rank %u: adapter %s, want %s", r, k->hca ? k->hca : "none", hca ? hca : "none");
+	if (var && (!np_rank_getenv(k, var) || strcmp(np_rank_getenv(k, var), value)))
+		fail_msg("rank %u: %s=%s, want %s", r, var, np_rank_getenv(k, var) ? np_rank_getenv(k, var) :
+		         "(unset)", value);
+	assert_true(k->gpu_local);
+}
+
+static void test_lassen(void **state)
+{
+	np_topo_t *t = load_topo(LASSEN, NULL);
+	np_plan_t *p = gpu_plan(t, 4, 0, NULL, 0);
+	static const unsigned odd[] = { 3, 1 };
+
+	(void)state;
+	/* GPUs 0,1 on NUMA 0 (PUs 8-87), 2,3 on NUMA 8 (96-175); the two GPUs
+	 * of a socket tie between its two HCAs: one each */
+	expect_rank(p, 0, "0004:04:00.0", "mlx5_0", "CUDA_VISIBLE_DEVICES", "0");
+	expect_rank(p, 1, "0004:05:00.0", "mlx5_1", "CUDA_VISIBLE_DEVICES", "1");
+	expect_rank(p, 2, "0035:03:00.0", "mlx5_2", "CUDA_VISIBLE_DEVICES", "2");
+	expect_rank(p, 3, "0035:04:00.0", "mlx5_3", "CUDA_VISIBLE_DEVICES", "3");
+	assert_true(rank_within(&p->ranks[0], "8-87") && rank_within(&p->ranks[3], "96-175"));
+	assert_string_equal(np_rank_getenv(&p->ranks[0], "CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+	assert_string_equal(np_rank_getenv(&p->ranks[1], "UCX_NET_DEVICES"), "mlx5_1:1");
+	assert_int_equal(p->nunused, 0);
+	np_plan_free(p);
+	/* 8 ranks: two per GPU, contiguous; a GPU's two ranks split its tie */
+	p = gpu_plan(t, 8, 0, NULL, 0);
+	expect_rank(p, 0, "0004:04:00.0", "mlx5_0", NULL, NULL);
+	expect_rank(p, 1, "0004:04:00.0", "mlx5_1", NULL, NULL);
+	expect_rank(p, 2, "0004:05:00.0", "mlx5_0", NULL, NULL);
+	expect_rank(p, 3, "0004:05:00.0", "mlx5_1", NULL, NULL);
+	expect_rank(p, 7, "0035:04:00.0", "mlx5_3", "CUDA_VISIBLE_DEVICES", "3");
+	np_plan_free(p);
+	/* 2 ranks: two GPUs each, in order */
+	p = gpu_plan(t, 2, 0, NULL, 0);
+	assert_int_equal(p->ranks[0].ngpus, 2);
+	assert_string_equal(p->ranks[1].gpus[1], "0035:04:00.0");
+	assert_string_equal(np_rank_getenv(&p->ranks[1], "CUDA_VISIBLE_DEVICES"), "2,3");
+	np_plan_free(p);
+	/* the step may use GPUs 3 and 1 only: indexes count those, in PCI
+	 * order, as the task sees them under Slurm's constraint */
+	p = gpu_plan(t, 2, 0, odd, 2);
+	expect_rank(p, 0, "0004:05:00.0", "mlx5_0", "CUDA_VISIBLE_DEVICES", "0");
+	expect_rank(p, 1, "0035:04:00.0", "mlx5_2", "CUDA_VISIBLE_DEVICES", "1");
+	assert_int_equal(p->ranks[1].gpu_index[0], 1);
+	np_plan_free(p);
+	/* rails=2: both HCAs of the socket, the tie's winner first */
+	p = gpu_plan(t, 4, 2, NULL, 0);
+	assert_string_equal(np_rank_getenv(&p->ranks[0], "UCX_NET_DEVICES"), "mlx5_0:1,mlx5_1:1");
+	assert_string_equal(np_rank_getenv(&p->ranks[1], "UCX_NET_DEVICES"), "mlx5_1:1,mlx5_0:1");
+	assert_string_equal(np_rank_getenv(&p->ranks[2], "NCCL_IB_HCA"), "=mlx5_2:1,mlx5_3:1");
+	assert_int_equal(p->ranks[3].nhcas, 2);
+	np_plan_free(p);
+	np_topo_free(t);
+}
+
+static void test_spr(void **state)
+{
+	char *path = spr_all_active();
+	np_topo_t *t = load_path(path);
+	np_plan_t *p = gpu_plan(t, 4, 0, NULL, 0);
+
+	(void)state;
+	/* locality order: 5f (NUMA 1), 4e (3), db (5), cb (7); bus order
+	 * 4e=0, 5f=1, cb=2, db=3.  mlx5_0/mlx5_1 tie below 4e's switch: one
+	 * rank takes mlx5_0, mlx5_1 is left over */
+	expect_rank(p, 0, "0000:5f:00.0", "mlx5_2", "CUDA_VISIBLE_DEVICES", "1");
+	expect_rank(p, 1, "0000:4e:00.0", "mlx5_0", "CUDA_VISIBLE_DEVICES", "0");
+	expect_rank(p, 2, "0000:db:00.0", "mlx5_3", "CUDA_VISIBLE_DEVICES", "3");
+	expect_rank(p, 3, "0000:cb:00.0", "mlx5_3", "CUDA_VISIBLE_DEVICES", "2");
+	assert_true(rank_within(&p->ranks[1], "42-55,154-167")); /* NUMA 3, hwloc-calc */
+	{
+		char *m = np_cpuset_format(p->ranks[3].mems);
+
+		assert_string_equal(m, "7");
+		free(m);
+	}
+	assert_int_equal(p->nunused, 1);
+	assert_string_equal(p->unused[0], "mlx5_1");
+	np_plan_free(p);
+	/* two ranks on 4e: one per tied HCA */
+	p = gpu_plan(t, 8, 0, NULL, 0);
+	expect_rank(p, 2, "0000:4e:00.0", "mlx5_0", NULL, NULL);
+	expect_rank(p, 3, "0000:4e:00.0", "mlx5_1", NULL, NULL);
+	assert_int_equal(p->nunused, 0);
+	np_plan_free(p);
+	np_topo_free(t);
+	drop_derived(path);
+}
+
+static void test_amd(void **state)
+{
+	np_topo_t *t = load_topo(TIOGA, NULL);
+	np_plan_t *p = gpu_plan(t, 8, 0, NULL, 0);
+	static const char *const order[] = { "d1", "d6", "c9", "ce", "d9", "de", "c1", "c6" };
+	static const char *const nic[] = { "hsi2", "hsi2", "hsi1", "hsi1", "hsi3", "hsi3", "hsi0", "hsi0" };
+	static const char *const idx[] = { "4", "5", "2", "3", "6", "7", "0", "1" };
+
+	(void)state;
+	/* GCDs by NUMA node (d1/d6 on 0, c9/ce on 1, d9/de on 2, c1/c6 on 3),
+	 * each with its NUMA node's NIC; ROCR indexes are bus order.  Each
+	 * GCD hangs off one 8-core L3: its rank's cores are there. */
+	for (unsigned r = 0; r < 8; r++) {
+		char busid[16];
+
+		snprintf(busid, sizeof(busid), "0000:%s:00.0", order[r]);
+		expect_rank(p, r, busid, nic[r], "ROCR_VISIBLE_DEVICES", idx[r]);
+		assert_null(np_rank_getenv(&p->ranks[r], "CUDA_VISIBLE_DEVICES"));
+	}
+	/* c6 is on L3 L#7 (cores 56-63, PUs +64) */
+	assert_true(rank_within(&p->ranks[7], "56-63,120-127"));
+	np_plan_free(p);
+	np_topo_free(t);
+	/* MI300A CPX: a rank on an APU gets its 6 partitions */
+	t = load_topo(MI300A, NULL);
+	p = gpu_plan(t, 4, 0, NULL, 0);
+	expect_rank(p, 1, "0001:02:00.0", "hsi1", "ROCR_VISIBLE_DEVICES", "6,7,8,9,10,11");
+	assert_true(rank_within(&p->ranks[1], "24-47,120-143"));
+	np_plan_free(p);
+	np_topo_free(t);
+	/* a node with NVIDIA and AMD GPUs: each runtime counts its own */
+	t = load_topo(CONAN, NULL);
+	p = gpu_plan(t, 4, 0, NULL, 0);
+	expect_rank(p, 3, "0000:84:00.1", "mlx5_0", "ROCR_VISIBLE_DEVICES", "0");
+	expect_rank(p, 2, "0000:84:00.0", "mlx5_0", "CUDA_VISIBLE_DEVICES", "2");
+	np_plan_free(p);
+	np_topo_free(t);
+}
+
+static void test_no_adapter_and_fallback(void **state)
+{
+	np_topo_t *t = load_topo(DGX2, NULL);
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_plan_t *p = gpu_plan(t, 16, 0, NULL, 0);
+	static const unsigned bad[] = { 16 }, twice[] = { 2, 2 };
+	np_error_t err = { 0 };
+
+	(void)state;
+	/* DGX-2: no network adapter in the file; every rank its own GPU */
+	for (unsigned r = 0; r < 16; r++) {
+		assert_null(p->ranks[r].hca);
+		assert_int_equal(p->ranks[r].ngpus, 1);
+		assert_int_equal(p->ranks[r].gpu_index[0], r);
+	}
+	assert_null(p->note);
+	np_plan_free(p);
+	o.policy = NP_POLICY_GPU_NEAR;
+	o.ntasks = 2;
+	o.gpu_ids = bad;
+	o.ngpu_ids = 1;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "GPU 16 is not on this node"));
+	o.gpu_ids = twice;
+	o.ngpu_ids = 2;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	/* an empty list: no GPU to use; DGX-2 has no adapter either */
+	o.ngpu_ids = 0;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	assert_int_equal(p->policy, NP_POLICY_SPREAD);
+	assert_non_null(strstr(p->note, "falling back to hca-near"));
+	assert_non_null(strstr(p->note, "falling back to spread"));
+	np_plan_free(p);
+	o.no_fallback = true;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -ENODEV);
+	np_topo_free(t);
+	/* no GPU, an adapter: hca-near, as hca-near would plan it */
+	t = load_topo(EPYC7551, NULL);
+	o.gpu_ids = NULL;
+	o.no_fallback = false;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	assert_int_equal(p->policy, NP_POLICY_HCA_NEAR);
+	assert_string_equal(p->ranks[0].hca, "mlx5_0");
+	assert_string_equal(p->note, "gpu-near: no GPU on this node, falling back to hca-near");
+	np_plan_free(p);
+	/* a GPU list with another policy is refused */
+	o.policy = NP_POLICY_HCA_NEAR;
+	o.gpu_ids = twice;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	np_topo_free(t);
+}
+
+/* hca-near: rails and the unused adapters; GPUs play no part */
+static void test_hca_near_rails(void **state)
+{
+	np_topo_t *t = load_topo(LASSEN, NULL);
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_error_t err = { 0 };
+	np_plan_t *p;
+
+	(void)state;
+	o.policy = NP_POLICY_HCA_NEAR;
+	o.ntasks = 2;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	/* blocks of 4 adapters over 2 ranks: mlx5_0 and mlx5_2 */
+	assert_string_equal(p->ranks[0].hca, "mlx5_0");
+	assert_string_equal(p->ranks[1].hca, "mlx5_2");
+	assert_int_equal(p->ranks[0].ngpus, 0);
+	assert_null(np_rank_getenv(&p->ranks[0], "CUDA_VISIBLE_DEVICES"));
+	assert_int_equal(p->nunused, 2);
+	assert_string_equal(p->unused[0], "mlx5_1");
+	assert_string_equal(p->unused[1], "mlx5_3");
+	np_plan_free(p);
+	o.rails = 2;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	/* the block's adapter, then the other one of its socket */
+	assert_string_equal(np_rank_getenv(&p->ranks[0], "UCX_NET_DEVICES"), "mlx5_0:1,mlx5_1:1");
+	assert_string_equal(np_rank_getenv(&p->ranks[1], "NCCL_IB_HCA"), "=mlx5_2:1,mlx5_3:1");
+	assert_int_equal(p->nunused, 0);
+	np_plan_free(p);
+	o.rails = 65;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	np_topo_free(t);
+}
+
+/* Ranks per home domain that fit its cores: then every rank is local. */
+static int room_allows(const np_topo_t *t, const np_plan_t *p)
+{
+	for (unsigned g = 0; g < t->ngpus; g++) {
+		unsigned ranks = 0, room = 0;
+
+		for (unsigned r = 0; r < p->nranks; r++) {
+			const np_gpu_t *x = NULL;
+
+			for (unsigned k = 0; k < t->ngpus && !x; k++)
+				if (!strcmp(t->gpus[k].pci_busid, p->ranks[r].gpus[0]))
+					x = &t->gpus[k];
+			/* ranks whose first GPU shares g's locality */
+			ranks += np_cpuset_equal(x->cpus, t->gpus[g].cpus);
+		}
+		for (unsigned c = 0; c < t->ncores; c++)
+			room += np_cpuset_isset(t->gpus[g].cpus, t->cores[c].pus[0]);
+		if (ranks > room)
+			return 0;
+	}
+	return 1;
+}
+
+static void check_invariants(const char *file, const np_topo_t *t, const np_plan_t *p, unsigned n)
+{
+	unsigned ng = t->ngpus, *per_gpu = calloc(ng, sizeof(unsigned));
+	int local = room_allows(t, p);
+
+	for (unsigned r = 0; r < n; r++) {
+		const np_rank_t *k = &p->ranks[r];
+		int devs[16], nn;
+		np_pci_level_t lv;
+
+		if (k->ngpus == 0)
+			fail_msg("%s n=%u: rank %u has no GPU", file, n, r);
+		if (n >= ng && k->ngpus != 1)
+			fail_msg("%s n=%u: rank %u has %u GPUs", file, n, r, k->ngpus);
+		for (unsigned i = 0; i < k->ngpus; i++) {
+			unsigned g;
+
+			for (g = 0; g < ng && strcmp(t->gpus[g].pci_busid, k->gpus[i]); g++)
+				;
+			assert_true(g < ng);
+			per_gpu[g]++;
+			if (n <= ng && per_gpu[g] > 1)
+				fail_msg("%s n=%u: GPU %s given twice", file, n, k->gpus[i]);
+			/* task indexes are bus order (every GPU allowed), per vendor */
+			unsigned want = 0;
+
+			for (unsigned j = 0; j < g; j++)
+				want += t->gpus[j].vendor == t->gpus[g].vendor;
+			if (k->gpu_index[i] != want)
+				fail_msg("%s n=%u: rank %u GPU %s index %u, want %u", file, n, r, k->gpus[i],
+				         k->gpu_index[i], want);
+			if (i == 0 && (nn = np_topo_gpu_nearest(t, g, devs, 16, &lv)) > 0) {
+				int ok = 0;
+
+				for (int d = 0; d < nn && d < 16; d++)
+					ok |= k->device == devs[d];
+				if (!ok)
+					fail_msg("%s n=%u: rank %u adapter %s is not the nearest", file, n, r,
+					         k->hca ? k->hca : "none");
+			} else if (i == 0 && k->hca) {
+				fail_msg("%s n=%u: rank %u has an adapter though none is usable", file, n, r);
+			}
+		}
+		if (local && !k->gpu_local)
+			fail_msg("%s n=%u: rank %u outside its GPU's locality though there is room", file, n, r);
+	}
+	/* even blocks: ranks per GPU differ by at most one */
+	if (n >= ng) {
+		unsigned lo = n, hi = 0;
+
+		for (unsigned g = 0; g < ng; g++) {
+			lo = per_gpu[g] < lo ? per_gpu[g] : lo;
+			hi = per_gpu[g] > hi ? per_gpu[g] : hi;
+		}
+		if (hi > lo + 1)
+			fail_msg("%s n=%u: ranks per GPU from %u to %u", file, n, lo, hi);
+	} else {
+		for (unsigned g = 0; g < ng; g++)
+			if (per_gpu[g] != 1)
+				fail_msg("%s n=%u: GPU %u given to %u ranks", file, n, g, per_gpu[g]);
+	}
+	free(per_gpu);
+}
+
+static void test_every_gpu_topology(void **state)
+{
+	unsigned checked = 0;
+
+	(void)state;
+	for (size_t k = 0; k < NINV; k++) {
+		np_topo_t *t = load_topo(inventory[k].file, NULL);
+
+		for (unsigned n = 1; n <= 2 * t->ngpus; n++) {
+			np_plan_t *p = gpu_plan(t, n, 0, NULL, 0);
+
+			check_invariants(inventory[k].file, t, p, n);
+			np_plan_free(p);
+			checked++;
+		}
+		np_topo_free(t);
+	}
+	assert_true(checked > 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inventory),
+		cmocka_unit_test(test_osdevs_deduped),
+		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_lassen),
+		cmocka_unit_test(test_spr),
+		cmocka_unit_test(test_amd),
+		cmocka_unit_test(test_no_adapter_and_fallback),
+		cmocka_unit_test(test_hca_near_rails),
+		cmocka_unit_test(test_every_gpu_topology),
+	};
+
+	return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
+}
