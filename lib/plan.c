@@ -83,6 +83,9 @@ static int check_options(const np_plan_opts_t *o, np_error_t *err)
 	if (o->hca && o->policy != NP_POLICY_HCA_NEAR)
 		return np_error_set(err, -EINVAL, "an HCA list (%s) applies only to the policy hca-near, "
 		                    "not to %s", o->hca, np_policy_name(o->policy));
+	/* placeholder until the planner's gpu-near lands (issue 12, gpu-plan) */
+	if (o->policy == NP_POLICY_GPU_NEAR)
+		return np_error_set(err, -ENOSYS, "the policy gpu-near is not in this planner yet");
 	if (o->hca)
 		return np_hca_list_check(o->hca, err);
 	return 0;
@@ -110,6 +113,7 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 	case NP_POLICY_HCA_NEAR:
 		rc = np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
 		break;
+	case NP_POLICY_GPU_NEAR: /* refused by check_options() until gpu-plan */
 	case NP_POLICY_COUNT: break;
 	}
 	/* a rank whose set could not take its slots has fewer CPUs than planned */

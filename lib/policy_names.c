@@ -17,7 +17,8 @@
 	X(NP_POLICY_NUMA, "numa") \
 	X(NP_POLICY_SOCKET, "socket") \
 	X(NP_POLICY_L3, "l3") \
-	X(NP_POLICY_HCA_NEAR, "hca-near")
+	X(NP_POLICY_HCA_NEAR, "hca-near") \
+	X(NP_POLICY_GPU_NEAR, "gpu-near")
 
 #define MEMS(X) \
 	X(NP_MEM_BIND, "bind") \

@@ -218,6 +218,25 @@ int nps_request_check(const nps_request_t *r, const char *text,
 	                            s->has_default ? s->default_policy : NP_POLICY_NONE, text, err);
 }
 
+int nps_request_check_any(const nps_request_t *r, const char *text, const nps_site_t *s,
+                          np_error_t *err)
+{
+	nps_site_t tmp = *s;    /* only its effective policy keys change */
+	int rc;
+
+	(void)nps_site_select(&tmp, NULL);
+	if ((rc = nps_request_check(r, text, &tmp, err)) == 0)
+		return 0;
+	for (unsigned i = 0; i < s->nparts; i++) {
+		np_error_t ignored = { 0 };
+
+		(void)nps_site_select(&tmp, s->parts[i].name);
+		if (nps_request_check(r, text, &tmp, &ignored) == 0)
+			return 0;
+	}
+	return rc;
+}
+
 int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
                nps_decision_t *d, np_error_t *err)
 {
@@ -278,6 +297,7 @@ char *nps_help_text(const nps_site_t *s)
 		"  socket    the same by package\n"
 		"  l3        the same by L3 cache domain\n"
 		"  hca-near  the allocated cores closest to an InfiniBand/OpenFabrics HCA\n"
+		"  gpu-near  each task a GPU of the step, the cores and adapter nearest it\n"
 		"Modifiers:\n"
 		"  verbose                     print each task's binding on its stderr\n"
 		"  mem=bind|interleave|none    memory policy (default bind; local is\n"

@@ -172,6 +172,15 @@ static int h_node_name(void *ctx, char *buf, size_t len)
 	return 0;
 }
 
+/* NUMAPLAN_HARNESS_JOB_ID, as S_JOB_ID would say */
+static int h_job_id(void *ctx, unsigned *id)
+{
+	const char *v = getenv("NUMAPLAN_HARNESS_JOB_ID");
+
+	(void)ctx;
+	return v && np_parse_uint(v, 0, 4000000000u, id) == 0 ? 0 : -ENOENT;
+}
+
 /* the job's environment and srun's are this process's */
 static int h_getenv(void *ctx, const char *name, char *buf, size_t len)
 {
@@ -219,8 +228,8 @@ static const nps_host_ops_t harness_ops = {
 	.job_argc = h_job_argc, .is_job_step = h_is_job_step, .local_tasks = h_local_tasks,
 	.cpus_per_task = h_cpus_per_task, .global_rank = h_global_rank,
 	.alloc_cores = h_alloc_cores, .task_id = h_task_id, .node_name = h_node_name,
-	.getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
-	.srun_setenv = h_setenv, .log = h_log, .say = h_say,
+	.job_id = h_job_id, .getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
+	.srun_setenv = h_setenv, .process_getenv = h_getenv, .log = h_log, .say = h_say,
 };
 
 /* srun's and slurmstepd's state: separate processes in Slurm */

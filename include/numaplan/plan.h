@@ -29,6 +29,7 @@ typedef enum np_policy {
 	NP_POLICY_SOCKET,
 	NP_POLICY_L3,
 	NP_POLICY_HCA_NEAR,
+	NP_POLICY_GPU_NEAR,
 	NP_POLICY_COUNT
 } np_policy_t;
 
@@ -75,6 +76,11 @@ typedef struct np_plan_opts {
 	 * cyclic or arbitrary distribution does not number a node's tasks
 	 * contiguously.  NULL: first_rank, first_rank + 1, ... */
 	const unsigned *rank_ids;
+	unsigned rails;             /* adapters per rank (0 is taken as 1) */
+	/* the GPUs the step may use, as indexes into the node's GPUs in
+	 * PCI-bus-id order; NULL = all */
+	const unsigned *gpu_ids;
+	unsigned ngpu_ids;
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
@@ -97,6 +103,10 @@ typedef struct np_rank {
 	char *hca;                  /* device name or NULL */
 	unsigned port;              /* 0 when none */
 	bool hca_local;             /* every CPU of the rank is local to its device */
+	unsigned ngpus;
+	char **gpus;                /* PCI bus ids */
+	unsigned *gpu_index;        /* index the task uses */
+	bool gpu_local;
 	unsigned nenv;
 	np_env_t *env;
 } np_rank_t;
