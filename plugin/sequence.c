@@ -730,8 +730,10 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 /* ---- the job's prolog and epilog (root) ---------------------------------- */
 
 /* The job's partition from the prolog's environment, which slurmd made from
- * the job's credential: kept for the job's steps on this node. */
-int nps_seq_job_prolog(nps_seq_t *q, const nps_host_t *h)
+ * the job's credential: kept for the job's steps on this node.  Slurm calls
+ * no slurm_spank_init (and no exit) around the job prolog and epilog: the
+ * arguments are read here, into a q of their own. */
+static int job_prolog(nps_seq_t *q, const nps_host_t *h)
 {
 	char part[NPS_PARTITION_MAX + 2], node[256];
 	np_error_t err = { 0 };
@@ -754,7 +756,7 @@ int nps_seq_job_prolog(nps_seq_t *q, const nps_host_t *h)
 	return 0;
 }
 
-int nps_seq_job_epilog(nps_seq_t *q, const nps_host_t *h)
+static int job_epilog(nps_seq_t *q, const nps_host_t *h)
 {
 	char node[256];
 	np_error_t err = { 0 };
@@ -765,6 +767,26 @@ int nps_seq_job_epilog(nps_seq_t *q, const nps_host_t *h)
 		return 0;
 	if (nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
+	return 0;
+}
+
+int nps_seq_job_prolog(const nps_host_t *h, int ac, char *const av[])
+{
+	nps_seq_t q;
+
+	if (nps_seq_init(&q, h, ac, av) == 0)
+		(void)job_prolog(&q, h);
+	nps_seq_exit(&q);
+	return 0;
+}
+
+int nps_seq_job_epilog(const nps_host_t *h, int ac, char *const av[])
+{
+	nps_seq_t q;
+
+	if (nps_seq_init(&q, h, ac, av) == 0)
+		(void)job_epilog(&q, h);
+	nps_seq_exit(&q);
 	return 0;
 }
 

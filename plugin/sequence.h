@@ -94,9 +94,11 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h);
-/* slurm_spank_job_prolog / _epilog (root, the job's prolog environment) */
-int nps_seq_job_prolog(nps_seq_t *q, const nps_host_t *h);
-int nps_seq_job_epilog(nps_seq_t *q, const nps_host_t *h);
+/* slurm_spank_job_prolog / _epilog (root, the job's prolog environment):
+ * Slurm calls no init or exit around them, so each reads the arguments
+ * itself; always 0 (a failing prolog would drain the node). */
+int nps_seq_job_prolog(const nps_host_t *h, int ac, char *const av[]);
+int nps_seq_job_epilog(const nps_host_t *h, int ac, char *const av[]);
 void nps_seq_exit(nps_seq_t *q);
 
 /* init_post_opt's first half: the step's decision.  1 when the step goes

@@ -286,18 +286,14 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char *av[])
 {
 	nps_host_t h = host(sp);
 
-	(void)ac;
-	(void)av;
-	return nps_seq_job_prolog(&g, &h);
+	return nps_seq_job_prolog(&h, ac, av);
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char *av[])
 {
 	nps_host_t h = host(sp);
 
-	(void)ac;
-	(void)av;
-	return nps_seq_job_epilog(&g, &h);
+	return nps_seq_job_epilog(&h, ac, av);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char *av[])

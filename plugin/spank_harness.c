@@ -11,10 +11,16 @@
  *   numaplan-spank-harness cores CORELIST [ARG...]
  *   numaplan-spank-harness topology NODE [ARG...]
  *   numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC
+ *   numaplan-spank-harness prolog|epilog [ARG...]
  *
  * ARG are plugstack.conf arguments; for request, bind, cores and topology,
  * unless they have a cache=, cache=none is added, so that a test does not
  * write the default cache directory.
+ *
+ * The job id (S_JOB_ID) is NUMAPLAN_HARNESS_JOB_ID; `prolog` and `epilog`
+ * are the job's prolog and epilog on node "harness" (SLURM_JOB_PARTITION
+ * of this environment as the credential's), which keep the partition the
+ * slurmstepd side of `request` and `bind` then reads.
  *
  * `request` and `help` are srun's init and option callbacks, then (request)
  * slurmstepd's decision; `cpubind` is srun's local_user_init, with
@@ -629,6 +635,14 @@ out:
 	return rc;
 }
 
+static int cmd_script(bool prolog, int argc, char **argv)
+{
+	step_t st = { .job_argc = -1 };
+	nps_host_t h = host_of(&st, NPS_CTX_OTHER);
+
+	return prolog ? nps_seq_job_prolog(&h, argc, argv) : nps_seq_job_epilog(&h, argc, argv);
+}
+
 static int usage(void)
 {
 	fputs("usage: numaplan-spank-harness site ARG...\n"
@@ -639,7 +653,8 @@ static int usage(void)
 	      "                              [--cmdline=FILE,ARGC] VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
 	      "       numaplan-spank-harness cores CORELIST [ARG...]\n"
 	      "       numaplan-spank-harness topology NODE [ARG...]\n"
-	      "       numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC\n", stderr);
+	      "       numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC\n"
+	      "       numaplan-spank-harness prolog|epilog [ARG...]\n", stderr);
 	return 2;
 }
 
@@ -661,6 +676,8 @@ int main(int argc, char **argv)
 		return cmd_bind(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "topology") && argc >= 3)
 		return cmd_topology(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "prolog") || !strcmp(argv[1], "epilog"))
+		return cmd_script(!strcmp(argv[1], "prolog"), argc - 2, argv + 2);
 	if (!strcmp(argv[1], "cpubind") && argc == 4)
 		return cmd_cpubind(argv[2], argv[3]);
 	return usage();
