@@ -169,7 +169,7 @@ int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[])
 /*
  * srun, once the job exists: with per-partition rules, the --numa-plan
  * value is checked again against the job's partition's.  A refusal here
- * ends srun before any task starts ("Failure in local plugin stack").
+ * ends srun before any task starts.
  */
 static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
 {
@@ -185,6 +185,13 @@ static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
 		rc = -1;
 	}
 	nps_request_free(&r);
+	/* Slurm ignores a failing local_user_init of an `optional` plugin:
+	 * like help, srun ends here (its shepherd cancels what it
+	 * allocated), before any task starts. */
+	if (rc < 0) {
+		fflush(stderr);
+		exit(1);
+	}
 	return rc;
 }
 
