@@ -419,8 +419,15 @@ static int step_gpus(nps_seq_t *q, const nps_host_t *h, np_error_t *err)
 		return np_error_set(err, -EINVAL, "cannot read SLURM_STEP_GPUS (%s)",
 				    rc == -ENOSPC ? "too long" : "error");
 	if ((rc = nps_gpu_alloc_parse(&q->gpus, rc == 0 ? buf : NULL, err)) < 0 ||
-	    (rc = nps_gpu_alloc_map(&q->gpus, q->topo, err)) < 0)
-		return rc;
+	    (rc = nps_gpu_alloc_map(&q->gpus, q->topo, err)) < 0) {
+		/* only gpu-near stands on the step's GPUs; any other policy
+		 * goes on with none (and places no GPU) */
+		if (q->decision.policy == NP_POLICY_GPU_NEAR)
+			return rc;
+		log_(h, NPS_LOG_VERBOSE, "numaplan: %s: %s; planning without GPUs", q->node, err->msg);
+		nps_gpu_alloc_free(&q->gpus);
+		return 0;
+	}
 	for (unsigned k = 0; k < NPS_GPU_VARS_COUNT; k++) {
 		rc = h->ops->getenv(h->ctx, nps_gpu_vars[k], buf, sizeof(buf));
 		if (rc == 0 && !(q->gpu_slurm[k] = strdup(buf)))

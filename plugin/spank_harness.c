@@ -10,7 +10,7 @@
  *   numaplan-spank-harness bind [STEP...] VALUE NTASKS[:RANK,...] TASK [ARG...]
  *   numaplan-spank-harness cores CORELIST [ARG...]
  *   numaplan-spank-harness topology NODE [ARG...]
- *   numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC
+ *   numaplan-spank-harness cpubind|gpubind CMDLINE_FILE JOB_ARGC
  *   numaplan-spank-harness prolog|epilog [ARG...]
  *
  * ARG are plugstack.conf arguments; for request, bind, cores and topology,
@@ -598,13 +598,15 @@ static int cmd_topology(const char *node, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_cpubind(const char *file, const char *job_argc)
+/* srun's local_user_init on this command line: what it tells the nodes
+ * about --cpu-bind (gpu false) or --gpu-bind (gpu true) */
+static int cmd_bindmark(bool gpu, const char *file, const char *job_argc)
 {
 	step_t st = { .job_argc = -1 };
 	nps_host_t h = host_of(&st, NPS_CTX_LOCAL);
-	const char *mark;
+	const char *var = gpu ? NPS_GPU_BIND_MARK : NPS_CPU_BIND_MARK, *mark;
 	unsigned n;
-	int rc = 1;
+	int rc = 1, err;
 
 	if (np_parse_uint(job_argc, 0, 100000, &n) < 0) {
 		fprintf(stderr, "numaplan-spank-harness: bad JOB_ARGC '%s'\n", job_argc);
@@ -613,21 +615,21 @@ static int cmd_cpubind(const char *file, const char *job_argc)
 	st.job_argc = (int)n;
 	h.cmdline = file;
 	/* not the value this process was started with */
-	unsetenv(NPS_CPU_BIND_MARK);
+	unsetenv(var);
 	if (nps_seq_init(&srun_seq, &h, 0, NULL) < 0)
 		goto out;
 	(void)nps_seq_local_user_init(&srun_seq, &h);
-	mark = getenv(NPS_CPU_BIND_MARK);
-	if (srun_seq.srun_cpu_bind < 0) {
+	mark = getenv(var);
+	err = gpu ? srun_seq.srun_gpu_bind : srun_seq.srun_cpu_bind;
+	if (err < 0) {
 		/* the plugin takes this for "not given"; the test wants why */
 		fprintf(stderr, "numaplan-spank-harness: %s: %s (srun tells the nodes %s=%s)\n",
-			file, strerror(-srun_seq.srun_cpu_bind), NPS_CPU_BIND_MARK,
-			mark ? mark : "(unset)");
+			file, strerror(-err), var, mark ? mark : "(unset)");
 	} else if (mark && (!strcmp(mark, "1") || !strcmp(mark, "0"))) {
 		printf("%s\n", !strcmp(mark, "1") ? "given" : "not given");
 		rc = 0;
 	} else {
-		fprintf(stderr, "numaplan-spank-harness: srun set %s to '%s'\n", NPS_CPU_BIND_MARK,
+		fprintf(stderr, "numaplan-spank-harness: srun set %s to '%s'\n", var,
 			mark ? mark : "(unset)");
 	}
 out:
@@ -653,7 +655,7 @@ static int usage(void)
 	      "                              [--cmdline=FILE,ARGC] VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
 	      "       numaplan-spank-harness cores CORELIST [ARG...]\n"
 	      "       numaplan-spank-harness topology NODE [ARG...]\n"
-	      "       numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC\n"
+	      "       numaplan-spank-harness cpubind|gpubind CMDLINE_FILE JOB_ARGC\n"
 	      "       numaplan-spank-harness prolog|epilog [ARG...]\n", stderr);
 	return 2;
 }
@@ -679,6 +681,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "prolog") || !strcmp(argv[1], "epilog"))
 		return cmd_script(!strcmp(argv[1], "prolog"), argc - 2, argv + 2);
 	if (!strcmp(argv[1], "cpubind") && argc == 4)
-		return cmd_cpubind(argv[2], argv[3]);
+		return cmd_bindmark(false, argv[2], argv[3]);
+	if (!strcmp(argv[1], "gpubind") && argc == 4)
+		return cmd_bindmark(true, argv[2], argv[3]);
 	return usage();
 }
