@@ -542,14 +542,15 @@ static int env_set(void *ctx, const char *name, const char *value)
 /*
  * NUMAPLAN_* describe this step: a task gets them only when numaplan bound
  * it, never from an enclosing step, the batch script or the user's shell
- * (srun passes its whole environment on).  The --cpu-bind mark is srun's
- * message to the nodes, not the program's.
+ * (srun passes its whole environment on).  The --cpu-bind and --gpu-bind
+ * marks are srun's messages to the nodes, not the program's.
  */
 static void clear_task_env(const nps_host_t *h)
 {
 	for (unsigned i = 0; i < NPS_OWN_VARS_COUNT; i++)
 		(void)h->ops->unsetenv(h->ctx, nps_own_vars[i]);
 	(void)h->ops->unsetenv(h->ctx, NPS_CPU_BIND_MARK);
+	(void)h->ops->unsetenv(h->ctx, NPS_GPU_BIND_MARK);
 }
 
 /*
