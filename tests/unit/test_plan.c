@@ -554,7 +554,7 @@ static void test_name_lists(void **state)
 	check_list(np_policy_list(), policy_at, NP_POLICY_COUNT);
 	check_list(np_mem_list(), mem_at, NP_MEM_COUNT);
 	/* as numaplan(1) and numaplan-spank(8) document them */
-	assert_string_equal(np_policy_list(), "none, compact, spread, numa, socket, l3, hca-near");
+	assert_string_equal(np_policy_list(), "none, compact, spread, numa, socket, l3, hca-near, gpu-near");
 	assert_string_equal(np_mem_list(), "bind, interleave, none");
 	assert_string_equal(np_format_list(), "table, json, ompi, ompi4, slurm, mpich, numactl");
 	for (const char *p = np_format_list(); *p;) {

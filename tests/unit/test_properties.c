@@ -95,7 +95,8 @@ static void test_every_topology(void **state)
 		np_topo_t *t = load_topo(*f, NULL);
 		unsigned counts[] = { 1, 2, 3, 7, t->ncores / 2, t->ncores - 1, t->ncores };
 
-		for (int pol = 0; pol < NP_POLICY_COUNT; pol++)
+		/* gpu-near: not in the planner until gpu-plan lands (issue 12) */
+		for (int pol = 0; pol < NP_POLICY_GPU_NEAR; pol++)
 			for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
 				for (unsigned cpt = 1; cpt <= 4; cpt *= 2) {
 					unsigned n = counts[k] / cpt;
@@ -255,7 +256,8 @@ static void test_restricted_sets(void **state)
 	np_plan_t *p;
 
 	(void)state;
-	for (int pol = 0; pol < NP_POLICY_COUNT; pol++) {
+	/* gpu-near: not in the planner until gpu-plan lands (issue 12) */
+	for (int pol = 0; pol < NP_POLICY_GPU_NEAR; pol++) {
 		assert_int_equal(make_plan(t, (np_policy_t)pol, 8, 1, &p, &err), 0);
 		check_plan(EPYC7551, t, p, 8, 1);
 		np_plan_free(p);
