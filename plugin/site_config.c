@@ -359,9 +359,11 @@ static int check_rules(nps_site_t *s, const char *partition, np_error_t *err)
 	if (partition)
 		snprintf(where, sizeof(where), " for the partition '%s'", partition);
 	if (s->enforce && !s->has_default)
-		return np_error_set(err, -EINVAL,
-			"plugstack.conf: 'enforce'%s needs a default policy (default=POLICY or "
-			"default[PART]=POLICY: the policy to enforce)", where);
+		return partition ?
+			np_error_set(err, -EINVAL, "plugstack.conf: 'enforce'%s needs default=POLICY "
+				     "or default[%s]=POLICY (the policy to enforce)", where, partition) :
+			np_error_set(err, -EINVAL, "plugstack.conf: 'enforce' needs default=POLICY "
+				     "(the policy to enforce)");
 	if (s->has_default && s->allow_set && !s->enforce && !s->allowed[s->default_policy])
 		return np_error_set(err, -EINVAL,
 			"plugstack.conf: the default policy %s%s is not in its allow= list",

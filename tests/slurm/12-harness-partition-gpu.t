@@ -33,7 +33,7 @@ default[gpu]=fastest|unknown policy 'fastest'
 allow[gpu]=compact,nope|unknown policy 'nope'
 enforce[gpu]=maybe|valid values for enforce
 default[a,a]=spread|given default twice
-enforce[gpu]|for the partition 'gpu' needs a default policy
+enforce[gpu]|for the partition 'gpu' needs default=POLICY
 CASES
 run $H site default=spread 'allow[cpu]=compact'
 check "a site-wide default outside a partition's allow= list: refused, naming it" \

@@ -71,6 +71,6 @@ check "a malformed per-partition argument: srun fails with the valid forms" \
 plugstack "cache=$dir enforce[gpu]"
 srun_ -p cpu -n1 --numa-plan=compact true
 check "enforce[gpu] without a default: refused, naming the partition" \
-	eval '[ "$RC" -ne 0 ] && grep -q "for the partition .gpu. needs a default policy" <<<"$ERR"'
+	eval '[ "$RC" -ne 0 ] && grep -q "for the partition .gpu. needs default=POLICY or default.gpu.=POLICY" <<<"$ERR"'
 check "slurmd of every node still up" nodes_alive
 done_testing
