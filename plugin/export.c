@@ -50,8 +50,16 @@ static int user_has(const nps_env_ops_t *ops, const char *name)
 	return ops->isset(ops->ctx, other);
 }
 
+static const np_env_t *forced(const np_env_t *force, unsigned nforce, const char *name)
+{
+	for (unsigned i = 0; force && i < nforce; i++)
+		if (!strcmp(force[i].name, name))
+			return &force[i];
+	return NULL;
+}
+
 int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
-               unsigned *kept, np_error_t *err)
+               const np_env_t *force, unsigned nforce, unsigned *kept, np_error_t *err)
 {
 	char *cpus = np_cpuset_format(r->cpus);
 	char *mems = r->mem != NP_MEM_NONE && r->mems ? np_cpuset_format(r->mems) : strdup("");
@@ -70,7 +78,15 @@ int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
 	    (rc = set_one(ops, "NUMAPLAN_HCA", hca, err)) < 0)
 		goto out;
 	for (unsigned i = 0; i < r->nenv; i++) {
-		int have = user_has(ops, r->env[i].name);
+		const np_env_t *f = forced(force, nforce, r->env[i].name);
+		int have;
+
+		if (f) {
+			if (f->value && (rc = set_one(ops, f->name, f->value, err)) < 0)
+				goto out;
+			continue;
+		}
+		have = user_has(ops, r->env[i].name);
 
 		if (have < 0) {
 			rc = np_error_set(err, have, "cannot read %s from the task's environment",

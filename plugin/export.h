@@ -31,8 +31,12 @@ extern const char *const nps_own_vars[NPS_OWN_VARS_COUNT];
 /* "mlx5_0:1", "hsi0", or "" when the rank has no HCA; malloc'ed */
 char *nps_rank_hca(const np_rank_t *r);
 
-/* *kept (may be NULL) counts the planner's variables left to the user. */
+/* *kept (may be NULL) counts the planner's variables left to the user.
+ * force (nforce entries, may be NULL) overrides the plan's variables of
+ * the same names: set to its value whatever the task's environment holds
+ * (a visible-devices value narrowing Slurm's own, gpu_alloc.h), or, with
+ * a NULL value, not set at all. */
 int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
-               unsigned *kept, np_error_t *err);
+               const np_env_t *force, unsigned nforce, unsigned *kept, np_error_t *err);
 
 #endif /* NPS_EXPORT_H */

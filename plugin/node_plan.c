@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "node_plan.h"
 
@@ -18,9 +19,27 @@ static int outside(np_error_t *err, const char *what, unsigned task,
 			    np_cpuset_text(a, sizeof(a), allowed));
 }
 
+/* Never a GPU Slurm did not give the step */
+static int gpu_outside(const nps_node_in_t *in, const np_rank_t *r, unsigned task,
+                       np_error_t *err)
+{
+	for (unsigned g = 0; g < r->ngpus; g++) {
+		bool ok = false;
+
+		for (unsigned k = 0; in->gpu_busids && r->gpus && k < in->ngpu_ids && !ok; k++)
+			ok = in->gpu_busids[k] && r->gpus[g] && !strcasecmp(in->gpu_busids[k], r->gpus[g]);
+		if (!ok)
+			return np_error_set(err, -EPERM, "the plan gives local task %u the GPU %s, "
+					    "which Slurm did not allocate to this step here", task,
+					    r->gpus && r->gpus[g] ? r->gpus[g] : "?");
+	}
+	return 0;
+}
+
 int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
                   np_error_t *err)
 {
+	static const unsigned no_gpu[1];
 	const nps_decision_t *d = in->decision;
 	np_plan_opts_t po = NP_PLAN_OPTS_INIT;
 	np_plan_t *p = NULL;
@@ -49,6 +68,8 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	po.overcommit = true;
 	po.no_fallback = in->no_fallback;
 	po.rank_ids = in->rank_ids;
+	po.gpu_ids = in->gpu_ids ? in->gpu_ids : no_gpu;
+	po.ngpu_ids = in->gpu_ids ? in->ngpu_ids : 0;
 	if ((rc = np_plan_compute(t, &po, &p, err)) < 0)
 		return rc;
 	if (p->nranks != in->ntasks) {
@@ -59,6 +80,8 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	for (unsigned i = 0; i < p->nranks; i++) {
 		const np_rank_t *r = &p->ranks[i];
 
+		if ((rc = gpu_outside(in, r, i, err)) < 0)
+			break;
 		if (!r->bound)
 			continue;
 		if (!r->cpus || !np_cpuset_included(r->cpus, in->step_cpus)) {

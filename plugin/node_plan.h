@@ -21,6 +21,12 @@ typedef struct nps_node_in {
 	const np_cpuset_t *step_cpus;   /* what Slurm gave the step here */
 	const np_cpuset_t *mems_allowed;/* NUMA nodes the step may use, or NULL */
 	bool no_fallback;               /* hca-near without a usable adapter fails */
+	/* the step's GPUs here (gpu_alloc.h): bus-order indexes for the
+	 * planner (never NULL: none is an empty list, not "all") and their
+	 * bus ids, which every rank's GPUs must be among */
+	const unsigned *gpu_ids;
+	unsigned ngpu_ids;
+	char *const *gpu_busids;
 } nps_node_in_t;
 
 /* t is restricted to the step's CPUs in place. */

@@ -1,5 +1,5 @@
 /*
- * report.c - verbose lines, escaped messages and --cpu-bind detection.
+ * report.c - verbose lines, escaped messages and --cpu-bind/--gpu-bind detection.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +12,8 @@
 #include "export.h"
 #include "report.h"
 
-char *nps_task_line(const char *node, unsigned task, unsigned rank, const np_rank_t *r)
+char *nps_task_line(const char *node, unsigned task, unsigned rank, const np_rank_t *r,
+                    const char *gpus)
 {
 	char *cpus = np_cpuset_format(r->cpus);
 	char *mems = r->mems ? np_cpuset_format(r->mems) : strdup("");
@@ -28,9 +29,11 @@ char *nps_task_line(const char *node, unsigned task, unsigned rank, const np_ran
 	else
 		snprintf(memtxt, sizeof(memtxt), "%s%s", mems,
 			 r->mem == NP_MEM_INTERLEAVE ? " (interleave)" : "");
-	n = asprintf(&line, "numaplan: %s task %u (rank %u): cpus %s mems %s hca %s%s",
+	n = asprintf(&line, "numaplan: %s task %u (rank %u): cpus %s mems %s hca %s%s%s%s%s",
 		     node ? node : "?", task, rank, cpus, memtxt, *hca ? hca : "none",
-		     !*hca ? "" : r->hca_local ? " (local)" : " (not local)");
+		     !*hca ? "" : r->hca_local ? " (local)" : " (not local)",
+		     gpus ? " gpus " : "", gpus ? gpus : "",
+		     !gpus ? "" : r->gpu_local ? " (local)" : " (not local)");
 out:
 	free(cpus);
 	free(mems);
@@ -94,13 +97,50 @@ bool nps_cpu_bind_given(int nwords, char *const words[])
 	return false;
 }
 
-int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc)
+static bool gpu_bind_name(const char *name, size_t len)
+{
+	/* srun's other --gpu* options: --gpu-freq, --gpus, --gpus-per-... */
+	return len >= 5 && len <= 8 && !strncmp(name, "gpu-bind", len);
+}
+
+/* "verbose" alone binds nothing */
+static bool gpu_bind_value_binds(const char *v)
+{
+	return v && *v && strcmp(v, "verbose") != 0;
+}
+
+int nps_gpu_bind_given(int nwords, char *const words[])
+{
+	for (int i = 0; i < nwords; i++) {
+		const char *w = words[i];
+		size_t n;
+
+		if (!w || strncmp(w, "--", 2) != 0)
+			continue;
+		if (!w[2])
+			break;
+		n = strcspn(w + 2, "=");
+		if (!gpu_bind_name(w + 2, n))
+			continue;
+		if (w[2 + n] == '=')
+			return gpu_bind_value_binds(w + 3 + n);
+		return i + 1 < nwords && gpu_bind_value_binds(words[i + 1]);
+	}
+	return 0;
+}
+
+/* A process's command line file: its words (NUL-separated) in *words,
+ * pointing into *buf; both malloc'ed. */
+static int read_cmdline(const char *cmdline_path, char **bufp, char ***wordsp, int *np)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap), **words = NULL;
 	int fd, n = 0, rc;
 	ssize_t got;
 
+	*bufp = NULL;
+	*wordsp = NULL;
+	*np = 0;
 	if (!buf)
 		return -ENOMEM;
 	if ((fd = open(cmdline_path, O_RDONLY | O_CLOEXEC)) < 0) {
@@ -136,9 +176,77 @@ int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc)
 	}
 	for (size_t i = 0, w = 0; i < len && w < (size_t)n; i += strlen(buf + i) + 1)
 		words[w++] = buf + i;
-	/* words[0] is srun itself; the last job_argc words are the command */
-	rc = n - 1 - job_argc > 0 ? nps_cpu_bind_given(n - 1 - job_argc, words + 1) : 0;
+	*bufp = buf;
+	*wordsp = words;
+	*np = n;
+	return 0;
 out:
+	free(buf);
+	return rc;
+}
+
+/* srun's option words of a command line: words[1 .. n - 1 - job_argc] */
+static int srun_option(const char *cmdline_path, int job_argc,
+                       int (*given)(int, char *const[]))
+{
+	char *buf, **words;
+	int n, rc;
+
+	if ((rc = read_cmdline(cmdline_path, &buf, &words, &n)) < 0)
+		return rc;
+	/* words[0] is srun itself; the last job_argc words are the command */
+	rc = n - 1 - job_argc > 0 ? given(n - 1 - job_argc, words + 1) : 0;
+	free(words);
+	free(buf);
+	return rc;
+}
+
+static int cpu_bind_given(int n, char *const w[])
+{
+	return nps_cpu_bind_given(n, w);
+}
+
+int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc)
+{
+	return srun_option(cmdline_path, job_argc, cpu_bind_given);
+}
+
+int nps_srun_gpu_bind_given(const char *cmdline_path, int job_argc)
+{
+	return srun_option(cmdline_path, job_argc, nps_gpu_bind_given);
+}
+
+int nps_srun_partition(const char *cmdline_path, char *out, size_t len)
+{
+	char *buf, **words;
+	const char *v = NULL;
+	int n, rc;
+
+	if ((rc = read_cmdline(cmdline_path, &buf, &words, &n)) < 0)
+		return rc;
+	for (int i = 1; i < n; i++) {
+		const char *w = words[i];
+		size_t k;
+
+		if (!strcmp(w, "--"))
+			break;
+		if (!strcmp(w, "-p") && i + 1 < n) {
+			v = words[++i];
+		} else if (!strncmp(w, "-p", 2) && w[2] && w[1] == 'p') {
+			v = w + 2;
+		} else if (!strncmp(w, "--", 2) && (k = strcspn(w + 2, "=")) >= 4 &&
+			   k <= 9 && !strncmp(w + 2, "partition", k)) {
+			if (w[2 + k] == '=')
+				v = w + 3 + k;
+			else if (i + 1 < n)
+				v = words[++i];
+		}
+	}
+	rc = 0;
+	if (v && *v && strlen(v) < len) {
+		memcpy(out, v, strlen(v) + 1);
+		rc = 1;
+	}
 	free(words);
 	free(buf);
 	return rc;

@@ -10,9 +10,11 @@
 
 #include <numaplan.h>
 
-/* "numaplan: n1 task 3 (rank 7): cpus 24-31 mems 3 hca mlx5_0:1 (local)";
- * malloc'ed, no newline. */
-char *nps_task_line(const char *node, unsigned task, unsigned rank, const np_rank_t *r);
+/* "numaplan: n1 task 3 (rank 7): cpus 24-31 mems 3 hca mlx5_0:1 (local)",
+ * then, when gpus is not NULL, " gpus " gpus and the rank's GPU locality:
+ * "... gpus 0=0000:41:00.0 (local)"; malloc'ed, no newline. */
+char *nps_task_line(const char *node, unsigned task, unsigned rank, const np_rank_t *r,
+                    const char *gpus);
 
 /*
  * The node's lines about its plan, for its first task's standard error,
@@ -48,6 +50,19 @@ bool nps_cpu_bind_given(int nwords, char *const words[]);
  * separated by NULs) whose last job_argc words are the command srun runs.
  * 1 or 0, or a negative errno when the file cannot be read. */
 int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc);
+
+/* The same for --gpu-bind (abbreviated down to --gpu-b), when it binds:
+ * --gpu-bind=verbose alone does not.  srun passes the answer to the nodes
+ * in NPS_GPU_BIND_MARK; srun exports no SLURM_GPU_BIND to the step, so the
+ * mark is all the nodes have. */
+#define NPS_GPU_BIND_MARK "_NUMAPLAN_SRUN_GPU_BIND"
+int nps_gpu_bind_given(int nwords, char *const words[]);
+int nps_srun_gpu_bind_given(const char *cmdline_path, int job_argc);
+
+/* The partition srun's command line asks for (-p P, -pP, --partition=P,
+ * --partition P), for --numa-plan=help only: 1 and out set, 0 when none
+ * (or it does not fit len), <0 errno. */
+int nps_srun_partition(const char *cmdline_path, char *out, size_t len);
 
 /* What every message of the plugin goes through before a log or a user
  * sees it: vsnprintf (NPS_MSG_MAX bytes: a verbose line with a long CPU

@@ -234,6 +234,25 @@ int nps_request_check(const nps_request_t *r, const char *text,
 	                            s->has_default ? s->default_policy : NP_POLICY_NONE, text, err);
 }
 
+int nps_request_check_any(const nps_request_t *r, const char *text, const nps_site_t *s,
+                          np_error_t *err)
+{
+	nps_site_t tmp = *s;    /* only its effective policy keys change */
+	int rc;
+
+	(void)nps_site_select(&tmp, NULL);
+	if ((rc = nps_request_check(r, text, &tmp, err)) == 0)
+		return 0;
+	for (unsigned i = 0; i < s->nparts; i++) {
+		np_error_t ignored = { 0 };
+
+		(void)nps_site_select(&tmp, s->parts[i].name);
+		if (nps_request_check(r, text, &tmp, &ignored) == 0)
+			return 0;
+	}
+	return rc;
+}
+
 int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
                nps_decision_t *d, np_error_t *err)
 {

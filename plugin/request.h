@@ -46,6 +46,12 @@ int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err);
 int nps_request_check(const nps_request_t *r, const char *text,
                       const nps_site_t *s, np_error_t *err);
 
+/* The same before the job's partition is known (srun's option callback):
+ * acceptable when the site-wide rules or some partition's accept it; the
+ * error is the site-wide rules'. */
+int nps_request_check_any(const nps_request_t *r, const char *text, const nps_site_t *s,
+                          np_error_t *err);
+
 /* The outcome of precedence (enforce > user option > default). */
 typedef struct nps_decision {
 	np_policy_t policy;     /* NP_POLICY_NONE: leave the step alone */

@@ -13,6 +13,7 @@
 
 #include "common/affinity.h"
 #include "export.h"
+#include "job_record.h"
 #include "node_plan.h"
 #include "report.h"
 #include "sequence.h"
@@ -75,10 +76,33 @@ static int remember(nps_seq_t *q, const char *text)
 	return 0;
 }
 
+/*
+ * srun's idea of the job's partition: SLURM_JOB_PARTITION in its
+ * environment (inside an allocation; after srun made its own, it is set
+ * by the time of local_user_init); for help also -p on its command line
+ * or SLURM_PARTITION.  1 when one was selected.
+ */
+static int select_local_partition(nps_seq_t *q, const nps_host_t *h, bool for_help)
+{
+	char part[NPS_PARTITION_MAX + 2];
+
+	if (!q->site.nparts)
+		return 0;
+	if (h->ops->process_getenv(h->ctx, "SLURM_JOB_PARTITION", part, sizeof(part)) == 0 && *part)
+		return nps_site_select(&q->site, part) >= 0 ? 1 : 0;
+	if (for_help && nps_srun_partition(h->cmdline, part, sizeof(part)) == 1)
+		return nps_site_select(&q->site, part) >= 0 ? 1 : 0;
+	if (for_help && h->ops->process_getenv(h->ctx, "SLURM_PARTITION", part, sizeof(part)) == 0 &&
+	    *part)
+		return nps_site_select(&q->site, part) >= 0 ? 1 : 0;
+	return 0;
+}
+
 static int local_check(nps_seq_t *q, const nps_host_t *h, const char *text)
 {
 	nps_request_t r;
 	np_error_t err = { 0 };
+	int known;
 
 	if (!q->site_ok) {
 		log_(h, NPS_LOG_ERROR, "numaplan: --numa-plan unavailable, the site configuration is invalid: %s",
@@ -89,6 +113,7 @@ static int local_check(nps_seq_t *q, const nps_host_t *h, const char *text)
 		log_(h, NPS_LOG_ERROR, "numaplan: %s", err.msg);
 		return -1;
 	}
+	known = select_local_partition(q, h, r.help);
 	if (r.help) {
 		char *help = nps_help_text(&q->site);
 
@@ -99,7 +124,10 @@ static int local_check(nps_seq_t *q, const nps_host_t *h, const char *text)
 		nps_request_free(&r);
 		exit(help ? 0 : 1);
 	}
-	if (nps_request_check(&r, text, &q->site, &err) < 0) {
+	/* Before the allocation srun may not know the partition yet: what
+	 * some partition accepts goes on, and local_user_init checks again. */
+	if ((known || !q->site.nparts ? nps_request_check(&r, text, &q->site, &err) :
+	     nps_request_check_any(&r, text, &q->site, &err)) < 0) {
 		log_(h, NPS_LOG_ERROR, "numaplan: %s", err.msg);
 		nps_request_free(&r);
 		return -1;
@@ -139,6 +167,35 @@ int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[])
 }
 
 /*
+ * srun, once the job exists: with per-partition rules, the --numa-plan
+ * value is checked again against the job's partition's.  A refusal here
+ * ends srun before any task starts.
+ */
+static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
+{
+	nps_request_t r;
+	np_error_t err = { 0 };
+	int rc = 0;
+
+	if (!q->site_ok || !q->site.nparts || !q->opt_text || select_local_partition(q, h, false) != 1)
+		return 0;
+	if (nps_request_parse(&r, q->opt_text, &err) < 0 ||
+	    nps_request_check(&r, q->opt_text, &q->site, &err) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: %s (partition %s)", err.msg, q->site.partition);
+		rc = -1;
+	}
+	nps_request_free(&r);
+	/* Slurm ignores a failing local_user_init of an `optional` plugin:
+	 * like help, srun ends here (its shepherd cancels what it
+	 * allocated), before any task starts. */
+	if (rc < 0) {
+		fflush(stderr);
+		exit(1);
+	}
+	return rc;
+}
+
+/*
  * srun, once the step exists: does srun's own command line say --cpu-bind?
  * (see NPS_CPU_BIND_MARK).  srun merges its environment into the step's
  * after this callback, so setting it here reaches the nodes; "0" is
@@ -153,11 +210,16 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 	q->srun_cpu_bind = 0;
 	/* Without the command's length the option words are unknown: a
 	 * --cpu-bind among the program's own arguments must not count. */
-	if (h->ops->job_argc(h->ctx, &argc) == 0 && argc > 0)
+	q->srun_gpu_bind = 0;
+	if (h->ops->job_argc(h->ctx, &argc) == 0 && argc > 0) {
 		q->srun_cpu_bind = nps_srun_cpu_bind_given(h->cmdline, argc);
+		q->srun_gpu_bind = nps_srun_gpu_bind_given(h->cmdline, argc);
+	}
 	if (h->ops->srun_setenv(h->ctx, NPS_CPU_BIND_MARK, q->srun_cpu_bind == 1 ? "1" : "0") < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_CPU_BIND_MARK);
-	return 0;
+	if (h->ops->srun_setenv(h->ctx, NPS_GPU_BIND_MARK, q->srun_gpu_bind == 1 ? "1" : "0") < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_GPU_BIND_MARK);
+	return recheck_partition(q, h);
 }
 
 /* ---- slurmstepd ---------------------------------------------------------- */
@@ -188,6 +250,43 @@ static bool explicit_cpu_bind(nps_seq_t *q, const nps_host_t *h)
 	return true;
 }
 
+/* srun's --gpu-bind: the mark is all there is (srun exports no
+ * SLURM_GPU_BIND to the step) */
+static bool explicit_gpu_bind(const nps_host_t *h)
+{
+	char mark[4];
+
+	return h->ops->getenv(h->ctx, NPS_GPU_BIND_MARK, mark, sizeof(mark)) == 0 &&
+	       !strcmp(mark, "1");
+}
+
+/*
+ * The rules of the job's partition, from the record the job's prolog made
+ * out of Slurm's credential (job_record.h); never from the step's
+ * environment, which the client wrote.  Without a record (the plugin was
+ * added while the job ran) the site-wide rules apply, and the log says so.
+ */
+static void select_job_partition(nps_seq_t *q, const nps_host_t *h)
+{
+	char part[NPS_PARTITION_MAX + 1];
+	np_error_t err = { 0 };
+	unsigned job = 0;
+
+	(void)nps_site_select(&q->site, NULL);
+	if (h->ops->job_id(h->ctx, &job) < 0) {
+		log_(h, NPS_LOG_INFO, "numaplan: %s: no job id; the site-wide rules apply", q->node);
+		return;
+	}
+	if (nps_job_record_read(nps_job_record_base(&q->site), job, q->node, part, sizeof(part),
+				&err) < 0) {
+		log_(h, NPS_LOG_INFO, "numaplan: %s: %s; the site-wide rules apply", q->node, err.msg);
+		return;
+	}
+	(void)nps_site_select(&q->site, part);
+	log_(h, NPS_LOG_DEBUG, "numaplan: %s: job %u in partition %s (%s)", q->node, job, part,
+	     q->site.partition_ruled ? "its own rules" : "site-wide rules");
+}
+
 int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 {
 	np_error_t err = { 0 };
@@ -203,6 +302,8 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 		return 0;
 	}
 	q->fail = q->site.on_error == NPS_ON_ERROR_FAIL;
+	if (q->site.nparts)
+		select_job_partition(q, h);
 	if (text) {
 		if (nps_request_parse(&q->req, text, &err) == 0) {
 			q->have_req = true;
@@ -219,6 +320,16 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 	if (q->decision.policy == NP_POLICY_NONE)
 		return 0;
 	if (!q->site.enforce && q->site.respect_cpu_bind && explicit_cpu_bind(q, h)) {
+		snprintf(q->respect, sizeof(q->respect), "an explicit --cpu-bind (%s)", q->cpu_bind);
+		q->state = NPS_SEQ_RESPECT;
+		return 0;
+	}
+	/* gpu-near places GPUs: Slurm's own GPU binding, asked for on srun's
+	 * command line, is the user's choice; other policies leave GPUs to
+	 * Slurm anyway. */
+	if (!q->site.enforce && q->site.respect_gpu_bind &&
+	    q->decision.policy == NP_POLICY_GPU_NEAR && explicit_gpu_bind(h)) {
+		snprintf(q->respect, sizeof(q->respect), "an explicit --gpu-bind");
 		q->state = NPS_SEQ_RESPECT;
 		return 0;
 	}
@@ -293,8 +404,49 @@ static unsigned *global_ranks(nps_seq_t *q, const nps_host_t *h, unsigned ntasks
 	return ids;
 }
 
+/*
+ * The step's GPUs here (gpu_alloc.h) and Slurm's visible-device values for
+ * them, as slurmstepd set them for the step.  gpu-near without a GPU falls
+ * back to hca-near (which falls back to spread without an adapter), or
+ * fails under on_error=fail.
+ */
+static int step_gpus(nps_seq_t *q, const nps_host_t *h, np_error_t *err)
+{
+	char buf[4096];
+	int rc = h->ops->getenv(h->ctx, "SLURM_STEP_GPUS", buf, sizeof(buf));
+
+	if (rc < 0 && rc != -ENOENT)
+		return np_error_set(err, -EINVAL, "cannot read SLURM_STEP_GPUS (%s)",
+				    rc == -ENOSPC ? "too long" : "error");
+	if ((rc = nps_gpu_alloc_parse(&q->gpus, rc == 0 ? buf : NULL, err)) < 0 ||
+	    (rc = nps_gpu_alloc_map(&q->gpus, q->topo, err)) < 0) {
+		/* only gpu-near stands on the step's GPUs; any other policy
+		 * goes on with none (and places no GPU) */
+		if (q->decision.policy == NP_POLICY_GPU_NEAR)
+			return rc;
+		log_(h, NPS_LOG_VERBOSE, "numaplan: %s: %s; planning without GPUs", q->node, err->msg);
+		nps_gpu_alloc_free(&q->gpus);
+		return 0;
+	}
+	for (unsigned k = 0; k < NPS_GPU_VARS_COUNT; k++) {
+		rc = h->ops->getenv(h->ctx, nps_gpu_vars[k], buf, sizeof(buf));
+		if (rc == 0 && !(q->gpu_slurm[k] = strdup(buf)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (q->decision.policy != NP_POLICY_GPU_NEAR || q->gpus.n > 0)
+		return 0;
+	if (q->site.on_error == NPS_ON_ERROR_FAIL)
+		return np_error_set(err, -ENODEV, "gpu-near: Slurm allocated no GPU to this step "
+				    "on this node (ask for some: --gres=gpu:N, --gpus-per-node=N)");
+	q->decision.policy = NP_POLICY_HCA_NEAR;
+	snprintf(q->gpu_note, sizeof(q->gpu_note), "gpu-near: Slurm allocated no GPU to this "
+		 "step on this node; hca-near used instead");
+	return 0;
+}
+
 static int plan_node(nps_seq_t *q, const nps_host_t *h, np_error_t *err)
 {
+	static const unsigned no_gpu;
 	unsigned ntasks = 0, cpt = 1;
 	unsigned *ranks = NULL;
 	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
@@ -320,8 +472,10 @@ static int plan_node(nps_seq_t *q, const nps_host_t *h, np_error_t *err)
 		goto out;
 	if (strcmp(from, "cgroup") != 0 && (rc = alloc_cores(q, h, cpus, &from, err)) < 0)
 		goto out;
-	log_(h, NPS_LOG_DEBUG, "numaplan: %s: %u local task(s), %u cpu(s) each, step cpus from %s",
-	     q->node, ntasks, cpt, from);
+	if ((rc = step_gpus(q, h, err)) < 0)
+		goto out;
+	log_(h, NPS_LOG_DEBUG, "numaplan: %s: %u local task(s), %u cpu(s) each, step cpus from %s, "
+	     "%u GPU(s)", q->node, ntasks, cpt, from, q->gpus.n);
 	in.ntasks = ntasks;
 	in.cpus_per_task = cpt;
 	in.rank_ids = ranks;
@@ -329,6 +483,9 @@ static int plan_node(nps_seq_t *q, const nps_host_t *h, np_error_t *err)
 	in.mems_allowed = np_mems_allowed(mems, NULL) == 0 ? mems : NULL;
 	/* on_error=fail: a step that asked for an adapter gets one or fails */
 	in.no_fallback = q->site.on_error == NPS_ON_ERROR_FAIL;
+	in.gpu_ids = q->gpus.ids ? q->gpus.ids : &no_gpu;
+	in.ngpu_ids = q->gpus.n;
+	in.gpu_busids = q->gpus.busids;
 	rc = nps_node_plan(q->topo, &in, &q->plan, err);
 	for (unsigned i = 0; rc == 0 && i < q->plan->nskipped; i++)
 		log_(h, NPS_LOG_VERBOSE, "numaplan: %s: adapter %s not used: %s", q->node,
@@ -385,14 +542,15 @@ static int env_set(void *ctx, const char *name, const char *value)
 /*
  * NUMAPLAN_* describe this step: a task gets them only when numaplan bound
  * it, never from an enclosing step, the batch script or the user's shell
- * (srun passes its whole environment on).  The --cpu-bind mark is srun's
- * message to the nodes, not the program's.
+ * (srun passes its whole environment on).  The --cpu-bind and --gpu-bind
+ * marks are srun's messages to the nodes, not the program's.
  */
 static void clear_task_env(const nps_host_t *h)
 {
 	for (unsigned i = 0; i < NPS_OWN_VARS_COUNT; i++)
 		(void)h->ops->unsetenv(h->ctx, nps_own_vars[i]);
 	(void)h->ops->unsetenv(h->ctx, NPS_CPU_BIND_MARK);
+	(void)h->ops->unsetenv(h->ctx, NPS_GPU_BIND_MARK);
 }
 
 /*
@@ -408,10 +566,74 @@ static void task_fail(void)
 	_exit(1);
 }
 
+/*
+ * The rank's visible-devices variables (those the plan names): Slurm's own
+ * value for the step, narrowed to the rank's GPUs, replaces what the task
+ * has (Slurm's value, or Slurm's per-task one); a value Slurm did not set
+ * for the step's GPUs is the user's and stays (counted in kept by the
+ * export); with no value at all the variable is not set, since the
+ * indexes the task would see are then unknown.  gpus gets "INDEX=BUSID,..."
+ * for the verbose line.
+ */
+static int gpu_values(nps_seq_t *q, const nps_host_t *h, const np_rank_t *r, np_env_t *force,
+                      unsigned *nforce, char *gpus, size_t len, np_error_t *err)
+{
+	const char *shown = NULL;
+	size_t used = 0;
+
+	*nforce = 0;
+	for (unsigned i = 0; i < r->nenv && *nforce < NPS_GPU_VARS_COUNT; i++) {
+		const char *name = r->env[i].name, *slurm = NULL;
+		np_env_t *f = &force[*nforce];
+		int rc;
+
+		if (!nps_gpu_var(name))
+			continue;
+		for (unsigned k = 0; k < NPS_GPU_VARS_COUNT; k++)
+			if (!strcmp(nps_gpu_vars[k], name))
+				slurm = q->gpu_slurm[k];
+		if (!r->ngpus || !nps_gpu_slurm_value_ok(&q->gpus, slurm)) {
+			/* the user's (kept by nps_export), or nobody's */
+			if (!slurm) {
+				f->name = r->env[i].name;
+				f->value = NULL;
+				(*nforce)++;
+				log_(h, NPS_LOG_VERBOSE, "numaplan: %s: %s not set: Slurm set none for "
+				     "this step's GPUs", q->node, name);
+			}
+			continue;
+		}
+		f->name = r->env[i].name;
+		if ((rc = nps_gpu_visible(&q->gpus, slurm, r, &f->value, err)) < 0)
+			return rc;
+		(*nforce)++;
+		if (!shown)
+			shown = f->value;
+	}
+	gpus[0] = '\0';
+	/* "0=0000:41:00.0,1=0000:42:00.0": what each exported index is */
+	for (unsigned g = 0; g < r->ngpus && r->gpus; g++) {
+		const char *idx = shown, *end;
+		unsigned k = g;
+
+		while (idx && k--)
+			idx = (end = strchr(idx, ',')) ? end + 1 : NULL;
+		used += (size_t)snprintf(gpus + used, used < len ? len - used : 0, "%s%.*s%s%s",
+					 g ? "," : "", idx ? (int)strcspn(idx, ",") : 1,
+					 idx ? idx : "?", "=", r->gpus[g]);
+		if (used >= len)
+			break;
+	}
+	return 0;
+}
+
 static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 {
 	const np_rank_t *r;
 	nps_env_ops_t ops = { env_isset, env_set, (void *)h };
+	np_env_t force[NPS_GPU_VARS_COUNT] = { { 0 } };
+	unsigned nforce = 0;
+	char gpus[1024] = "";
 	np_cpuset_t *saved;
 	np_error_t err = { 0 };
 	unsigned kept = 0;
@@ -434,19 +656,24 @@ static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 		np_cpuset_free(saved);
 		return np_error_set(&q->err, rc, "task %u: %s", task, err.msg);
 	}
-	if ((rc = nps_export(&ops, q->plan, r, &kept, &err)) < 0) {
+	if ((rc = gpu_values(q, h, r, force, &nforce, gpus, sizeof(gpus), &err)) < 0 ||
+	    (rc = nps_export(&ops, q->plan, r, force, nforce, &kept, &err)) < 0) {
 		/* unbound, then, and saying nothing about a binding */
 		np_error_t ignored = { 0 };
 
 		(void)np_bind_reset(q->topo, saved, &ignored);
 		np_cpuset_free(saved);
+		for (unsigned i = 0; i < nforce; i++)
+			free(force[i].value);
 		clear_task_env(h);
 		return np_error_set(&q->err, rc, "task %u: %s", task, err.msg);
 	}
 	np_cpuset_free(saved);
+	for (unsigned i = 0; i < nforce; i++)
+		free(force[i].value);
 	q->task_kept = kept;
 	if (q->decision.verbose) {
-		char *line = nps_task_line(q->node, task, r->rank, r);
+		char *line = nps_task_line(q->node, task, r->rank, r, r->ngpus ? gpus : NULL);
 
 		say(h, "%s", line ? line : "numaplan: (out of memory)");
 		free(line);
@@ -478,10 +705,12 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 	switch (q->state) {
 	case NPS_SEQ_RESPECT:
 		if (task == 0)
-			say(h, "numaplan: %s: note: an explicit --cpu-bind (%s) wins; policy '%s' not applied",
-			    q->node, q->cpu_bind, np_policy_name(q->decision.policy));
+			say(h, "numaplan: %s: note: %s wins; policy '%s' not applied",
+			    q->node, q->respect, np_policy_name(q->decision.policy));
 		return 0;
 	case NPS_SEQ_PLANNED:
+		if (task == 0 && q->gpu_note[0])
+			say(h, "numaplan: %s: note: %s", q->node, q->gpu_note);
 		if (task == 0) {
 			char *lines = nps_plan_lines(q->node, q->plan, q->decision.verbose);
 
@@ -513,8 +742,74 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 	}
 }
 
+/* ---- the job's prolog and epilog (root) ---------------------------------- */
+
+/* The job's partition from the prolog's environment, which slurmd made from
+ * the job's credential: kept for the job's steps on this node.  Slurm calls
+ * no slurm_spank_init (and no exit) around the job prolog and epilog: the
+ * arguments are read here, into a q of their own. */
+static int job_prolog(nps_seq_t *q, const nps_host_t *h)
+{
+	char part[NPS_PARTITION_MAX + 2], node[256];
+	np_error_t err = { 0 };
+	unsigned job = 0;
+
+	if (!q->site_ok || !q->site.nparts)
+		return 0;
+	if (h->ops->job_id(h->ctx, &job) < 0 || h->ops->node_name(h->ctx, node, sizeof(node)) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: job prolog: no job id or node name");
+		return 0;
+	}
+	if (h->ops->process_getenv(h->ctx, "SLURM_JOB_PARTITION", part, sizeof(part)) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: job %u prolog: no SLURM_JOB_PARTITION", job);
+		return 0;
+	}
+	/* A failure must not drain the node: the steps then get the
+	 * site-wide rules, and the log says why. */
+	if (nps_job_record_write(nps_job_record_base(&q->site), job, node, part, &err) < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: job %u prolog: %s", job, err.msg);
+	return 0;
+}
+
+static int job_epilog(nps_seq_t *q, const nps_host_t *h)
+{
+	char node[256];
+	np_error_t err = { 0 };
+	unsigned job = 0;
+
+	if (!q->site_ok || !q->site.nparts || h->ops->job_id(h->ctx, &job) < 0 ||
+	    h->ops->node_name(h->ctx, node, sizeof(node)) < 0)
+		return 0;
+	if (nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
+	return 0;
+}
+
+int nps_seq_job_prolog(const nps_host_t *h, int ac, char *const av[])
+{
+	nps_seq_t q;
+
+	if (nps_seq_init(&q, h, ac, av) == 0)
+		(void)job_prolog(&q, h);
+	nps_seq_exit(&q);
+	return 0;
+}
+
+int nps_seq_job_epilog(const nps_host_t *h, int ac, char *const av[])
+{
+	nps_seq_t q;
+
+	if (nps_seq_init(&q, h, ac, av) == 0)
+		(void)job_epilog(&q, h);
+	nps_seq_exit(&q);
+	return 0;
+}
+
 void nps_seq_exit(nps_seq_t *q)
 {
+	for (unsigned k = 0; k < NPS_GPU_VARS_COUNT; k++)
+		free(q->gpu_slurm[k]);
+	nps_gpu_alloc_free(&q->gpus);
 	np_plan_free(q->plan);
 	np_topo_free(q->topo);
 	nps_request_free(&q->req);

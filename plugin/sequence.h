@@ -11,15 +11,21 @@
  *                       allow=, enforce) and refuse a bad one before
  *                       anything is submitted; `help` prints, exits.
  *   srun                local_user_init: tell the nodes whether srun's own
- *                       command line has --cpu-bind.
+ *                       command line has --cpu-bind or --gpu-bind; with
+ *                       per-partition rules, check the value again now
+ *                       that the job's partition is known.
+ *   job prolog (root)   with per-partition rules: keep the job's partition,
+ *                       from the credential (job_record.h); the epilog
+ *                       removes it.
  *   slurmstepd (root)   init_post_opt: skip batch/extern/interactive
- *                       steps, apply precedence, honour an explicit
- *                       --cpu-bind, load the topology as root (the site's
+ *                       steps, select the job's partition's rules, apply
+ *                       precedence, honour an explicit --cpu-bind (or
+ *                       --gpu-bind under gpu-near), load the topology as root (the site's
  *                       XML, the node's cache, or live, then cached) - the
  *                       one topology load of the step.
  *   slurmstepd (user)   user_init: once per node and step, the step's CPUs
- *                       (slurmstepd is in the step cpuset by now),
- *                       restrict, plan the node's local tasks with their
+ *                       (slurmstepd is in the step cpuset by now) and GPUs
+ *                       (gpu_alloc.h), restrict, plan the node's local tasks with their
  *                       global ranks.
  *   each task (user)    task_init: after Slurm's own task binding and just
  *                       before exec: drop inherited NUMAPLAN_*, bind, read
@@ -39,10 +45,11 @@
 #include "site_config.h"
 #include "spank_host.h"
 #include "topo_source.h"
+#include "gpu_alloc.h"
 
 typedef enum nps_seq_state {
 	NPS_SEQ_IDLE,           /* nothing to do for this step */
-	NPS_SEQ_RESPECT,        /* an explicit --cpu-bind wins */
+	NPS_SEQ_RESPECT,        /* an explicit --cpu-bind (--gpu-bind) wins */
 	NPS_SEQ_LOADED,         /* topology loaded, plan still to make */
 	NPS_SEQ_PLANNED,
 	NPS_SEQ_ERROR,          /* err holds why; on_error decides */
@@ -61,6 +68,7 @@ typedef struct nps_seq {
 	np_error_t err;
 	char node[256];
 	char cpu_bind[128];
+	char respect[192];              /* what won, for the note */
 	np_topo_t *topo;
 	nps_topo_info_t topo_info;      /* where it came from, for verbose */
 	np_plan_t *plan;
@@ -71,6 +79,12 @@ typedef struct nps_seq {
 	/* the last local_user_init: srun's --cpu-bind given (1), not (0),
 	 * or the command line unreadable (<0, taken as not given) */
 	int srun_cpu_bind;
+	int srun_gpu_bind;              /* the same for --gpu-bind */
+	/* the step's GPUs here, Slurm's visible-devices values (as Slurm set
+	 * them for the step, nps_gpu_vars order), and a note for the user */
+	nps_gpu_alloc_t gpus;
+	char *gpu_slurm[NPS_GPU_VARS_COUNT];
+	char gpu_note[320];
 } nps_seq_t;
 
 int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[]);
@@ -80,6 +94,11 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h);
+/* slurm_spank_job_prolog / _epilog (root, the job's prolog environment):
+ * Slurm calls no init or exit around them, so each reads the arguments
+ * itself; always 0 (a failing prolog would drain the node). */
+int nps_seq_job_prolog(const nps_host_t *h, int ac, char *const av[]);
+int nps_seq_job_epilog(const nps_host_t *h, int ac, char *const av[]);
 void nps_seq_exit(nps_seq_t *q);
 
 /* init_post_opt's first half: the step's decision.  1 when the step goes

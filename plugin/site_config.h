@@ -1,8 +1,15 @@
 /*
  * site_config.h - the site's policy for numaplan.so, from the plugstack.conf
  * arguments (default=, allow=, enforce, topology=, cache=, on_error=,
- * verbose, respect_cpu_bind=, sysfs=).  These come from root-owned
- * configuration only.
+ * verbose, respect_cpu_bind=, respect_gpu_bind=, sysfs=).  These come from
+ * root-owned configuration only.
+ *
+ * default, allow and enforce also have per-partition forms,
+ * default[gpu,a100]=gpu-near, allow[gpu]=gpu-near,hca-near, enforce[gpu]
+ * (or enforce[cpu]=no): for a job in one of the partitions named, that
+ * key's per-partition value replaces the site-wide one (the form without
+ * brackets); keys the partition does not name keep the site-wide value.
+ * nps_site_select() makes a partition's values the effective ones.
  */
 #ifndef NPS_SITE_CONFIG_H
 #define NPS_SITE_CONFIG_H
@@ -16,18 +23,43 @@ typedef enum nps_on_error {
 	NPS_ON_ERROR_FAIL,      /* the step fails with the reason */
 } nps_on_error_t;
 
+/* The policy keys of one partition (or of the whole site): which of them
+ * were given, and their values. */
+typedef struct nps_part_rule {
+	char *name;                     /* the partition; NULL: site-wide */
+	bool has_default;
+	np_policy_t default_policy;
+	bool allow_set;
+	bool allowed[NP_POLICY_COUNT];
+	bool has_enforce;
+	bool enforce;
+} nps_part_rule_t;
+
+/* Partition names as Slurm's slurm.conf may spell them, within reason */
+#define NPS_PARTITION_MAX 64
+
 typedef struct nps_site {
+	/* ---- the effective policy keys: the site-wide ones, or after
+	 * nps_site_select() those of the job's partition */
 	bool has_default;
 	np_policy_t default_policy;
 	bool allow_set;                 /* false: every policy may be asked for */
 	bool allowed[NP_POLICY_COUNT];
 	bool enforce;
+	/* ---- the policy keys as given */
+	nps_part_rule_t global;         /* the forms without [...] */
+	nps_part_rule_t *parts;         /* one per partition named, in order */
+	unsigned nparts;
+	/* the partition selected, "" for none (site-wide keys) */
+	char partition[NPS_PARTITION_MAX + 1];
+	bool partition_ruled;           /* it has keys of its own */
 	char *topology;                 /* absolute path template (%n, %%) or NULL */
 	char *cache;                    /* cache=DIR; NULL: NPS_CACHE_DEFAULT */
 	bool cache_off;                 /* cache=none */
 	nps_on_error_t on_error;
 	bool verbose;
 	bool respect_cpu_bind;
+	bool respect_gpu_bind;
 	/* sysfs=DIR: adapter states from DIR/class/... instead of /sys (an
 	 * emulated node's adapters); NULL for /sys */
 	char *sysfs;
@@ -39,6 +71,20 @@ void nps_site_free(nps_site_t *s);
 /* Parse the plugstack.conf arguments.  On error the message names the
  * argument and what would have been valid; s is left in its init state. */
 int nps_site_parse(nps_site_t *s, int argc, char *const argv[], np_error_t *err);
+
+/* Make the keys of this partition the effective ones (NULL or "": the
+ * site-wide keys).  Returns 1 when the partition has keys of its own, 0
+ * when it gets the site-wide ones, -EINVAL for a name that is no
+ * partition name (the site-wide keys are selected then). */
+int nps_site_select(nps_site_t *s, const char *partition);
+
+/* Is this a partition name the plugin takes (letters, digits, _ . - ;
+ * 1 to NPS_PARTITION_MAX characters)? */
+bool nps_partition_name_ok(const char *name);
+
+/* Would the policy be allowed in some partition, or site-wide?  (srun
+ * before it knows the job's partition: the nodes decide.) */
+bool nps_site_allows_somewhere(const nps_site_t *s, np_policy_t p);
 
 bool nps_site_allows(const nps_site_t *s, np_policy_t p);
 

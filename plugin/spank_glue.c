@@ -139,6 +139,26 @@ static int node_name(void *sp, char *buf, size_t len)
 	return 0;
 }
 
+static int job_id(void *sp, unsigned *id)
+{
+	uint32_t v = 0;
+	int rc = item_rc(spank_get_item((spank_t)sp, S_JOB_ID, &v));
+
+	*id = v;
+	return rc;
+}
+
+/* srun's, or the job prolog's (which slurmd made) */
+static int process_getenv(void *sp, const char *name, char *buf, size_t len)
+{
+	const char *v = getenv(name);
+
+	(void)sp;
+	if (!v)
+		return -ENOENT;
+	return (size_t)snprintf(buf, len, "%s", v) >= len ? -ENOSPC : 0;
+}
+
 static int getenv_(void *sp, const char *name, char *buf, size_t len)
 {
 	spank_err_t e = spank_getenv((spank_t)sp, name, buf, (int)len);
@@ -198,8 +218,8 @@ static const nps_host_ops_t slurm_ops = {
 	.job_argc = job_argc, .is_job_step = is_job_step, .local_tasks = local_tasks,
 	.cpus_per_task = cpus_per_task, .global_rank = global_rank,
 	.alloc_cores = alloc_cores, .task_id = task_id, .node_name = node_name,
-	.getenv = getenv_, .setenv = setenv_, .unsetenv = unsetenv_,
-	.srun_setenv = srun_setenv, .log = log_, .say = say,
+	.job_id = job_id, .getenv = getenv_, .setenv = setenv_, .unsetenv = unsetenv_,
+	.srun_setenv = srun_setenv, .process_getenv = process_getenv, .log = log_, .say = say,
 };
 
 static nps_host_t host(spank_t sp)
@@ -258,6 +278,22 @@ int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 	(void)ac;
 	(void)av;
 	return nps_seq_task_init(&g, &h);
+}
+
+/* Defining these makes slurmd run `slurmstepd spank prolog|epilog` for
+ * every job (a fork and exec per job and node), whatever the arguments. */
+int slurm_spank_job_prolog(spank_t sp, int ac, char *av[])
+{
+	nps_host_t h = host(sp);
+
+	return nps_seq_job_prolog(&h, ac, av);
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char *av[])
+{
+	nps_host_t h = host(sp);
+
+	return nps_seq_job_epilog(&h, ac, av);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char *av[])

@@ -10,11 +10,17 @@
  *   numaplan-spank-harness bind [STEP...] VALUE NTASKS[:RANK,...] TASK [ARG...]
  *   numaplan-spank-harness cores CORELIST [ARG...]
  *   numaplan-spank-harness topology NODE [ARG...]
- *   numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC
+ *   numaplan-spank-harness cpubind|gpubind CMDLINE_FILE JOB_ARGC
+ *   numaplan-spank-harness prolog|epilog [ARG...]
  *
  * ARG are plugstack.conf arguments; for request, bind, cores and topology,
  * unless they have a cache=, cache=none is added, so that a test does not
  * write the default cache directory.
+ *
+ * The job id (S_JOB_ID) is NUMAPLAN_HARNESS_JOB_ID; `prolog` and `epilog`
+ * are the job's prolog and epilog on node "harness" (SLURM_JOB_PARTITION
+ * of this environment as the credential's), which keep the partition the
+ * slurmstepd side of `request` and `bind` then reads.
  *
  * `request` and `help` are srun's init and option callbacks, then (request)
  * slurmstepd's decision; `cpubind` is srun's local_user_init, with
@@ -172,6 +178,15 @@ static int h_node_name(void *ctx, char *buf, size_t len)
 	return 0;
 }
 
+/* NUMAPLAN_HARNESS_JOB_ID, as S_JOB_ID would say */
+static int h_job_id(void *ctx, unsigned *id)
+{
+	const char *v = getenv("NUMAPLAN_HARNESS_JOB_ID");
+
+	(void)ctx;
+	return v && np_parse_uint(v, 0, 4000000000u, id) == 0 ? 0 : -ENOENT;
+}
+
 /* the job's environment and srun's are this process's */
 static int h_getenv(void *ctx, const char *name, char *buf, size_t len)
 {
@@ -219,8 +234,8 @@ static const nps_host_ops_t harness_ops = {
 	.job_argc = h_job_argc, .is_job_step = h_is_job_step, .local_tasks = h_local_tasks,
 	.cpus_per_task = h_cpus_per_task, .global_rank = h_global_rank,
 	.alloc_cores = h_alloc_cores, .task_id = h_task_id, .node_name = h_node_name,
-	.getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
-	.srun_setenv = h_setenv, .log = h_log, .say = h_say,
+	.job_id = h_job_id, .getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
+	.srun_setenv = h_setenv, .process_getenv = h_getenv, .log = h_log, .say = h_say,
 };
 
 /* srun's and slurmstepd's state: separate processes in Slurm */
@@ -587,13 +602,15 @@ static int cmd_topology(const char *node, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_cpubind(const char *file, const char *job_argc)
+/* srun's local_user_init on this command line: what it tells the nodes
+ * about --cpu-bind (gpu false) or --gpu-bind (gpu true) */
+static int cmd_bindmark(bool gpu, const char *file, const char *job_argc)
 {
 	step_t st = { .job_argc = -1 };
 	nps_host_t h = host_of(&st, NPS_CTX_LOCAL);
-	const char *mark;
+	const char *var = gpu ? NPS_GPU_BIND_MARK : NPS_CPU_BIND_MARK, *mark;
 	unsigned n;
-	int rc = 1;
+	int rc = 1, err;
 
 	if (np_parse_uint(job_argc, 0, 100000, &n) < 0) {
 		fprintf(stderr, "numaplan-spank-harness: bad JOB_ARGC '%s'\n", job_argc);
@@ -602,26 +619,34 @@ static int cmd_cpubind(const char *file, const char *job_argc)
 	st.job_argc = (int)n;
 	h.cmdline = file;
 	/* not the value this process was started with */
-	unsetenv(NPS_CPU_BIND_MARK);
+	unsetenv(var);
 	if (nps_seq_init(&srun_seq, &h, 0, NULL) < 0)
 		goto out;
 	(void)nps_seq_local_user_init(&srun_seq, &h);
-	mark = getenv(NPS_CPU_BIND_MARK);
-	if (srun_seq.srun_cpu_bind < 0) {
+	mark = getenv(var);
+	err = gpu ? srun_seq.srun_gpu_bind : srun_seq.srun_cpu_bind;
+	if (err < 0) {
 		/* the plugin takes this for "not given"; the test wants why */
 		fprintf(stderr, "numaplan-spank-harness: %s: %s (srun tells the nodes %s=%s)\n",
-			file, strerror(-srun_seq.srun_cpu_bind), NPS_CPU_BIND_MARK,
-			mark ? mark : "(unset)");
+			file, strerror(-err), var, mark ? mark : "(unset)");
 	} else if (mark && (!strcmp(mark, "1") || !strcmp(mark, "0"))) {
 		printf("%s\n", !strcmp(mark, "1") ? "given" : "not given");
 		rc = 0;
 	} else {
-		fprintf(stderr, "numaplan-spank-harness: srun set %s to '%s'\n", NPS_CPU_BIND_MARK,
+		fprintf(stderr, "numaplan-spank-harness: srun set %s to '%s'\n", var,
 			mark ? mark : "(unset)");
 	}
 out:
 	nps_seq_exit(&srun_seq);
 	return rc;
+}
+
+static int cmd_script(bool prolog, int argc, char **argv)
+{
+	step_t st = { .job_argc = -1 };
+	nps_host_t h = host_of(&st, NPS_CTX_OTHER);
+
+	return prolog ? nps_seq_job_prolog(&h, argc, argv) : nps_seq_job_epilog(&h, argc, argv);
 }
 
 static int usage(void)
@@ -634,7 +659,8 @@ static int usage(void)
 	      "                              [--cmdline=FILE,ARGC] VALUE NTASKS[:RANK,...] TASK [ARG...]\n"
 	      "       numaplan-spank-harness cores CORELIST [ARG...]\n"
 	      "       numaplan-spank-harness topology NODE [ARG...]\n"
-	      "       numaplan-spank-harness cpubind CMDLINE_FILE JOB_ARGC\n", stderr);
+	      "       numaplan-spank-harness cpubind|gpubind CMDLINE_FILE JOB_ARGC\n"
+	      "       numaplan-spank-harness prolog|epilog [ARG...]\n", stderr);
 	return 2;
 }
 
@@ -656,7 +682,11 @@ int main(int argc, char **argv)
 		return cmd_bind(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "topology") && argc >= 3)
 		return cmd_topology(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "prolog") || !strcmp(argv[1], "epilog"))
+		return cmd_script(!strcmp(argv[1], "prolog"), argc - 2, argv + 2);
 	if (!strcmp(argv[1], "cpubind") && argc == 4)
-		return cmd_cpubind(argv[2], argv[3]);
+		return cmd_bindmark(false, argv[2], argv[3]);
+	if (!strcmp(argv[1], "gpubind") && argc == 4)
+		return cmd_bindmark(true, argv[2], argv[3]);
 	return usage();
 }

@@ -51,6 +51,7 @@ typedef struct nps_host_ops {
 	int (*task_id)(void *ctx, int *task);                   /* S_TASK_ID */
 	/* this node's name, as slurmd calls it */
 	int (*node_name)(void *ctx, char *buf, size_t len);
+	int (*job_id)(void *ctx, unsigned *id);                 /* S_JOB_ID */
 
 	/* ---- the job's environment (spank_getenv, _setenv, _unsetenv) */
 	/* 0, -ENOENT (unset), -ENOSPC (value cut to len - 1 bytes), other <0 */
@@ -59,6 +60,9 @@ typedef struct nps_host_ops {
 	int (*unsetenv)(void *ctx, const char *name);
 	/* srun's own environment, which srun passes on to the step */
 	int (*srun_setenv)(void *ctx, const char *name, const char *value);
+	/* this process's environment (srun's; the job prolog's, which slurmd
+	 * makes), same answers as getenv */
+	int (*process_getenv)(void *ctx, const char *name, char *buf, size_t len);
 
 	/* ---- messages, already escaped (one line each) */
 	void (*log)(void *ctx, nps_log_level_t level, const char *msg); /* Slurm's log */

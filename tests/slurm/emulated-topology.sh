@@ -6,7 +6,13 @@
 #
 # On the 2-PU test machine: NUMA 0 = PU 0, NUMA 1 = PU 1, mlx5_0 near PU 1.
 # With a second argument "two-hcas", NUMA 0 also gets an InfiniBand HCA
-# "mlx5_1" (port 1 active) and an Ethernet interface "eth0".
+# "mlx5_1" (port 1 active) and an Ethernet interface "eth0".  With "gpus",
+# the same, and four NVIDIA GPUs (PCI 10de, class 0302), two per NUMA node,
+# whose PCI bus order alternates between the NUMA nodes:
+#   bus order 0: 0000:05:00.0 NUMA 0 (beside mlx5_1)
+#             1: 0000:45:00.0 NUMA 1 (beside mlx5_0)
+#             2: 0000:85:00.0 NUMA 0
+#             3: 0000:c5:00.0 NUMA 1
 # The file is written from scratch rather than edited out of lstopo's
 # output: only the PU list is taken from the live machine (hwloc-calc),
 # and every mask is computed by hwloc-calc too.
@@ -54,8 +60,16 @@ cat <<EOF
       <object type="Group" cpuset="$m0" complete_cpuset="$m0" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="3" kind="1000" subkind="0">
         <object type="NUMANode" os_index="0" cpuset="$m0" complete_cpuset="$m0" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="4" local_memory="1073741824"/>
 EOF
+gpu() { # gp_index busid
+	cat <<EOF
+        <object type="Bridge" gp_index="$1" bridge_type="0-1" depth="0" bridge_pci="0000:[${2:5:2}-${2:5:2}]">
+          <object type="PCIDev" gp_index="$(($1 + 1))" pci_busid="$2" pci_type="0302 [10de:20b0] [10de:1450] a1" pci_link_speed="31.507692"/>
+        </object>
+EOF
+}
 cores "${first[@]}"
-[ "$extra" = two-hcas ] && cat <<EOF
+[ "$extra" = gpus ] && { gpu 200 0000:05:00.0; gpu 202 0000:85:00.0; }
+case $extra in two-hcas|gpus) cat <<EOF
         <object type="Bridge" gp_index="100" bridge_type="0-1" depth="0" bridge_pci="0000:[21-22]">
           <object type="PCIDev" gp_index="101" pci_busid="0000:21:00.0" pci_type="0207 [15b3:101b] [15b3:0007] 00" pci_link_speed="31.507692">
             <object type="OSDev" gp_index="102" name="mlx5_1" subtype="OpenFabrics" osdev_type="3">
@@ -71,12 +85,14 @@ cores "${first[@]}"
           </object>
         </object>
 EOF
+;; esac
 cat <<EOF
       </object>
       <object type="Group" cpuset="$m1" complete_cpuset="$m1" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="5" kind="1000" subkind="0">
         <object type="NUMANode" os_index="1" cpuset="$m1" complete_cpuset="$m1" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="6" local_memory="1073741824"/>
 EOF
 cores "${second[@]}"
+[ "$extra" = gpus ] && { gpu 204 0000:45:00.0; gpu 206 0000:c5:00.0; }
 cat <<EOF
         <object type="Bridge" gp_index="7" bridge_type="0-1" depth="0" bridge_pci="0000:[41-41]">
           <object type="PCIDev" gp_index="8" pci_busid="0000:41:00.0" pci_type="0207 [15b3:101b] [15b3:0007] 00" pci_link_speed="31.507692">

@@ -163,10 +163,21 @@ static void f_say(void *c, const char *line)
 	f->said[f->nsaid++] = strdup(line);
 }
 
+/* no job id: with per-partition arguments the site-wide rules apply */
+static int f_job_id(void *c, unsigned *id)
+{
+	(void)c;
+	*id = 0;
+	return -ENOENT;
+}
+
 static const nps_host_ops_t ops = {
-	f_context, f_register, f_job_argc, f_is_job_step, f_local_tasks, f_cpus_per_task,
-	f_global_rank, f_alloc_cores, f_task_id, f_node_name, f_getenv, f_setenv, f_unsetenv,
-	f_setenv, f_log, f_say,
+	.context = f_context, .register_option = f_register, .job_argc = f_job_argc,
+	.is_job_step = f_is_job_step, .local_tasks = f_local_tasks,
+	.cpus_per_task = f_cpus_per_task, .global_rank = f_global_rank,
+	.alloc_cores = f_alloc_cores, .task_id = f_task_id, .node_name = f_node_name,
+	.job_id = f_job_id, .getenv = f_getenv, .setenv = f_setenv, .unsetenv = f_unsetenv,
+	.srun_setenv = f_setenv, .process_getenv = f_getenv, .log = f_log, .say = f_say,
 };
 
 /* a step's host: slurmstepd, job step, one task on core 0, no cgroup */

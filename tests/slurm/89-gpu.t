@@ -1,0 +1,105 @@
+#!/bin/bash
+# gpu-near on the vcluster: nodes with an emulated GPU topology (this
+# machine's PUs as two NUMA nodes, four NVIDIA GPUs and two InfiniBand HCAs,
+# emulated-topology.sh gpus) and gres/gpu on four fake device files (vcluster
+# --gpus 4, AutoDetect=off).  Bus order, which gres.conf follows:
+#   GPU 0 0000:05:00.0 NUMA 0 (mlx5_1)    GPU 2 0000:85:00.0 NUMA 0 (mlx5_1)
+#   GPU 1 0000:45:00.0 NUMA 1 (mlx5_0)    GPU 3 0000:c5:00.0 NUMA 1 (mlx5_0)
+# The Slurm side (the step's GPUs, --gpu-bind precedence, the fallback
+# without GPUs) is checked always; the placement itself needs the planner's
+# gpu-near, and is skipped (said so) while the planner lacks it.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/slurm-lib.sh"
+need_vcluster
+
+read -r -a pus <<<"$(machine_pus)"
+n=${#pus[@]}
+[ "$n" -ge 2 ] || skip_all "needs 2 PUs"
+dir=$(root_tmpdir gpu) || skip_all "cannot make a root-only directory"
+cleanup() { scancel -u root -n np-gpu-holder >/dev/null 2>&1; plugstack_reset; "$VC" up --nodes 2 >/dev/null 2>&1; rm -rf "$dir"; }
+trap cleanup EXIT
+bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$dir/gpu.xml" gpus || skip_all "cannot generate the XML"
+chmod 0644 "$dir/gpu.xml"
+bash "$NP_SRCDIR/tests/slurm/fake-sysfs.sh" "$dir/gpu.xml" "$dir/sys" || skip_all "cannot build the sysfs tree"
+numa0=$(IFS=,; echo "${pus[*]:0:$((n / 2))}")
+numa1=$(IFS=,; echo "${pus[*]:$((n / 2))}")
+
+run "$VC" up --nodes 2 --topology "$dir/gpu.xml" --gpus 4
+check "vcluster up --gpus 4 with the GPU topology" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || { diag "$ERR"; done_testing; exit 1; }
+run scontrol show node n1
+check "n1 has Gres=gpu:4" grep -q "Gres=gpu:4" <<<"$OUT"
+base="cache=$dir sysfs=$dir/sys"
+plugstack "$base"
+
+# What the task saw: the probe, plus the visible-devices variables
+probe='numaplan-probe --json | jq -c --arg c "${CUDA_VISIBLE_DEVICES-unset}" --arg s "${SLURM_STEP_GPUS-unset}" ". + {cuda: \$c, step_gpus: \$s}"'
+
+srun_ -N1 -n2 --gres=gpu:2 sh -c "$probe"
+check "Slurm gives a --gres=gpu:2 step two GPUs (SLURM_STEP_GPUS=0,1)" \
+	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .step_gpus)" = 0,1 ] && [ "$(pfield 0 .cuda)" = 0,1 ]'
+
+# ---- precedence: srun --gpu-bind
+srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=gpu-near,mem=none sh -c "$probe"
+check "an explicit --gpu-bind wins over gpu-near, with a note" \
+	eval '[ "$RC" -eq 0 ] && grep -q "note: an explicit --gpu-bind wins; policy .gpu-near. not applied" <<<"$ERR"'
+check "... and the tasks are not bound by numaplan" [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ]
+srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=verbose --numa-plan=gpu-near,mem=none sh -c "$probe"
+check "--gpu-bind=verbose alone binds nothing: no such note" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
+srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=spread,mem=none sh -c "$probe"
+check "--gpu-bind does not stop a policy that places no GPU (spread)" \
+	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = spread ] && ! grep -q "gpu-bind wins" <<<"$ERR"'
+plugstack "$base default=gpu-near enforce"
+srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=verbose sh -c "$probe"
+check "enforced gpu-near: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
+plugstack "$base respect_gpu_bind=no"
+srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=gpu-near,mem=none sh -c "$probe"
+check "respect_gpu_bind=no: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
+
+# ---- no GPU in the step: the fallback
+plugstack "$base"
+srun_ -N1 -n2 --numa-plan=gpu-near,mem=none,verbose sh -c "$probe"
+check "gpu-near without GPUs: warned, hca-near instead" \
+	eval '[ "$RC" -eq 0 ] && grep -q "note: gpu-near: Slurm allocated no GPU to this step on this node; hca-near used instead" <<<"$ERR"'
+check "... the tasks are bound as hca-near" [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = hca-near ]
+check "... and get no visible device" [ "$(pfield 0 .cuda)" = unset ]
+plugstack "$base on_error=fail"
+marker=$dir/ran
+srun_ -N1 -n1 --numa-plan=gpu-near,mem=none touch "$marker"
+check "on_error=fail: gpu-near without GPUs fails the step with the reason" \
+	eval '[ "$RC" -ne 0 ] && grep -q "error: gpu-near: Slurm allocated no GPU to this step" <<<"$ERR"'
+check "... and nothing ran" [ ! -e "$marker" ]
+plugstack "$base"
+
+# ---- the placement (the planner's gpu-near)
+check "the planner plans gpu-near on the emulated GPU node" \
+	eval 'numaplan plan --policy gpu-near --topology "$dir/gpu.xml" -n 2 >/dev/null'
+srun_ -N1 -n2 --gres=gpu:2 --numa-plan=gpu-near,mem=none,verbose sh -c "$probe"
+check "gpu-near -n2 --gres=gpu:2 runs" eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ]'
+r0=$(pfield 0 .cuda); r1=$(pfield 1 .cuda)
+check "each task one of the step's GPUs (0 and 1), distinct" \
+	eval '[ "$(printf "%s\n%s\n" "$r0" "$r1" | sort | tr "\n" " ")" = "0 1 " ]'
+for r in 0 1; do
+	g=$(pfield $r .cuda); cpus=$(pfield $r .cpus); ucx=$(pfield $r .env.UCX_NET_DEVICES)
+	if [ "$g" = 0 ]; then want=$numa0 hca=mlx5_1:1; else want=$numa1 hca=mlx5_0:1; fi
+	check "rank $r (GPU $g): the CPUs of its GPU's NUMA node ($want)" subset "$cpus" "$want"
+	check "rank $r (GPU $g): the adapter beside its GPU ($hca)" [ "$ucx" = "$hca" ]
+done
+check "verbose names each index's bus id" \
+	eval 'grep -q "gpus 0=0000:05:00.0" <<<"$ERR" && grep -q "gpus 1=0000:45:00.0" <<<"$ERR"'
+srun_ -N1 -n2 --gres=gpu:1 --numa-plan=gpu-near,mem=none sh -c "$probe"
+check "two tasks, one GPU: both get it" \
+	eval '[ "$(pfield 0 .cuda)" = 0 ] && [ "$(pfield 1 .cuda)" = 0 ]'
+
+# GPUs 0 and 1 held by another job: the step gets 2 and 3, and never 0, 1
+holder=$(sbatch --parsable -J np-gpu-holder -w n1 -n1 -c1 --gres=gpu:2 -o /dev/null --wrap 'sleep 300')
+k=0; while [ $k -lt 60 ] && [ -z "$(squeue -h -j "$holder" -t R)" ]; do sleep 0.5; k=$((k + 1)); done
+srun_ -w n1 -N1 -n1 -c1 --gres=gpu:2 --numa-plan=gpu-near,mem=none,verbose sh -c "$probe"
+check "the step's GPUs are 2,3 (Slurm)" [ "$(pfield 0 .step_gpus)" = 2,3 ]
+check "the task gets both, and no GPU of the other job" \
+	eval '[ "$(pfield 0 .cuda | tr , "\n" | sort | tr "\n" " ")" = "2 3 " ]'
+check "verbose: index 2 is 0000:85:00.0, 3 is 0000:c5:00.0" \
+	eval 'grep -q "2=0000:85:00.0" <<<"$ERR" && grep -q "3=0000:c5:00.0" <<<"$ERR"'
+scancel "$holder"
+check "slurmd of every node still up" nodes_alive
+done_testing
