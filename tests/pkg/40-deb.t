@@ -160,6 +160,17 @@ srun_ -N1 -n2 --numa-plan=compact,verbose numaplan-probe --json
 check "snippet's optional line enabled: a step bound by the installed plugin" \
 	eval '[ "$RC" -eq 0 ] && [ "$(grep "^{" <<<"$OUT" | jq -r "select(.env.NUMAPLAN_POLICY == \"compact\") | .rank" | wc -l)" -eq 2 ] && grep -q "built for Slurm $want_slurm" <<<"$ERR"'
 
+# the vcluster finds the package's plugin by itself (no NP_PLUGIN, no build
+# tree): make install's /usr/local/lib/slurm comes first in its search, so
+# when that holds a plugin (contrib/bootstrap installs one) it is hidden
+# under an empty tmpfs in a mount namespace of this command only
+hide=
+[ -e /usr/local/lib/slurm/numaplan.so ] && hide="mount -t tmpfs -o size=1m np-hide /usr/local/lib/slurm &&"
+run unshare -m --propagation private sh -c "$hide"' exec env -u NP_PLUGIN -u NP_BUILDDIR "$1" plugstack ""' _ "$VC"
+check "vcluster without NP_PLUGIN or a build tree: plugstack.conf loads $PLUGIN (Slurm's plugin directory)" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "optional $PLUGIN" "$conf"'
+[ "$RC" -eq 0 ] || diag "$ERR"
+
 # the slurm group, against the installed packages
 installed "$VC" plugstack '' >/dev/null
 check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
