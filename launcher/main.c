@@ -40,7 +40,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("numaplan %s\n", PACKAGE_VERSION);
+		/* what a site checks after an upgrade: the plugin must match
+		 * the Slurm release that loads it (numaplan-spank(8)) */
+		printf("numaplan %s\nbuilt against hwloc %s, Slurm %s%s\n", PACKAGE_VERSION,
+		       NP_HWLOC_VERSION, NP_SLURM_VERSION,
+		       strcmp(NP_SLURM_VERSION, "none") ? "" : " (no SPANK plugin)");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -2,6 +2,8 @@
  * request.c - parse --numa-plan values and apply the site's precedence.
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -327,7 +329,8 @@ char *nps_help_text(const nps_site_t *s)
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"
 		"variable SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan.\n"
-		"This cluster:\n%s", site ? site : "  (unavailable)\n");
+		"Plugin: numaplan %s, built for Slurm %s\n"
+		"This cluster:\n%s", PACKAGE_VERSION, NP_SLURM_VERSION, site ? site : "  (unavailable)\n");
 	free(site);
 	if (fclose(f) != 0) {
 		free(buf);

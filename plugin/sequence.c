@@ -3,6 +3,8 @@
  * sequence.h); Slurm is reached only through the host (spank_host.h).
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -714,8 +716,12 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 		if (task == 0) {
 			char *lines = nps_plan_lines(q->node, q->plan, q->decision.verbose);
 
-			if (q->decision.verbose)
+			if (q->decision.verbose) {
+				/* which build runs: after an upgrade, the first question */
+				say(h, "numaplan: %s: numaplan %s, built for Slurm %s", q->node,
+				    PACKAGE_VERSION, NP_SLURM_VERSION);
 				say(h, "numaplan: %s: topology: %s", q->node, q->topo_info.text);
+			}
 			say_lines(h, lines);
 			free(lines);
 		}

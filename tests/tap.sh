@@ -5,7 +5,15 @@
 : "${NP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${NP_BUILDDIR:=$NP_SRCDIR}"
 export NP_SRCDIR NP_BUILDDIR
-PATH="$NP_BUILDDIR/launcher:$NP_BUILDDIR/kernels:$PATH"
+# NP_INSTALLED=PREFIX: test the numaplan installed in PREFIX (the Debian
+# packages: /usr) instead of the build tree's: PREFIX/bin first, and
+# neither the build tree nor /usr/local (contrib/bootstrap's install) on
+# PATH.  tests/pkg runs the slurm group so.
+if [ -n "${NP_INSTALLED:-}" ]; then
+	PATH="$NP_INSTALLED/bin:$(tr ':' '\n' <<<"$PATH" | grep -v -e '^/usr/local/' -e "^$NP_BUILDDIR/" | paste -sd:)"
+else
+	PATH="$NP_BUILDDIR/launcher:$NP_BUILDDIR/kernels:$PATH"
+fi
 export PATH
 TOPO="$NP_SRCDIR/tests/topologies"
 _tap_n=0

@@ -87,6 +87,6 @@ check "accept runs the spec's runs and passes" [ "$RC" -eq 0 ]
 check "one run directory per run line" sh -c "[ -s '$tmp/acc/1-stream/results.json' ] && [ -s '$tmp/acc/2-compare/results.json' ]"
 check "accept.json in the output" jqt '.accepted == true and .failures == 0' "$tmp/acc/accept.json"
 
-run numaplan accept --spec "$NP_SRCDIR/contrib/specs/epyc-edr-node.spec" --results "$tmp/s"
+run numaplan accept --spec "$NP_SRCDIR/contrib/specs/epyc-edr-node.accept" --results "$tmp/s"
 check "the EPYC example spec parses (and fails here: exit 1)" [ "$RC" -eq 1 ]
 done_testing

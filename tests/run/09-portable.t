@@ -78,8 +78,8 @@ check "... judging NUMA 5 as hca-local on the 7551" \
 check "... and NUMA 1 on the 7402" \
 	jqt '.checks[0].experiment == "osu.latency.numa1=latency.hca-local"' "$tmp/a7402.json"
 # the shipped example spec names symbolic domains and still parses
-run numaplan accept --spec "$NP_SRCDIR/contrib/specs/epyc-edr-node.spec" --results "$tmp/r7551"
-check "contrib/specs/epyc-edr-node.spec checks osu.latency.hca-local (NUMA 5 on the stored EPYC)" \
+run numaplan accept --spec "$NP_SRCDIR/contrib/specs/epyc-edr-node.accept" --results "$tmp/r7551"
+check "contrib/specs/epyc-edr-node.accept checks osu.latency.hca-local (NUMA 5 on the stored EPYC)" \
 	grep -q 'osu.latency.hca-local .*osu.latency.numa5=latency.hca-local' <<<"$OUT"
 
 # --- thresholds against a baseline ------------------------------------------

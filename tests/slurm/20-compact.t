@@ -30,6 +30,8 @@ for r in 0 1; do
 done
 check "the two tasks are on different CPUs" disjoint "$(pfield 0 .cpus)" "$(pfield 1 .cpus)"
 check "exactly one verbose line per task" [ "$(grep -c '^numaplan: .* task ' <<<"$ERR")" -eq 2 ]
+check "verbose: the node's plugin names the Slurm it was built for (this one)" \
+	grep -qE "^numaplan: n[0-9]+: numaplan [0-9.]+, built for Slurm $(srun --version | awk '{ print $2 }')\$" <<<"$ERR"
 
 srun_ -N1 -n2 --numa-plan=compact,mem=interleave numaplan-probe --json
 check "mem=interleave: MPOL_INTERLEAVE over the task's node" \

@@ -66,6 +66,11 @@ check "help: lists the policies" eval '(for p in none compact spread numa socket
 check "help: shows the site's settings" \
 	eval 'grep -q "default policy *: hca-near" <<<"$OUT" && grep -q "enforced *: yes" <<<"$OUT"'
 check "help: nothing ran" no_task
+# the Slurm it runs in (22.05.8 of "slurm-wlm 22.05.8"), which it was built for
+running=$(srun --version | awk '{ print $2 }')
+np_version=$(sed -n 's/^AC_INIT(\[numaplan\], \[\([^]]*\)\].*/\1/p' "$NP_SRCDIR/configure.ac")
+check "help: names its version and the Slurm it was built for ($running)" \
+	grep -qx "Plugin: numaplan $np_version, built for Slurm $running" <<<"$OUT"
 run timeout "$NP_SRUN_TIMEOUT" sbatch --numa-plan=help --wrap "touch $marker"
 check "sbatch help: exit 0, no job" eval '[ "$RC" -eq 0 ] && ! grep -q "Submitted batch job" <<<"$OUT" && grep -q "hca-near" <<<"$OUT"'
 

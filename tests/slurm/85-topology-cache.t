@@ -157,8 +157,12 @@ step compact
 check "default cache directory: /run/numaplan/$node.xml, used or written" \
 	eval 'topo_line | grep -q "/run/numaplan/$node.xml" && [ "$(stat -c "%u %a" /run/numaplan/$node.xml)" = "0 644" ]'
 
-run timeout "$NP_SRUN_TIMEOUT" "$HARNESS" site cache=relative/dir
-check "cache= needs an absolute path" eval '[ "$RC" -ne 0 ] && grep -q "cache=relative/dir" <<<"$ERR"'
+if [ -n "$HARNESS" ]; then
+	run timeout "$NP_SRUN_TIMEOUT" "$HARNESS" site cache=relative/dir
+	check "cache= needs an absolute path" eval '[ "$RC" -ne 0 ] && grep -q "cache=relative/dir" <<<"$ERR"'
+else
+	skip "cache= needs an absolute path: the harness is a build-tree program (NP_INSTALLED)"
+fi
 check "the nodes are still up" nodes_alive
 
 done_testing

@@ -3,11 +3,18 @@
 #
 # The tests need a running vcluster (tests/run-all brings it up) and the
 # plugin built in $NP_BUILDDIR/plugin/.libs/numaplan.so; without either they
-# report one skip and stop.
+# report one skip and stop.  With NP_INSTALLED (tap.sh) they test the
+# installed plugin NP_PLUGIN names and the installed programs instead, and
+# the harness, a program of the build tree, is not there.
 
 VC="$NP_SRCDIR/contrib/vcluster/vcluster"
-PLUGIN_SO="$NP_BUILDDIR/plugin/.libs/numaplan.so"
-HARNESS="$NP_BUILDDIR/plugin/numaplan-spank-harness"
+if [ -n "${NP_INSTALLED:-}" ]; then
+	PLUGIN_SO=${NP_PLUGIN:-NP_INSTALLED-needs-NP_PLUGIN}
+	HARNESS=
+else
+	PLUGIN_SO="$NP_BUILDDIR/plugin/.libs/numaplan.so"
+	HARNESS="$NP_BUILDDIR/plugin/numaplan-spank-harness"
+fi
 : "${NP_SRUN_TIMEOUT:=180}"
 
 skip_all() { skip "$*"; done_testing; exit 0; }
@@ -23,7 +30,8 @@ need_vcluster() {
 	"$VC" status >/dev/null 2>&1 || skip_all "vcluster not up (tests/run-all slurm brings it up)"
 	eval "$("$VC" env)"
 	export SLURM_CONF
-	# the plugin of this build tree, whatever NP_PLUGIN the caller had
+	# the plugin of this build tree (installed: NP_PLUGIN's), whatever
+	# NP_PLUGIN the caller had
 	export NP_PLUGIN="$PLUGIN_SO"
 	trap 'plugstack_reset' EXIT
 }

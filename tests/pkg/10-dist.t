@@ -1,0 +1,56 @@
+#!/bin/bash
+# The release tarball: `make distcheck` (the tarball built out of tree with a
+# read-only source, `make check` there, install, uninstall), and every file
+# of the git tree in it, with the packaging files of the same version.
+# NP_DISTCHECK_TESTS=LIST limits distcheck's make check (TESTS=LIST).
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/pkg-lib.sh"
+
+log=$PKGDIR/distcheck.log
+start=$SECONDS
+rm -f "$TARBALL"
+if [ -n "${NP_DISTCHECK_TESTS:-}" ]; then
+	make -C "$NP_BUILDDIR" distcheck TESTS="$NP_DISTCHECK_TESTS" >"$log" 2>&1
+else
+	make -C "$NP_BUILDDIR" distcheck >"$log" 2>&1
+fi
+rc=$?
+diag "make distcheck: $((SECONDS - start)) s (log: $log)"
+check "make distcheck passes" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || tail -25 "$log" | sed 's/^/# /'
+check "it leaves numaplan-$NP_VERSION.tar.gz" [ -f "$TARBALL" ]
+[ -f "$TARBALL" ] || { done_testing; exit 1; }
+# distcheck's own make check: tests ran and none failed
+tests_run=$(grep -E '^# (PASS|TOTAL):' "$log" | awk '/TOTAL/ { t += $3 } END { print t + 0 }')
+check "distcheck ran make check from the tarball ($tests_run tests)" [ "$tests_run" -gt 0 ]
+
+list=$(tar tzf "$TARBALL" | sed "s|^numaplan-$NP_VERSION/||" | grep -v '/$' | sort)
+# every file git tracks is in the tarball (a test, a topology, a page
+# missing from EXTRA_DIST fails here, not at a site); CI's own files and
+# .gitignore are the exceptions
+if git -C "$NP_SRCDIR" rev-parse >/dev/null 2>&1; then
+	missing=$(git -C "$NP_SRCDIR" ls-files | grep -vE '^(\.gitignore|\.ci/.*)$' | sort | comm -23 - <(echo "$list"))
+	check "every file in git is in the tarball" [ -z "$missing" ]
+	[ -z "$missing" ] || echo "$missing" | head -20 | sed 's/^/#   missing: /'
+else
+	skip "not a git checkout"
+fi
+for f in configure numaplan.spec debian/rules debian/control INSTALL.md contrib/spack/package.py \
+	plugin/numaplan.conf.in tests/pkg/spack-check.py; do
+	check "the tarball has $f" grep -qx "$f" <<<"$list"
+done
+# rpmbuild -ta takes the one file matching *.spec, at any depth, and
+# refuses a tarball with two
+check "exactly one *.spec in it, numaplan.spec (rpmbuild -ta refuses more)" \
+	[ "$(grep -E '\.spec$' <<<"$list")" = numaplan.spec ]
+check "no build product in it (.o, .so, config.status)" \
+	bash -c '! grep -qE "\.(o|lo|la|so)$|(^|/)config\.status$" <<<"$1"' _ "$list"
+
+# the packaging in the tarball describes this version
+spec=$(tar xzOf "$TARBALL" "numaplan-$NP_VERSION/numaplan.spec")
+check "numaplan.spec: Version: $NP_VERSION" grep -qE "^Version:[[:space:]]+$NP_VERSION\$" <<<"$spec"
+changelog=$(tar xzOf "$TARBALL" "numaplan-$NP_VERSION/debian/changelog" | head -1)
+check "debian/changelog: numaplan ($NP_VERSION-N)" grep -qE "^numaplan \($NP_VERSION-[0-9]+\) " <<<"$changelog"
+recipe=$(tar xzOf "$TARBALL" "numaplan-$NP_VERSION/contrib/spack/package.py")
+check "Spack recipe: version(\"$NP_VERSION\")" grep -qF "version(\"$NP_VERSION\"" <<<"$recipe"
+done_testing

@@ -1,0 +1,231 @@
+#!/bin/bash
+# Debian packages: dpkg-buildpackage -b -us -uc in the unpacked release
+# tarball; each package's files against the layout derived from the build
+# tree's make install (pkg-lib.sh); then `apt-get install ./*.deb` and the
+# Slurm end-to-end group (tests/slurm) run against the INSTALLED files -
+# /usr/bin's programs, /usr/lib's library, the plugin in Debian Slurm's
+# plugin directory - on the vcluster.  Then what INSTALL.md says about
+# plugstack.conf and Slurm releases, on the installed plugin: the snippet
+# is off until enabled; a plugin built for another Slurm release is skipped
+# (optional) or stops every job (required); removing the package rolls it
+# back.  The packages are purged at the end (NP_PKG_KEEP=1 keeps them).
+#
+# dh_auto_test runs the unit tests only (NP_DEB_CHECK_TESTS, default
+# '$(check_PROGRAMS)'): distcheck has run the whole make check of the same
+# tarball.  DEB_BUILD_OPTIONS=noautodbgsym: no -dbgsym packages among
+# ./*.deb.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/pkg-lib.sh"
+[ "$(id -u)" -eq 0 ] || { skip "needs root (apt-get, the vcluster)"; done_testing; exit 0; }
+for t in dpkg-buildpackage dh apt-get; do
+	command -v "$t" >/dev/null || { skip "$t not installed (apt-get install dpkg-dev debhelper)"; done_testing; exit 0; }
+done
+need_tarball || { notok "no tarball: make dist failed (see $PKGDIR/dist.log)"; done_testing; exit 1; }
+
+DEBS="libnumaplan0 numaplan libnumaplan-dev numaplan-slurm numaplan-benchmarks"
+PLUGINDIR=/usr/lib/$MULTIARCH/slurm-wlm
+PLUGIN=$PLUGINDIR/numaplan.so
+SNIPPET=/etc/slurm/plugstack.conf.d/numaplan.conf
+VC=$NP_SRCDIR/contrib/vcluster/vcluster
+export DEBIAN_FRONTEND=noninteractive
+
+purge() {
+	local p installed=()
+	for p in $DEBS; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv 'not-installed' && installed+=("$p"); done
+	[ ${#installed[@]} -eq 0 ] || apt-get purge -y -q "${installed[@]}" >>"$PKGDIR/apt.log" 2>&1
+}
+vc_was_up=no
+tmp=
+cleanup() {
+	[ -n "$tmp" ] && rm -rf "$tmp"
+	if [ -n "${SLURM_CONF:-}" ]; then
+		if [ $vc_was_up = yes ]; then
+			NP_PLUGIN= "$VC" plugstack '' >/dev/null 2>&1   # back to the build tree's plugin
+		else
+			"$VC" down >/dev/null 2>&1
+		fi
+	fi
+	[ -n "${NP_PKG_KEEP:-}" ] || purge
+}
+trap cleanup EXIT
+: >"$PKGDIR/apt.log"
+purge    # a previous run's, if it was interrupted
+
+# ---- build
+work=$PKGDIR/deb
+rm -rf "$work"; mkdir -p "$work"
+cp "$TARBALL" "$work/"
+ln -s "numaplan-$NP_VERSION.tar.gz" "$work/numaplan_$NP_VERSION.orig.tar.gz"
+tar xzf "$TARBALL" -C "$work"
+log=$PKGDIR/dpkg-buildpackage.log
+start=$SECONDS
+(cd "$work/numaplan-$NP_VERSION" &&
+	DEB_BUILD_OPTIONS="noautodbgsym parallel=$(nproc)" NP_CHECK_TESTS="${NP_DEB_CHECK_TESTS-\$(check_PROGRAMS)}" \
+	dpkg-buildpackage -b -us -uc) >"$log" 2>&1
+rc=$?
+diag "dpkg-buildpackage -b -us -uc: $((SECONDS - start)) s (log: $log)"
+check "dpkg-buildpackage -b -us -uc in the unpacked tarball" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || { tail -30 "$log" | sed 's/^/# /'; done_testing; exit 1; }
+check "dh_auto_test ran make check: tests passed, none failed" \
+	eval 'grep -qE "^# PASS: +[1-9]" "$log" && grep -qE "^# FAIL: +0" "$log"'
+debfile() { ls "$work/$1_$NP_VERSION-"*"_"*.deb 2>/dev/null | head -1; }
+for p in $DEBS; do check "package $p built" [ -n "$(debfile "$p")" ]; done
+check "nothing else among ./*.deb" [ "$(ls "$work"/*.deb | wc -l)" -eq 5 ]
+
+# ---- each package's files against the install tree
+expected_layout deb "$PLUGINDIR" >"$PKGDIR/deb-expected" || notok "make install DESTDIR= of the build tree"
+check "every installed file has a package rule" [ -z "$(grep '^? ' "$PKGDIR/deb-expected")" ]
+files_of() { # dpkg-deb -c: no directories, no /usr/share/doc, man pages without .gz
+	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
+		grep -vE '^/usr/share/(doc|lintian)/' | sed -E 's/\.gz$//' | sort
+}
+for p in $DEBS; do
+	f=$(debfile "$p"); [ -n "$f" ] || continue
+	files_of "$f" >"$PKGDIR/deb-$p.actual"
+	awk -v p="$p" '$1 == p { print $2 }' "$PKGDIR/deb-expected" | sort >"$PKGDIR/deb-$p.expected"
+	compare_list "dpkg-deb -c $p: the files of the install tree its rules give it ($(wc -l <"$PKGDIR/deb-$p.expected"))" \
+		"$PKGDIR/deb-$p.expected" "$PKGDIR/deb-$p.actual"
+done
+check "libnumaplan-dev: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc, numaplan(3)" \
+	eval 'for f in /usr/include/numaplan.h /usr/include/numaplan/plan.h /usr/lib/$MULTIARCH/libnumaplan.so /usr/lib/$MULTIARCH/pkgconfig/numaplan.pc /usr/share/man/man3/numaplan.3; do grep -qx "$f" "$PKGDIR/deb-libnumaplan-dev.actual" || exit 1; done'
+check "numaplan-slurm: the plugin in Debian Slurm's plugin directory $PLUGINDIR" \
+	grep -qx "$PLUGIN" "$PKGDIR/deb-numaplan-slurm.actual"
+check "numaplan-slurm: the snippet is a conffile" \
+	grep -qx "$SNIPPET" <<<"$(dpkg-deb -I "$(debfile numaplan-slurm)" conffiles 2>/dev/null)"
+if read -r smaj smin smic < <(slurm_version_parts); then
+	series=$(printf '%d.%02d' "$smaj" "$smin") next=$(printf '%d.%02d' "$smaj" $((smin + 1)))
+	dep=$(dpkg-deb -f "$(debfile numaplan-slurm)" Depends)
+	check "numaplan-slurm depends on Slurm $series's plugins, not the next major release's" \
+		eval 'grep -qF "slurm-wlm-basic-plugins (>= $series~)" <<<"$dep" && grep -qF "slurm-wlm-basic-plugins (<< $next~)" <<<"$dep"'
+	check "numaplan-slurm depends on the library package (the topology checker)" grep -qF "libnumaplan0 (= " <<<"$dep"
+fi
+
+# ---- installed
+(cd "$work" && apt-get install -y -q ./*.deb) >>"$PKGDIR/apt.log" 2>&1
+check "apt-get install ./*.deb" [ $? -eq 0 ]
+for p in $DEBS; do
+	check "$p $NP_VERSION installed" \
+		[ "$(dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null)" = "install ok installed $NP_VERSION-1" ]
+done
+# what the installed-package tests run with: /usr's programs first, nothing
+# of the build tree or of /usr/local (contrib/bootstrap's install) on PATH,
+# and /usr's library before /usr/local/lib, which ld.so.conf puts first
+inst_path="/usr/bin:$(tr ':' '\n' <<<"$PATH" | grep -v -e '^/usr/local/' -e "^$NP_BUILDDIR/" | paste -sd:)"
+installed() {
+	env NP_INSTALLED=/usr NP_PLUGIN="$PLUGIN" LD_LIBRARY_PATH=/usr/lib/$MULTIARCH PATH="$inst_path" "$@"
+}
+check "installed: numaplan and numaplan-probe are /usr/bin's" \
+	[ "$(installed bash -c 'command -v numaplan numaplan-probe numaplan-probe-mpi' | tr '\n' ' ')" = "/usr/bin/numaplan /usr/bin/numaplan-probe /usr/bin/numaplan-probe-mpi " ]
+check "installed: /usr/bin/numaplan loads /usr/lib/$MULTIARCH/libnumaplan.so.0" \
+	grep -q "libnumaplan.so.0 => /usr/lib/$MULTIARCH/libnumaplan.so.0 " <<<"$(installed ldd /usr/bin/numaplan)"
+diag "without LD_LIBRARY_PATH: $(ldd /usr/bin/numaplan | grep libnumaplan | sed 's/^[[:space:]]*//')"
+check "installed: the plugin needs no libnumaplan.so (the planner is linked in)" \
+	bash -c '! ldd "$1" | grep -q libnumaplan' _ "$PLUGIN"
+check "installed: dpkg -S $PLUGIN is numaplan-slurm" [ "$(dpkg -S "$PLUGIN" 2>/dev/null | cut -d: -f1)" = numaplan-slurm ]
+want_slurm=none
+[ -n "${smaj:-}" ] && want_slurm=$(printf '%d.%02d.%d' "$smaj" "$smin" "$smic")
+run installed numaplan --version
+check "installed: numaplan --version: $NP_VERSION, hwloc $(pkg-config --modversion hwloc), Slurm $want_slurm" \
+	[ "$OUT" = "$(printf 'numaplan %s\nbuilt against hwloc %s, Slurm %s' "$NP_VERSION" "$(pkg-config --modversion hwloc)" "$want_slurm")" ]
+check "installed: the plugin runs the installed checker /usr/libexec/numaplan/numaplan-topo-check" \
+	eval '[ -x /usr/libexec/numaplan/numaplan-topo-check ] && grep -qaF /usr/libexec/numaplan/numaplan-topo-check "$PLUGIN"'
+run installed numaplan topo --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml"
+check "installed: numaplan topo on a stored topology (the installed library and checker)" \
+	eval '[ "$RC" -eq 0 ] && grep -q "^2 packages, 8 NUMA nodes" <<<"$OUT"'
+check "installed: the snippet is off (every line a comment)" eval '! grep -qvE "^[[:space:]]*(#|$)" "$SNIPPET"'
+
+# ---- the vcluster with the installed plugin
+if "$VC" status >/dev/null 2>&1; then
+	vc_was_up=yes
+else
+	installed "$VC" up --nodes 2 >"$PKGDIR/vcluster-up.log" 2>&1 ||
+		{ notok "vcluster up (see $PKGDIR/vcluster-up.log)"; done_testing; exit 1; }
+fi
+eval "$("$VC" env)"
+export SLURM_CONF
+conf=$(dirname "$SLURM_CONF")/plugstack.conf
+tmp=$(mktemp -d /run/numaplan-pkg.XXXXXX) && chmod 0755 "$tmp"
+srun_() { run installed timeout 120 srun "$@"; }
+
+# the snippet as installed: off; the same with its optional line enabled: on
+echo "include /etc/slurm/plugstack.conf.d/*.conf" >"$conf"
+srun_ -N1 -n1 --numa-plan=help true
+check "snippet as installed: plugin not loaded (--numa-plan unrecognized)" \
+	eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option" <<<"$ERR"'
+mkdir -p "$tmp/conf.d"
+sed 's/^#optional /optional /' "$SNIPPET" >"$tmp/conf.d/numaplan.conf"
+echo "include $tmp/conf.d/*.conf" >"$conf"
+srun_ -N1 -n1 --numa-plan=help true
+check "snippet's optional line enabled: --numa-plan=help names $NP_VERSION and Slurm $want_slurm" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "Plugin: numaplan $NP_VERSION, built for Slurm $want_slurm" <<<"$OUT"'
+srun_ -N1 -n2 --numa-plan=compact,verbose numaplan-probe --json
+check "snippet's optional line enabled: a step bound by the installed plugin" \
+	eval '[ "$RC" -eq 0 ] && [ "$(grep "^{" <<<"$OUT" | jq -r "select(.env.NUMAPLAN_POLICY == \"compact\") | .rank" | wc -l)" -eq 2 ] && grep -q "built for Slurm $want_slurm" <<<"$ERR"'
+
+# the vcluster finds the package's plugin by itself (no NP_PLUGIN, no build
+# tree): make install's /usr/local/lib/slurm comes first in its search, so
+# when that holds a plugin (contrib/bootstrap installs one) it is hidden
+# under an empty tmpfs in a mount namespace of this command only
+hide=
+[ -e /usr/local/lib/slurm/numaplan.so ] && hide="mount -t tmpfs -o size=1m np-hide /usr/local/lib/slurm &&"
+run unshare -m --propagation private sh -c "$hide"' exec env -u NP_PLUGIN -u NP_BUILDDIR "$1" plugstack ""' _ "$VC"
+check "vcluster without NP_PLUGIN or a build tree: plugstack.conf loads $PLUGIN (Slurm's plugin directory)" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "optional $PLUGIN" "$conf"'
+[ "$RC" -eq 0 ] || diag "$ERR"
+
+# the slurm group, against the installed packages
+installed "$VC" plugstack '' >/dev/null
+check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
+start=$SECONDS
+for t in "$NP_SRCDIR"/tests/slurm/*.t; do
+	name=slurm/$(basename "$t" .t)
+	tlog=$PKGDIR/installed-$(basename "$t" .t).log
+	installed timeout "${NP_TEST_TIMEOUT:-900}" bash "$t" >"$tlog" 2>&1
+	trc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*|"not ok "*)
+			desc=${line#*ok }; desc=${desc#* - }
+			case $line in ok*) ok "installed $name: $desc";; *) notok "installed $name: $desc";; esac;;
+		"#"*) echo "$line";;
+		esac
+	done <"$tlog"
+	if [ "$trc" -ne 0 ] && ! grep -q '^not ok' "$tlog"; then notok "installed $name exited $trc (see $tlog)"; fi
+done
+diag "slurm group against the installed packages: $((SECONDS - start)) s"
+check "after the group, plugstack.conf still loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
+
+# ---- a plugin built for another Slurm major release (INSTALL.md)
+other=$((smaj - 1))
+plugin_version "$PLUGIN" "$(printf '0x%02x%02x%02x' "$other" "${smin:-0}" 0)" >"$tmp/numaplan.so" && chmod 0644 "$tmp/numaplan.so"
+echo "optional $tmp/numaplan.so" >"$conf"
+srun_ -N1 -n1 true
+check "built for Slurm $other.x, optional: Slurm refuses to load it, the job runs" \
+	eval '[ "$RC" -eq 0 ] && grep -q "Incompatible Slurm plugin" <<<"$ERR"'
+srun_ -N1 -n1 --numa-plan=compact true
+check "built for Slurm $other.x, optional: --numa-plan is an unrecognized option" \
+	eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option .--numa-plan" <<<"$ERR"'
+echo "required $tmp/numaplan.so" >"$conf"
+srun_ -N1 -n1 true
+check "built for Slurm $other.x, required: every srun fails" \
+	eval '[ "$RC" -ne 0 ] && grep -q "Plug-in initialization failed" <<<"$ERR"'
+
+# ---- rolling back: the package removed
+echo "optional $PLUGIN" >"$conf"
+apt-get remove -y -q numaplan-slurm >>"$PKGDIR/apt.log" 2>&1
+check "apt-get remove numaplan-slurm: the plugin is gone, the snippet (a conffile) stays" \
+	eval '[ ! -e "$PLUGIN" ] && [ -f "$SNIPPET" ]'
+srun_ -N1 -n1 true
+check "removed, optional line left: jobs run, Slurm logs the missing plugin" \
+	eval '[ "$RC" -eq 0 ] && grep -q "numaplan.so" <<<"$ERR"'
+run timeout 120 sbatch -N1 -n1 -o /dev/null --numa-plan=compact --wrap true
+check "removed, optional line left: sbatch --numa-plan is refused as unrecognized" \
+	eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option" <<<"$ERR"'
+echo "required $PLUGIN" >"$conf"
+srun_ -N1 -n1 true
+check "removed, required line left: every srun fails" [ "$RC" -ne 0 ]
+echo "" >"$conf"
+purge
+check "apt-get purge: nothing of numaplan left in /usr and /etc" \
+	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.0 ] && [ ! -d /usr/libexec/numaplan ]'
+done_testing
