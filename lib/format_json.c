@@ -1,7 +1,8 @@
 /*
  * format_json.c - the JSON forms of plans and topologies.  The plan's
  * fields are a contract: the launcher, the tests and external tools read
- * "policy", "ranks"[].{rank,host,cpus,mems,hca,env}.
+ * "policy", "ranks"[].{rank,host,cpus,mems,hca,env}; fields are only
+ * ever added.
  *
  * jansson leaves a member out, and says so only in a return value, when a
  * value could not be made: every member goes through put()/push(), and a
@@ -101,6 +102,7 @@ static json_t *rank_json(const np_topo_t *t, const np_rank_t *r, bool *bad)
 		put(o, "gpu_index", gi, bad);
 		put(o, "gpu_local", r->ngpus ? json_boolean(r->gpu_local) : json_null(), bad);
 		put(o, "hcas", h, bad);
+		put(o, "gpu_mems", cpulist(r->gpu_mems), bad);
 	}
 	return o;
 }
@@ -198,6 +200,7 @@ static json_t *gpu_json(const np_topo_t *t, unsigned i, bool *bad)
 	put(o, "pci_id", json_sprintf("%04x:%04x", g->vendor_id, g->device_id), bad);
 	put(o, "osdevs", json_string(g->osdevs), bad);
 	put(o, "partitions", json_integer(g->partitions), bad);
+	put(o, "memory_numa", cpulist(g->mems), bad);
 	if (n < 0)
 		*bad = true;
 	for (int k = 0; k < n && k < 16; k++)

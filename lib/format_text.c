@@ -1,6 +1,7 @@
 /*
  * format_text.c - the human forms: `numaplan topo` and the plan table.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -78,6 +79,8 @@ static void write_gpus(FILE *f, const np_topo_t *t)
 		else
 			put_set(f, " numa %s", g->numas);
 		put_set(f, " cpus %s", g->cpus);
+		if (!np_cpuset_iszero(g->mems))
+			put_set(f, " gpu-memory numa %s", g->mems);
 		if (g->osdevs[0])
 			fprintf(f, "  [%s]", g->osdevs);
 		if (g->partitions > 1)
@@ -91,20 +94,33 @@ static void write_gpus(FILE *f, const np_topo_t *t)
 static void write_pairing(FILE *f, const np_topo_t *t)
 {
 	int devs[8];
+	bool mems = false;
 
-	fprintf(f, "\nGPU-to-adapter pairing (nearest usable adapter; where they meet):\n");
-	fprintf(f, "  %-3s %-12s %-24s %s\n", "gpu", "pci", "adapter", "meet");
+	/* the gpu-mem column only where some GPU has memory nodes of its own,
+	 * so that other nodes' tables keep their shape */
+	for (unsigned i = 0; i < t->ngpus; i++)
+		mems = mems || !np_cpuset_iszero(t->gpus[i].mems);
+	fprintf(f, "\nGPU-to-adapter pairing (nearest usable adapter; where they meet%s):\n",
+	        mems ? "; the GPU's own memory nodes" : "");
+	fprintf(f, "  %-3s %-12s %-24s %s%s\n", "gpu", "pci", "adapter", mems ? "meet       " : "meet",
+	        mems ? "gpu-mem" : "");
 	for (unsigned i = 0; i < t->ngpus; i++) {
 		np_pci_level_t lv;
 		int n = np_topo_gpu_nearest(t, i, devs, 8, &lv);
 		char list[256] = "-";
+		char *own = mems && !np_cpuset_iszero(t->gpus[i].mems) ? np_cpuset_format(t->gpus[i].mems) : NULL;
 		size_t len = 0;
 
 		for (int k = 0; k < n && k < 8 && len < sizeof(list); k++)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? "|" : "",
 			                        t->devices[devs[k]].name);
-		fprintf(f, "  %-3u %-12s %-24s %s\n", i, t->gpus[i].pci_busid, list,
-		        n > 0 ? np_pci_level_name(lv) : "-");
+		if (mems)
+			fprintf(f, "  %-3u %-12s %-24s %-10s %s\n", i, t->gpus[i].pci_busid, list,
+			        n > 0 ? np_pci_level_name(lv) : "-", own ? own : "-");
+		else
+			fprintf(f, "  %-3u %-12s %-24s %s\n", i, t->gpus[i].pci_busid, list,
+			        n > 0 ? np_pci_level_name(lv) : "-");
+		free(own);
 	}
 }
 

@@ -20,6 +20,7 @@ void np_plan_free(np_plan_t *p)
 
 		np_cpuset_free(r->cpus);
 		np_cpuset_free(r->mems);
+		np_cpuset_free(r->gpu_mems);
 		free(r->hca);
 		for (unsigned k = 0; k < r->ngpus; k++)
 			free(r->gpus[k]);
@@ -181,6 +182,14 @@ static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 		for (int c = np_cpuset_first(r->cpus); c >= 0; c = np_cpuset_next(r->cpus, c))
 			if ((unsigned)c < npu && pu_numa[c] >= 0 && np_cpuset_set(r->mems, (unsigned)pu_numa[c]) < 0)
 				return -ENOMEM;
+	/* gpu-near: a coherent GPU's memory node (GH200, Power9 NVLink) is
+	 * local to the rank too; a strict bind to the CPUs' nodes alone
+	 * would keep its pages off the GPU it drives.  Only gpu-near's
+	 * ranks have GPU memory nodes (plan_gpu.c). */
+	if (r->mem == NP_MEM_NONE)
+		np_cpuset_zero(r->gpu_mems);
+	else if (np_cpuset_or(r->mems, r->gpu_mems) < 0)
+		return -ENOMEM;
 	return np_rank_fill_env(t, p, r, nic_map);
 }
 
@@ -400,8 +409,9 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		p->ranks[i].device = -1;
 		p->ranks[i].cpus = np_cpuset_new();
 		p->ranks[i].mems = np_cpuset_new();
+		p->ranks[i].gpu_mems = np_cpuset_new();
 		p->nranks++;
-		if (!p->ranks[i].cpus || !p->ranks[i].mems) {
+		if (!p->ranks[i].cpus || !p->ranks[i].mems || !p->ranks[i].gpu_mems) {
 			rc = np_error_set(err, -ENOMEM, "out of memory");
 			goto fail;
 		}

@@ -164,6 +164,9 @@ static int set_gpus(const np_topo_t *t, np_rank_t *rk, const np_gpu_use_t *use, 
 			return -ENOMEM;
 		rk->gpu_index[i] = use[i].index;
 		rk->ngpus++;
+		/* its memory is the GPU's own: local to it as the CPUs' are */
+		if (np_cpuset_or(rk->gpu_mems, t->gpus[use[i].gpu].mems) < 0)
+			return -ENOMEM;
 	}
 	return np_rank_gpu_env(t, rk, use, n);
 }

@@ -224,7 +224,7 @@ int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 	int rc = 0;
 
 	if (read_network(t, h, &pcis) < 0 || np_topo_read_gpus(t, h, &pcis) < 0 ||
-	    np_topo_index_gpus(t, pcis) < 0)
+	    np_topo_index_gpus(t, h, pcis) < 0)
 		rc = np_error_set(err, -ENOMEM, "out of memory while reading devices");
 	free(pcis);
 	return rc;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/text.h"
 #include "topo_internal.h"
@@ -197,6 +198,46 @@ static np_pci_level_t meet(const np_topo_t *t, hwloc_obj_t a, hwloc_obj_t b, con
 	return NP_PCI_SLIT;
 }
 
+/* "0004:04:00.0", or "04:00.0" in domain 0, in any case: the numbers.
+ * 0 or -1 when it is not a bus id. */
+static int parse_busid(const char *s, unsigned v[4])
+{
+	char extra;
+
+	if (sscanf(s, "%x:%x:%x.%x%c", &v[0], &v[1], &v[2], &v[3], &extra) == 4)
+		return 0;
+	v[0] = 0;
+	return sscanf(s, "%x:%x.%x%c", &v[1], &v[2], &v[3], &extra) == 3 ? 0 : -1;
+}
+
+/*
+ * The GPU's own memory nodes: those hwloc 2 marks as GPU memory (subtype
+ * GPUMemory) and whose PCIBusID info names this PCI function.  Locality
+ * cannot tell them apart (on a Power9 both GPUs' nodes hang next to their
+ * socket's DRAM; a hwloc 1.x file leaves them off the machine, equidistant
+ * from every socket), so a node without the name is nobody's: no guess.
+ * A node without memory (the driver has not onlined it) is left out too:
+ * the kernel takes no page there and drops it from a policy's nodes.
+ */
+static int read_gpu_mems(hwloc_topology_t h, hwloc_obj_t pci, np_cpuset_t *mems)
+{
+	hwloc_obj_t n = NULL;
+
+	while ((n = hwloc_get_next_obj_by_type(h, HWLOC_OBJ_NUMANODE, n))) {
+		const char *id = hwloc_obj_get_info_by_name(n, "PCIBusID");
+		unsigned v[4];
+
+		if (!n->subtype || strcasecmp(n->subtype, "GPUMemory") || !id || parse_busid(id, v) < 0 ||
+		    v[0] != pci->attr->pcidev.domain || v[1] != pci->attr->pcidev.bus ||
+		    v[2] != pci->attr->pcidev.dev || v[3] != pci->attr->pcidev.func ||
+		    n->attr->numanode.local_memory == 0)
+			continue;
+		if (np_cpuset_set(mems, n->os_index) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int cmp_busid(const void *x, const void *y)
 {
 	const np_gpu_t *a = x, *b = y;
@@ -206,7 +247,7 @@ static int cmp_busid(const void *x, const void *y)
 
 /* t->gpus from the GPU entries of t->devices, after the NUMA views are
  * built (the levels need the packages). */
-int np_topo_index_gpus(np_topo_t *t, hwloc_obj_t const *pcis)
+int np_topo_index_gpus(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t const *pcis)
 {
 	unsigned n = 0;
 
@@ -230,7 +271,8 @@ int np_topo_index_gpus(np_topo_t *t, hwloc_obj_t const *pcis)
 		g->device_id = o->attr->pcidev.device_id;
 		gpu_vendor(o, &g->vendor);
 		if (!(g->pci_busid = strdup(d->pci_busid)) || !(g->osdevs = gpu_osdevs(o, &g->partitions)) ||
-		    !(g->meet = malloc(t->ndevices ? t->ndevices : 1)))
+		    !(g->meet = malloc(t->ndevices ? t->ndevices : 1)) || !(g->mems = np_cpuset_new()) ||
+		    read_gpu_mems(h, o, g->mems) < 0)
 			return -ENOMEM;
 		for (unsigned k = 0; k < t->ndevices; k++)
 			g->meet[k] = (unsigned char)meet(t, o, pcis[k], d, &t->devices[k]);
@@ -246,6 +288,7 @@ void np_topo_free_gpus(np_topo_t *t)
 		free(t->gpus[i].pci_busid);
 		free(t->gpus[i].osdevs);
 		free(t->gpus[i].meet);
+		np_cpuset_free(t->gpus[i].mems);
 	}
 	free(t->gpus);
 	t->gpus = NULL;

@@ -27,9 +27,9 @@ int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_k
                        const char *name, hwloc_obj_t **pcis);
 
 /* topo_gpus.c: the GPU entries of t->devices, then t->gpus in PCI order
- * with their meeting levels. */
+ * with their meeting levels and their own memory nodes. */
 int np_topo_read_gpus(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis);
-int np_topo_index_gpus(np_topo_t *t, hwloc_obj_t const *pcis);
+int np_topo_index_gpus(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t const *pcis);
 void np_topo_free_gpus(np_topo_t *t);
 
 /* (Re)build packages/numa/l3/cores from h restricted to t->allowed. */

@@ -36,7 +36,9 @@ typedef enum np_policy {
 /* The memory policy of a rank, named as the kernel's modes (and the
  * "mempolicy" of the JSON plan, and numaplan-probe) name them. */
 typedef enum np_mem {
-	NP_MEM_BIND,        /* "bind": MPOL_BIND to the NUMA nodes of the rank's CPUs */
+	/* "bind": MPOL_BIND to the NUMA nodes of the rank's CPUs, and under
+	 * gpu-near its GPUs' own memory nodes (np_rank_t.gpu_mems) */
+	NP_MEM_BIND,
 	NP_MEM_INTERLEAVE,  /* "interleave": MPOL_INTERLEAVE over those nodes */
 	NP_MEM_NONE,        /* "none": leave the memory policy alone */
 	NP_MEM_COUNT
@@ -95,7 +97,8 @@ typedef struct np_rank {
 	const char *host;           /* points into np_plan_t.hosts */
 	bool bound;                 /* false for policy none */
 	np_cpuset_t *cpus;          /* OS PU indexes */
-	np_cpuset_t *mems;          /* NUMA OS indexes; empty when memory is not bound */
+	np_cpuset_t *mems;          /* NUMA OS indexes; empty when memory is not bound
+	                             * (gpu-near: with gpu_mems, see below) */
 	np_mem_t mem;
 	int device;                 /* index in topo->devices, -1 when none */
 	char *hca;                  /* device name or NULL */
@@ -117,6 +120,10 @@ typedef struct np_rank {
 	unsigned nhcas;
 	char **hcas;
 	unsigned *hca_ports;
+	/* gpu-near (API 0.3): the memory nodes of the rank's GPUs
+	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes; empty
+	 * under the other policies and when memory is not bound. */
+	np_cpuset_t *gpu_mems;
 } np_rank_t;
 
 /* An adapter hca-near left out, and why ("port 1 DOWN"). */

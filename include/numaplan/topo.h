@@ -176,6 +176,12 @@ typedef struct np_gpu {
 	unsigned partitions;
 	/* ndevices entries: where this GPU meets devices[d] (np_pci_level_t) */
 	unsigned char *meet;
+	/* NUMA OS indexes of the GPU's own memory (API 0.3): the NUMA nodes
+	 * hwloc 2 marks subtype "GPUMemory" whose info "PCIBusID" names this
+	 * GPU (NVIDIA GPUs on coherent links: GH200's NVLink-C2C, POWER9's
+	 * NVLink).  Empty when the topology names none: hwloc 1.x files,
+	 * discrete GPUs, and MI300A, whose HBM is its CPUs' own node. */
+	np_cpuset_t *mems;
 } np_gpu_t;
 
 /* How an XML file reached the in-process load (np_topo_t.xml_check). */
