@@ -36,6 +36,23 @@ static int gpu_outside(const nps_node_in_t *in, const np_rank_t *r, unsigned tas
 	return 0;
 }
 
+/*
+ * A GPU's memory node (gpu-near) that the step's cpuset leaves out, or
+ * that has no memory online, is not the step's to use: the kernel drops
+ * it from a policy (and the read-back would then differ), so the rank
+ * binds to the rest.  The CPUs' nodes stay as strict as ever.
+ */
+static void trim_gpu_mems(const nps_node_in_t *in, np_rank_t *r)
+{
+	if (!in->mems_allowed || !r->gpu_mems || !r->mems)
+		return;
+	for (int n = np_cpuset_first(r->gpu_mems); n >= 0; n = np_cpuset_next(r->gpu_mems, n))
+		if (!np_cpuset_isset(in->mems_allowed, (unsigned)n)) {
+			np_cpuset_clr(r->mems, (unsigned)n);
+			np_cpuset_clr(r->gpu_mems, (unsigned)n);
+		}
+}
+
 int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
                   np_error_t *err)
 {
@@ -78,12 +95,13 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 				    p->nranks, in->ntasks);
 	}
 	for (unsigned i = 0; i < p->nranks; i++) {
-		const np_rank_t *r = &p->ranks[i];
+		np_rank_t *r = &p->ranks[i];
 
 		if ((rc = gpu_outside(in, r, i, err)) < 0)
 			break;
 		if (!r->bound)
 			continue;
+		trim_gpu_mems(in, r);
 		if (!r->cpus || !np_cpuset_included(r->cpus, in->step_cpus)) {
 			rc = outside(err, "CPUs", i, r->cpus, in->step_cpus);
 			break;

@@ -62,6 +62,36 @@ check "no GPU: hca-near with a warning" \
 run numaplan plan --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml" -n 2 -p gpu-near --no-fallback
 check "no GPU, --no-fallback: exit 2" test "$RC" -eq 2
 
+# GPU memory NUMA nodes (hwloc 2's GPUMemory + PCIBusID): Sierra with the
+# pairing 252..255 -> the GPUs in bus order written into the file
+# (tests/xml/README.md); DRAM node 0 is socket 0's, 8 socket 1's.
+GPUMEM=$NP_SRCDIR/tests/xml/gpumem-power9-2s-4v100-sierra-v2.xml
+SIERRA=$TOPO/ibm-power9-2s-4v100-gpunuma-6numa-sierra.xml
+run numaplan topo --topology "$GPUMEM"
+check "topo: each GPU line names its own memory node" \
+	bash -c 'grep -Eq "^ +1 +0004:05:00.0 .* gpu-memory numa 253 " <<<"$1" && grep -Eq "^ +3 +0035:04:00.0 .* gpu-memory numa 255 " <<<"$1"' _ "$OUT"
+check "topo: the pairing table has a gpu-mem column" \
+	bash -c 'grep -Eq "^ +gpu +pci +adapter +meet +gpu-mem$" <<<"$1" && grep -Eq "^ +2 +0035:03:00.0 +mlx5_2\|mlx5_3 +numa +254$" <<<"$1"' _ "$OUT"
+run numaplan topo --topology "$SIERRA"
+check "topo, Sierra v1 file: no GPU memory named, no gpu-mem column" \
+	bash -c '! grep -Eq " gpu-mem$| gpu-memory numa " <<<"$1"' _ "$OUT"
+run numaplan topo --topology "$GPUMEM" --json
+check_jq "topo --json: gpus[].memory_numa" '[.gpus[].memory_numa] == ["252","253","254","255"]'
+run numaplan plan --topology "$GPUMEM" -n 4 -p gpu-near -f json
+check_jq "gpu-near JSON: mems = the CPUs' node + the rank's own GPU's memory node" \
+	'[.ranks[].mems] == ["0,252","0,253","8,254","8,255"] and [.ranks[].gpu_mems] == ["252","253","254","255"]'
+run numaplan plan --topology "$GPUMEM" -n 4 -p gpu-near --mem interleave -f numactl
+check "gpu-near numactl: interleaved over the CPU node and the GPU's node" \
+	test "$(grep -o -- '--interleave=[0-9,]*' <<<"$OUT" | tr '\n' ' ')" = "--interleave=0,252 --interleave=0,253 --interleave=8,254 --interleave=8,255 "
+for pol in hca-near compact spread; do
+	run numaplan plan --topology "$GPUMEM" -n 8 -p $pol -f json
+	check_jq "$pol on the same node: CPU nodes only, no gpu_mems" \
+		'all(.ranks[]; (.mems == "0" or .mems == "8") and .gpu_mems == "")'
+done
+run numaplan plan --topology "$SIERRA" -n 4 -p gpu-near -f json
+check_jq "Sierra v1 file: no association, gpu-near binds the CPU nodes only" \
+	'[.ranks[].mems] == ["0","0","8","8"] and all(.ranks[]; .gpu_mems == "")'
+
 # the plugin's --numa-plan value, through its harness (no Slurm needed)
 H=$NP_BUILDDIR/plugin/numaplan-spank-harness
 if [ -x "$H" ]; then

@@ -28,6 +28,8 @@
 #define WSM "intel-wsm-2s-mlx4-3m2070-hp-sl390s.xml"
 #define G4DN "intel-clx8259cl-2s-8t4-efa-aws-g4dnmetal.xml"
 #define TX2 "arm-thunderx2-2s-4mlx5-ulna.xml"
+/* Sierra as hwloc 2 shows NVIDIA GPU memory nodes: see tests/xml/README.md */
+#define GPUMEM NP_XMLDIR "/gpumem-power9-2s-4v100-sierra-v2.xml"
 
 /* "busid>numa:vendor;..." in PCI bus id order (vendor N, A, I) */
 static const struct inventory {
@@ -535,6 +537,9 @@ static void check_invariants(const char *file, const np_topo_t *t, const np_plan
 				fail_msg("%s n=%u: rank %u has an adapter though none is usable", file, n, r);
 			}
 		}
+		/* no stored file names GPU memory nodes (hwloc 2's GPUMemory) */
+		if (!np_cpuset_iszero(k->gpu_mems))
+			fail_msg("%s n=%u: rank %u has GPU memory nodes", file, n, r);
 		if (local && !k->gpu_local)
 			fail_msg("%s n=%u: rank %u outside its GPU's locality though there is room", file, n, r);
 	}
@@ -554,6 +559,199 @@ static void check_invariants(const char *file, const np_topo_t *t, const np_plan
 				fail_msg("%s n=%u: GPU %u given to %u ranks", file, n, g, per_gpu[g]);
 	}
 	free(per_gpu);
+}
+
+/* the set as a cpulist, for messages and comparisons */
+static void expect_set(const char *what, const np_cpuset_t *got, const char *want)
+{
+	np_cpuset_t *w = set_of(want);
+	char *txt = np_cpuset_format(got);
+
+	if (!np_cpuset_equal(got, w))
+		fail_msg("%s: %s, want %s", what, txt ? txt : "?", want);
+	free(txt);
+	np_cpuset_free(w);
+}
+
+static np_plan_t *plan_mem(const np_topo_t *t, np_policy_t pol, unsigned n, np_mem_t mem,
+                           const unsigned *ids, unsigned nids)
+{
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_error_t err = { 0 };
+	np_plan_t *p;
+
+	o.policy = pol;
+	o.ntasks = n;
+	o.mem = mem;
+	o.gpu_ids = ids;
+	o.ngpu_ids = nids;
+	o.overcommit = true;
+	if (np_plan_compute(t, &o, &p, &err) < 0)
+		fail_msg("%s n=%u: %s", np_policy_name(pol), n, err.msg);
+	assert_int_equal(p->policy, pol);
+	return p;
+}
+
+/*
+ * The GPU memory file (tests/xml/README.md): Sierra's 4 V100s, whose
+ * memory nodes the file names as hwloc 2 does: 252 -> 0004:04:00.0,
+ * 253 -> 0004:05:00.0 (socket 0, DRAM node 0, PUs 0-87), 254 ->
+ * 0035:03:00.0, 255 -> 0035:04:00.0 (socket 1, DRAM node 8, PUs 88-175).
+ * Locality alone cannot pair them: both GPUs of a socket have the
+ * socket's three nodes in their locality.
+ */
+static const char *const own_mem[] = { "252", "253", "254", "255" };
+static const char *const cpu_node[] = { "0", "0", "8", "8" };
+
+static void test_gpu_memory_nodes(void **state)
+{
+	np_topo_t *t = load_path(GPUMEM);
+	np_plan_t *p;
+	char want[32];
+
+	(void)state;
+	assert_int_equal(t->ngpus, 4);
+	assert_int_equal(t->nnuma, 6);
+	for (unsigned g = 0; g < 4; g++) {
+		snprintf(want, sizeof(want), "GPU %u's memory nodes", g);
+		expect_set(want, np_topo_gpu(t, g)->mems, own_mem[g]);
+	}
+	expect_set("GPU 0's locality", np_topo_gpu(t, 0)->numas, "0,252-253");
+	/* the GPU nodes are nobody's home: cores stay on the DRAM nodes */
+	for (unsigned i = 0; i < t->nnuma; i++)
+		assert_int_equal(t->numa[i].ncores, t->numa[i].os_index < 252 ? 22 : 0);
+
+	/* a rank per GPU: its CPUs' node and its own GPU's memory node */
+	for (np_mem_t m = NP_MEM_BIND; m <= NP_MEM_INTERLEAVE; m++) {
+		p = plan_mem(t, NP_POLICY_GPU_NEAR, 4, m, NULL, 0);
+		for (unsigned r = 0; r < 4; r++) {
+			snprintf(want, sizeof(want), "%s,%s", cpu_node[r], own_mem[r]);
+			assert_string_equal(p->ranks[r].gpus[0], t->gpus[r].pci_busid);
+			expect_set("gpu-near mems", p->ranks[r].mems, want);
+			expect_set("gpu-near gpu_mems", p->ranks[r].gpu_mems, own_mem[r]);
+			assert_int_equal(p->ranks[r].mem, m);
+		}
+		np_plan_free(p);
+	}
+	/* two ranks per GPU: both get that GPU's node, never the other's */
+	p = plan_mem(t, NP_POLICY_GPU_NEAR, 8, NP_MEM_BIND, NULL, 0);
+	for (unsigned r = 0; r < 8; r++) {
+		snprintf(want, sizeof(want), "%s,%s", cpu_node[r / 2], own_mem[r / 2]);
+		expect_set("gpu-near 8 ranks mems", p->ranks[r].mems, want);
+	}
+	np_plan_free(p);
+	/* a rank with two GPUs: both GPUs' nodes */
+	p = plan_mem(t, NP_POLICY_GPU_NEAR, 2, NP_MEM_BIND, NULL, 0);
+	expect_set("2 GPUs per rank, rank 0", p->ranks[0].mems, "0,252-253");
+	expect_set("2 GPUs per rank, rank 1", p->ranks[1].mems, "8,254-255");
+	np_plan_free(p);
+	/* the step's GPUs 1 and 3 (as Slurm gives them): their nodes only */
+	{
+		static const unsigned ids[] = { 1, 3 };
+
+		p = plan_mem(t, NP_POLICY_GPU_NEAR, 2, NP_MEM_BIND, ids, 2);
+		expect_set("GPU 1's rank", p->ranks[0].mems, "0,253");
+		expect_set("GPU 3's rank", p->ranks[1].mems, "8,255");
+		np_plan_free(p);
+	}
+	/* mem=none binds nothing, GPU memory included */
+	p = plan_mem(t, NP_POLICY_GPU_NEAR, 4, NP_MEM_NONE, NULL, 0);
+	for (unsigned r = 0; r < 4; r++) {
+		assert_true(np_cpuset_iszero(p->ranks[r].mems));
+		assert_true(np_cpuset_iszero(p->ranks[r].gpu_mems));
+	}
+	np_plan_free(p);
+	/* every other policy: CPU nodes only, never a CPU-less GPU node */
+	for (np_policy_t pol = NP_POLICY_COMPACT; pol < NP_POLICY_GPU_NEAR; pol++)
+		for (unsigned n = 1; n <= 44; n += 43) {
+			p = plan_mem(t, pol, n, NP_MEM_BIND, NULL, 0);
+			for (unsigned r = 0; r < n; r++) {
+				const np_rank_t *k = &p->ranks[r];
+
+				if (np_cpuset_iszero(k->mems) || np_cpuset_last(k->mems) > 8)
+					fail_msg("%s n=%u rank %u: mems not the CPU nodes", np_policy_name(pol), n, r);
+				assert_true(np_cpuset_iszero(k->gpu_mems));
+			}
+			np_plan_free(p);
+		}
+	np_topo_free(t);
+}
+
+/* The attributes as hwloc spells them, and nothing less: a node named for
+ * no GPU of the node, an unmarked node, a node without memory belong to
+ * nobody; the bus id compares as numbers (nvidia-smi's 8-digit domain). */
+static void test_gpu_memory_attributes(void **state)
+{
+	static const xml_edit_t edits[] = {
+		/* 252: a GPU that is not on the node */
+		{ "name=\"PCIBusID\" value=\"0004:04:00.0\"", "name=\"PCIBusID\" value=\"0004:06:00.0\"", 0 },
+		/* 253: the subtype in another case still counts */
+		{ "gp_index=\"366\" subtype=\"GPUMemory\"", "gp_index=\"366\" subtype=\"gpumemory\"", 0 },
+		/* 254: not marked as GPU memory */
+		{ "gp_index=\"368\" subtype=\"GPUMemory\"", "gp_index=\"368\"", 0 },
+		/* 255: named with an 8-digit domain */
+		{ "name=\"PCIBusID\" value=\"0035:04:00.0\"", "name=\"PCIBusID\" value=\"00000035:04:00.0\"", 0 },
+	};
+	static const xml_edit_t nomem[] = {
+		{ "subtype=\"GPUMemory\" local_memory=\"16911433728\">\n        <page_type size=\"65536\" "
+		  "count=\"258048\"/>\n        <page_type size=\"2097152\" count=\"0\"/>\n        "
+		  "<page_type size=\"1073741824\" count=\"0\"/>\n        <info name=\"PCIBusID\" value=\"0035:04:00.0\"",
+		  "subtype=\"GPUMemory\">\n        <info name=\"PCIBusID\" value=\"0035:04:00.0\"", 0 },
+	};
+	char *path = derive_xml(GPUMEM, edits, 4);
+	np_topo_t *t = load_path(path);
+	np_plan_t *p;
+
+	(void)state;
+	expect_set("GPU 0 (its node names another bus id)", t->gpus[0].mems, "");
+	expect_set("GPU 1 (subtype gpumemory)", t->gpus[1].mems, "253");
+	expect_set("GPU 2 (node not marked)", t->gpus[2].mems, "");
+	expect_set("GPU 3 (00000035:04:00.0)", t->gpus[3].mems, "255");
+	p = plan_mem(t, NP_POLICY_GPU_NEAR, 4, NP_MEM_BIND, NULL, 0);
+	expect_set("rank 0", p->ranks[0].mems, "0");
+	expect_set("rank 1", p->ranks[1].mems, "0,253");
+	expect_set("rank 2", p->ranks[2].mems, "8");
+	expect_set("rank 3", p->ranks[3].mems, "8,255");
+	np_plan_free(p);
+	np_topo_free(t);
+	drop_derived(path);
+	path = derive_xml(GPUMEM, nomem, 1);
+	t = load_path(path);
+	expect_set("GPU 3 (memory node without memory)", t->gpus[3].mems, "");
+	expect_set("GPU 2 keeps its node", t->gpus[2].mems, "254");
+	np_topo_free(t);
+	drop_derived(path);
+}
+
+/* No association without hwloc 2's attributes: Sierra's v1 file has the
+ * four GPU nodes off the machine, equidistant (80) from both sockets;
+ * MI300A's HBM is its CPUs' own node.  Plans as before: CPU nodes only. */
+static void test_gpu_memory_none(void **state)
+{
+	np_topo_t *t = load_topo(SIERRA, NULL);
+	np_plan_t *p = plan_mem(t, NP_POLICY_GPU_NEAR, 4, NP_MEM_BIND, NULL, 0);
+
+	(void)state;
+	for (unsigned g = 0; g < 4; g++)
+		assert_true(np_cpuset_iszero(t->gpus[g].mems));
+	for (unsigned r = 0; r < 4; r++) {
+		expect_set("Sierra v1 gpu-near mems", p->ranks[r].mems, cpu_node[r]);
+		assert_true(np_cpuset_iszero(p->ranks[r].gpu_mems));
+	}
+	np_plan_free(p);
+	np_topo_free(t);
+	t = load_topo(MI300A, NULL);
+	p = plan_mem(t, NP_POLICY_GPU_NEAR, 4, NP_MEM_BIND, NULL, 0);
+	for (unsigned r = 0; r < 4; r++) {
+		char want[4];
+
+		/* APU r (bus 000r:02:00.0) is on NUMA node r, its HBM */
+		snprintf(want, sizeof(want), "%u", r);
+		assert_true(np_cpuset_iszero(t->gpus[r].mems));
+		expect_set("MI300A gpu-near mems", p->ranks[r].mems, want);
+	}
+	np_plan_free(p);
+	np_topo_free(t);
 }
 
 static void test_every_gpu_topology(void **state)
@@ -588,6 +786,9 @@ int main(void)
 		cmocka_unit_test(test_no_adapter_and_fallback),
 		cmocka_unit_test(test_hca_near_rails),
 		cmocka_unit_test(test_every_gpu_topology),
+		cmocka_unit_test(test_gpu_memory_nodes),
+		cmocka_unit_test(test_gpu_memory_attributes),
+		cmocka_unit_test(test_gpu_memory_none),
 	};
 
 	return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);

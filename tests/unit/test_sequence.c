@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "node_plan.h"
 #include "sequence.h"
 
 #define MAXV 32
@@ -425,6 +426,50 @@ static void test_value_around_srun(void **state)
 	fake_free(&f);
 }
 
+/*
+ * gpu-near on a node whose GPUs' memory is NUMA nodes (tests/xml/README.md:
+ * 252-255 are the memory of the V100s 0004:04:00.0 ... 0035:04:00.0, DRAM
+ * nodes 0 and 8): a GPU node the step's cpuset.mems leaves out is dropped
+ * from its rank's binding; a CPU node left out still refuses the plan.
+ */
+static void test_gpu_memory_in_cpuset(void **state)
+{
+	static const unsigned ids[] = { 0, 1, 2, 3 };
+	char *busids[] = { "0004:04:00.0", "0004:05:00.0", "0035:03:00.0", "0035:04:00.0" };
+	np_load_opts_t lo = { .xml_path = NP_XMLDIR "/gpumem-power9-2s-4v100-sierra-v2.xml" };
+	nps_decision_t d = { .policy = NP_POLICY_GPU_NEAR, .mem = NP_MEM_BIND };
+	np_cpuset_t *cpus = np_cpuset_new(), *mems = np_cpuset_new();
+	nps_node_in_t in = { .decision = &d, .ntasks = 4, .cpus_per_task = 1, .step_cpus = cpus,
+	                     .mems_allowed = mems, .gpu_ids = ids, .ngpu_ids = 4, .gpu_busids = busids };
+	static const char *const want[] = { "0,252", "0", "8,254", "8,255" };
+	np_error_t err = { 0 };
+	np_topo_t *t = NULL;
+	np_plan_t *p = NULL;
+
+	(void)state;
+	assert_int_equal(np_cpuset_parse(cpus, "0-175"), 0);
+	assert_int_equal(np_cpuset_parse(mems, "0,8,252,254-255"), 0);
+	assert_int_equal(np_topo_load(&t, &lo, &err), 0);
+	assert_int_equal(nps_node_plan(t, &in, &p, &err), 0);
+	for (unsigned r = 0; r < 4; r++) {
+		np_cpuset_t *w = np_cpuset_new();
+
+		assert_int_equal(np_cpuset_parse(w, want[r]), 0);
+		assert_true(np_cpuset_equal(p->ranks[r].mems, w));
+		assert_true(np_cpuset_included(p->ranks[r].gpu_mems, w));
+		np_cpuset_free(w);
+	}
+	np_plan_free(p);
+	p = NULL;
+	assert_int_equal(np_cpuset_parse(mems, "0,252-255"), 0);
+	assert_int_equal(nps_node_plan(t, &in, &p, &err), -EPERM);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "NUMA nodes 8"));
+	np_topo_free(t);
+	np_cpuset_free(cpus);
+	np_cpuset_free(mems);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_missing_items),
 		cmocka_unit_test(test_long_cpu_bind_type),
 		cmocka_unit_test(test_value_around_srun),
+		cmocka_unit_test(test_gpu_memory_in_cpuset),
 	};
 
 	return cmocka_run_group_tests_name("sequence", tests, NULL, NULL);

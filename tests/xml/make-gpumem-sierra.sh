@@ -67,8 +67,10 @@ for os_index, busid in GPU_OF.items():
     last = max(i for i, c in enumerate(home) if c.get("type") == "NUMANode")
     home.insert(last + 1, node)
     mask = bits(node.get("nodeset"))
+    # every object of the socket now has the node in its locality; a
+    # NUMA node's own nodeset stays itself
     for o in home.iter("object"):
-        if o is node:
+        if o.get("type") == "NUMANode":
             continue
         for attr in ("nodeset", "complete_nodeset"):
             if o.get(attr):
