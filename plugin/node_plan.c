@@ -85,8 +85,11 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	po.overcommit = true;
 	po.no_fallback = in->no_fallback;
 	po.rank_ids = in->rank_ids;
-	po.gpu_ids = in->gpu_ids ? in->gpu_ids : no_gpu;
-	po.ngpu_ids = in->gpu_ids ? in->ngpu_ids : 0;
+	/* the planner refuses a GPU list with any other policy */
+	if (d->policy == NP_POLICY_GPU_NEAR) {
+		po.gpu_ids = in->gpu_ids ? in->gpu_ids : no_gpu;
+		po.ngpu_ids = in->gpu_ids ? in->ngpu_ids : 0;
+	}
 	if ((rc = np_plan_compute(t, &po, &p, err)) < 0)
 		return rc;
 	if (p->nranks != in->ntasks) {
