@@ -73,6 +73,13 @@ void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN])
 		add_set(&f, t->devices[i].numas);
 		addf(&f, "r%llu", t->devices[i].at_root);
 	}
+	/* a GPU's own memory nodes change gpu-near's memory binding; only
+	 * when there are some, so that other nodes' digests stay as they were */
+	for (i = 0; i < t->ngpus; i++)
+		if (t->gpus[i].mems && !np_cpuset_iszero(t->gpus[i].mems)) {
+			add(&f, t->gpus[i].pci_busid);
+			add_set(&f, t->gpus[i].mems);
+		}
 	if (t->distances)
 		for (i = 0; i < t->nnuma * t->nnuma; i++)
 			addf(&f, "%llu", (unsigned long long)t->distances[i]);

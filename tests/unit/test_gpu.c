@@ -723,6 +723,36 @@ static void test_gpu_memory_attributes(void **state)
 	drop_derived(path);
 }
 
+/* The pairing follows PCIBusID, not the order of the nodes: the two names
+ * of socket 0 swapped swap the nodes, and the node type's fingerprint
+ * (which says two nodes get the same plans) tells the files apart. */
+static void test_gpu_memory_swapped(void **state)
+{
+	static const xml_edit_t swap[] = {
+		{ "name=\"PCIBusID\" value=\"0004:04:00.0\"", "name=\"PCIBusID\" value=\"0004:XX:00.0\"", 0 },
+		{ "name=\"PCIBusID\" value=\"0004:05:00.0\"", "name=\"PCIBusID\" value=\"0004:04:00.0\"", 0 },
+		{ "name=\"PCIBusID\" value=\"0004:XX:00.0\"", "name=\"PCIBusID\" value=\"0004:05:00.0\"", 0 },
+	};
+	char *path = derive_xml(GPUMEM, swap, 3);
+	np_topo_t *t = load_path(path), *orig = load_path(GPUMEM);
+	char fa[NP_FINGERPRINT_LEN], fb[NP_FINGERPRINT_LEN];
+	np_plan_t *p;
+
+	(void)state;
+	expect_set("GPU 0 after the swap", t->gpus[0].mems, "253");
+	expect_set("GPU 1 after the swap", t->gpus[1].mems, "252");
+	p = plan_mem(t, NP_POLICY_GPU_NEAR, 4, NP_MEM_BIND, NULL, 0);
+	expect_set("rank 0 after the swap", p->ranks[0].mems, "0,253");
+	expect_set("rank 1 after the swap", p->ranks[1].mems, "0,252");
+	np_plan_free(p);
+	np_topo_fingerprint(t, fa);
+	np_topo_fingerprint(orig, fb);
+	assert_string_not_equal(fa, fb);
+	np_topo_free(t);
+	np_topo_free(orig);
+	drop_derived(path);
+}
+
 /* No association without hwloc 2's attributes: Sierra's v1 file has the
  * four GPU nodes off the machine, equidistant (80) from both sockets;
  * MI300A's HBM is its CPUs' own node.  Plans as before: CPU nodes only. */
@@ -788,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_every_gpu_topology),
 		cmocka_unit_test(test_gpu_memory_nodes),
 		cmocka_unit_test(test_gpu_memory_attributes),
+		cmocka_unit_test(test_gpu_memory_swapped),
 		cmocka_unit_test(test_gpu_memory_none),
 	};
 
