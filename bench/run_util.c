@@ -50,29 +50,6 @@ int np_write_file(const char *path, const char *text, bool exec, np_error_t *err
 	return 0;
 }
 
-char *np_read_file(const char *path, size_t *len, np_error_t *err)
-{
-	FILE *f = fopen(path, "r");
-	np_sb_t b;
-	char buf[8192];
-	size_t n;
-
-	if (!f) {
-		np_error_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	np_sb_init(&b);
-	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
-	fclose(f);
-	if (len)
-		*len = b.len;
-	if (b.oom)
-		np_error_set(err, -ENOMEM, "out of memory reading %s", path);
-	return np_sb_take(&b);
-}
-
 bool np_file_exists(const char *path)
 {
 	struct stat st;
@@ -117,16 +94,13 @@ char *np_cmd_output(const char *shell_cmd, int *status)
 {
 	FILE *f = popen(shell_cmd, "r");
 	np_sb_t b;
-	char buf[1024];
-	size_t n;
 	int st;
 
 	if (!f)
 		return NULL;
 	np_sb_init(&b);
 	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
+	np_sb_add_stream(&b, f);
 	st = pclose(f);
 	if (status)
 		*status = st;
