@@ -320,9 +320,7 @@ static np_table_t *group_table(const history_t *h, np_report_t *r, unsigned from
 				v[1 + i - from] = strdup(n);
 		}
 		np_table_row_v(t, v);
-		for (i = 0; i < t->ncols; i++)
-			free(v[i]);
-		free(v);
+		np_strv_free(v, t->ncols);
 	}
 	return t;
 }

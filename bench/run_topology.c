@@ -274,9 +274,7 @@ static int group(np_run_ctx_t *c, const char *via, np_error_t *err)
 		}
 	}
 out:
-	for (i = 0; i < n; i++)
-		free(nodes[i]);
-	free(nodes);
+	np_strv_free(nodes, n);
 	free(dir);
 	return rc;
 }

@@ -144,6 +144,15 @@ char *np_sb_take(np_sb_t *b)
 	return s;
 }
 
+void np_strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 char *np_strdup_printf(const char *fmt, ...)
 {
 	np_sb_t b;

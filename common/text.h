@@ -34,6 +34,10 @@ void np_sb_add_stream(np_sb_t *b, FILE *f);
 /* Hand the buffer over (caller frees); NULL after an allocation failure. */
 char *np_sb_take(np_sb_t *b);
 
+/* Free n strings and the array that holds them (v may be NULL; unset
+ * entries NULL): every list of names and every table row ends so. */
+void np_strv_free(char **v, size_t n);
+
 char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A whole file as a string (len, when given, its length); NULL with err
