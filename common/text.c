@@ -165,6 +165,16 @@ char *np_strdup_printf(const char *fmt, ...)
 	return np_sb_take(&b);
 }
 
+char *np_memstream_close(FILE *f, char **buf)
+{
+	/* *buf is only final once the stream is closed */
+	if (fclose(f) != 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return *buf;
+}
+
 char *np_read_file(const char *path, size_t *len, np_error_t *err)
 {
 	FILE *f = fopen(path, "r");

@@ -40,6 +40,10 @@ void np_strv_free(char **v, size_t n);
 
 char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Close f, an open_memstream(buf, ...) stream, and hand its text over:
+ * NULL, the text freed, when writing to it failed (out of memory). */
+char *np_memstream_close(FILE *f, char **buf);
+
 /* A whole file as a string (len, when given, its length); NULL with err
  * set when it cannot be read or memory ran out. */
 char *np_read_file(const char *path, size_t *len, np_error_t *err);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "plan_internal.h"
 
 void np_plan_free(np_plan_t *p)
@@ -218,11 +219,7 @@ static char *skipped_text(const np_plan_t *p)
 		return NULL;
 	for (unsigned i = 0; i < p->nskipped; i++)
 		fprintf(f, "%s%s: %s", i ? "; " : "", p->skipped[i].name, p->skipped[i].reason);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return np_memstream_close(f, &buf);
 }
 
 /* Append to the plan's note ("; " between two). */
