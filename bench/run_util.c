@@ -50,6 +50,18 @@ int np_write_file(const char *path, const char *text, bool exec, np_error_t *err
 	return 0;
 }
 
+int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err)
+{
+	int rc;
+
+	if (b->oom)
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	else
+		rc = np_write_file(path, b->s ? b->s : "", exec, err);
+	np_sb_free(b);
+	return rc;
+}
+
 bool np_file_exists(const char *path)
 {
 	struct stat st;

@@ -21,6 +21,9 @@
 int np_mkdirs(const char *path, np_error_t *err);
 /* Write a whole file (mode 0644, or 0755 when exec). */
 int np_write_file(const char *path, const char *text, bool exec, np_error_t *err);
+/* np_write_file of the text built in b, then b freed; -ENOMEM (with a
+ * message) when building it ran out of memory. */
+int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err);
 bool np_file_exists(const char *path);
 /* Absolute form of a path that may not exist yet (no symlink resolution). */
 char *np_abspath(const char *path);

@@ -22,13 +22,9 @@ void np_plan_free(np_plan_t *p)
 		np_cpuset_free(r->cpus);
 		np_cpuset_free(r->mems);
 		free(r->hca);
-		for (unsigned k = 0; k < r->ngpus; k++)
-			free(r->gpus[k]);
-		free(r->gpus);
+		np_strv_free(r->gpus, r->ngpus);
 		free(r->gpu_index);
-		for (unsigned k = 0; k < r->nhcas; k++)
-			free(r->hcas[k]);
-		free(r->hcas);
+		np_strv_free(r->hcas, r->nhcas);
 		free(r->hca_ports);
 		for (unsigned k = 0; k < r->nenv; k++) {
 			free(r->env[k].name);
@@ -36,17 +32,13 @@ void np_plan_free(np_plan_t *p)
 		}
 		free(r->env);
 	}
-	for (unsigned i = 0; i < p->nhosts; i++)
-		free(p->hosts[i]);
+	np_strv_free(p->hosts, p->nhosts);
 	for (unsigned i = 0; i < p->nskipped; i++) {
 		free(p->skipped[i].name);
 		free(p->skipped[i].reason);
 	}
 	free(p->skipped);
-	for (unsigned i = 0; i < p->nunused; i++)
-		free(p->unused[i]);
-	free(p->unused);
-	free(p->hosts);
+	np_strv_free(p->unused, p->nunused);
 	free(p->ranks);
 	free(p->note);
 	free(p);

@@ -30,9 +30,7 @@ void nps_gpu_alloc_free(nps_gpu_alloc_t *a)
 {
 	if (!a)
 		return;
-	for (unsigned i = 0; a->busids && i < a->n; i++)
-		free(a->busids[i]);
-	free(a->busids);
+	np_strv_free(a->busids, a->n);
 	free(a->ids);
 	memset(a, 0, sizeof(*a));
 }
