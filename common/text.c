@@ -1,7 +1,7 @@
 /*
  * text.c - a growable string (and a whole file or stream read into one),
- * POSIX shell quoting, the one formatter of
- * figures for people, and the escaped error line of the numaplan command.
+ * POSIX shell quoting, the one formatter of figures for people, and the
+ * escaped error line of the numaplan command.
  */
 #include <errno.h>
 #include <math.h>
