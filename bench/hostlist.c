@@ -125,17 +125,10 @@ int np_hostlist_expand(const char *list, char ***names, unsigned *n, np_error_t 
 			rc = np_error_set(err, -EINVAL, "host list '%s': empty name", list);
 	}
 	if (rc < 0) {
-		np_hostlist_free(h.v, h.n);
+		np_strv_free(h.v, h.n);
 		return rc;
 	}
 	*names = h.v;
 	*n = h.n;
 	return 0;
-}
-
-void np_hostlist_free(char **names, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }

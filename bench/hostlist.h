@@ -8,8 +8,8 @@
 
 /* "n[1-3,7],gpu[01-02]" -> n1 n2 n3 n7 gpu01 gpu02 (zero padding kept,
  * several bracket groups in a name expanded in order).  0, or -EINVAL
- * with err naming the list; the caller frees with np_hostlist_free. */
+ * with err naming the list; the caller frees with np_strv_free
+ * (common/text.h). */
 int np_hostlist_expand(const char *list, char ***names, unsigned *n, np_error_t *err);
-void np_hostlist_free(char **names, unsigned n);
 
 #endif /* NP_HOSTLIST_H */

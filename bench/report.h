@@ -66,6 +66,12 @@ extern const char np_report_css[];
 int np_report_history(FILE *f, const char *fmt, char **dirs, unsigned ndirs, const char *base, double tol,
                       np_error_t *err);
 
+/* One CSV field (RFC 4180 quoting) or number (empty when not finite),
+ * then a comma, or CRLF after the last of a row: every CSV the report
+ * writes quotes and ends rows alike. */
+void np_csv_field(FILE *f, const char *s, bool last);
+void np_csv_num(FILE *f, double v, bool last);
+
 /* Writers; 0 or -errno. */
 int np_report_md(FILE *f, json_t *res, const np_report_t *r);
 int np_report_html(FILE *f, json_t *res, const np_report_t *r);

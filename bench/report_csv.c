@@ -7,7 +7,7 @@
 
 #include "report.h"
 
-static void field(FILE *f, const char *s, bool last)
+void np_csv_field(FILE *f, const char *s, bool last)
 {
 	if (strpbrk(s, ",\"\n")) {
 		fputc('"', f);
@@ -23,27 +23,28 @@ static void field(FILE *f, const char *s, bool last)
 	fputs(last ? "\r\n" : ",", f);
 }
 
-static void num(FILE *f, double v, bool last)
+void np_csv_num(FILE *f, double v, bool last)
 {
 	if (isfinite(v))
 		fprintf(f, "%.10g", v);
 	fputs(last ? "\r\n" : ",", f);
 }
+
 /* The columns that say which experiment a row belongs to. */
 static void experiment_columns(FILE *f, json_t *e, json_t *pl)
 {
-	field(f, np_json_str(e, "suite"), false);
-	field(f, np_json_str(e, "name"), false);
-	field(f, np_json_str(e, "kernel"), false);
-	field(f, np_json_str(e, "group"), false);
-	field(f, np_json_str(pl, "description"), false);
-	field(f, np_json_str(pl, "policy"), false);
-	num(f, (double)json_integer_value(json_object_get(e, "nodes")), false);
-	num(f, (double)json_integer_value(json_object_get(e, "ntasks")), false);
-	num(f, (double)json_integer_value(json_object_get(e, "threads")), false);
-	field(f, np_json_str(e, "status"), false);
-	num(f, (double)json_integer_value(json_object_get(e, "runs_ok")), false);
-	num(f, (double)json_integer_value(json_object_get(e, "runs_total")), false);
+	np_csv_field(f, np_json_str(e, "suite"), false);
+	np_csv_field(f, np_json_str(e, "name"), false);
+	np_csv_field(f, np_json_str(e, "kernel"), false);
+	np_csv_field(f, np_json_str(e, "group"), false);
+	np_csv_field(f, np_json_str(pl, "description"), false);
+	np_csv_field(f, np_json_str(pl, "policy"), false);
+	np_csv_num(f, (double)json_integer_value(json_object_get(e, "nodes")), false);
+	np_csv_num(f, (double)json_integer_value(json_object_get(e, "ntasks")), false);
+	np_csv_num(f, (double)json_integer_value(json_object_get(e, "threads")), false);
+	np_csv_field(f, np_json_str(e, "status"), false);
+	np_csv_num(f, (double)json_integer_value(json_object_get(e, "runs_ok")), false);
+	np_csv_num(f, (double)json_integer_value(json_object_get(e, "runs_total")), false);
 }
 
 
@@ -60,24 +61,24 @@ int np_report_csv(FILE *f, json_t *res)
 		st = json_object_get(e, "stats");
 		json_object_foreach(st, k, v) {
 			experiment_columns(f, e, pl);
-			field(f, k, false);
-			field(f, np_json_str(v, "unit"), false);
-			num(f, (double)json_integer_value(json_object_get(v, "n")), false);
-			num(f, json_number_value(json_object_get(v, "min")), false);
-			num(f, json_number_value(json_object_get(v, "median")), false);
-			num(f, json_number_value(json_object_get(v, "mean")), false);
-			num(f, json_number_value(json_object_get(v, "max")), true);
+			np_csv_field(f, k, false);
+			np_csv_field(f, np_json_str(v, "unit"), false);
+			np_csv_num(f, (double)json_integer_value(json_object_get(v, "n")), false);
+			np_csv_num(f, json_number_value(json_object_get(v, "min")), false);
+			np_csv_num(f, json_number_value(json_object_get(v, "median")), false);
+			np_csv_num(f, json_number_value(json_object_get(v, "mean")), false);
+			np_csv_num(f, json_number_value(json_object_get(v, "max")), true);
 		}
 		der = json_object_get(e, "derived");
 		json_object_foreach(der, k, v) {
 			experiment_columns(f, e, pl);
-			field(f, k, false);
-			field(f, "", false);
-			num(f, 1, false);
-			num(f, json_number_value(v), false);
-			num(f, json_number_value(v), false);
-			num(f, json_number_value(v), false);
-			num(f, json_number_value(v), true);
+			np_csv_field(f, k, false);
+			np_csv_field(f, "", false);
+			np_csv_num(f, 1, false);
+			np_csv_num(f, json_number_value(v), false);
+			np_csv_num(f, json_number_value(v), false);
+			np_csv_num(f, json_number_value(v), false);
+			np_csv_num(f, json_number_value(v), true);
 		}
 	}
 	return ferror(f) ? -5 : 0;

@@ -190,29 +190,6 @@ static const char *created(const hrun_t *r)
 
 /* ---- csv and json ------------------------------------------------------ */
 
-static void csv_field(FILE *f, const char *s, bool last)
-{
-	if (strpbrk(s, ",\"\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
-	fputs(last ? "\r\n" : ",", f);
-}
-
-static void csv_num(FILE *f, double v, bool last)
-{
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
-	fputs(last ? "\r\n" : ",", f);
-}
-
 static void write_csv(FILE *f, const history_t *h)
 {
 	unsigned i, k;
@@ -223,17 +200,17 @@ static void write_csv(FILE *f, const history_t *h)
 			const hseries_t *s = &h->s[i];
 			if (!isfinite(s->v[k]))
 				continue;
-			csv_field(f, created(&h->runs[k]), false);
-			csv_field(f, h->runs[k].dir, false);
-			csv_field(f, s->suite, false);
-			csv_field(f, s->name, false);
-			csv_field(f, s->metric, false);
-			csv_field(f, s->unit, false);
-			csv_field(f, s->higher ? "true" : "false", false);
-			csv_num(f, s->v[k], false);
-			csv_num(f, s->base, false);
-			csv_num(f, change_pct(s, s->v[k]), false);
-			csv_field(f, regression(s, s->v[k], h->tol) ? "true" : "false", true);
+			np_csv_field(f, created(&h->runs[k]), false);
+			np_csv_field(f, h->runs[k].dir, false);
+			np_csv_field(f, s->suite, false);
+			np_csv_field(f, s->name, false);
+			np_csv_field(f, s->metric, false);
+			np_csv_field(f, s->unit, false);
+			np_csv_field(f, s->higher ? "true" : "false", false);
+			np_csv_num(f, s->v[k], false);
+			np_csv_num(f, s->base, false);
+			np_csv_num(f, change_pct(s, s->v[k]), false);
+			np_csv_field(f, regression(s, s->v[k], h->tol) ? "true" : "false", true);
 		}
 }
 
@@ -343,9 +320,7 @@ static np_table_t *group_table(const history_t *h, np_report_t *r, unsigned from
 				v[1 + i - from] = strdup(n);
 		}
 		np_table_row_v(t, v);
-		for (i = 0; i < t->ncols; i++)
-			free(v[i]);
-		free(v);
+		np_strv_free(v, t->ncols);
 	}
 	return t;
 }

@@ -93,16 +93,12 @@ int np_table_add_cols(np_table_t *t, unsigned n)
 
 void np_report_free(np_report_t *r)
 {
-	unsigned i, k;
+	unsigned i;
 
 	for (i = 0; i < r->n; i++) {
 		np_table_t *t = &r->t[i];
-		for (k = 0; k < t->ncols && t->cols; k++)
-			free(t->cols[k]);
-		for (k = 0; k < t->nrows * t->ncols; k++)
-			free(t->cells[k]);
-		free(t->cols);
-		free(t->cells);
+		np_strv_free(t->cols, t->ncols);
+		np_strv_free(t->cells, (size_t)t->nrows * t->ncols);
 		free(t->id);
 		free(t->title);
 		free(t->note);

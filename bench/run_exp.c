@@ -43,8 +43,6 @@ fail:
 
 void np_exp_free(np_exp_t *e)
 {
-	unsigned i;
-
 	if (!e)
 		return;
 	free(e->name);
@@ -53,9 +51,7 @@ void np_exp_free(np_exp_t *e)
 	free(e->group);
 	free(e->desc);
 	free(e->policy);
-	for (i = 0; i < e->nrank_cpus; i++)
-		free(e->rank_cpus[i]);
-	free(e->rank_cpus);
+	np_strv_free(e->rank_cpus, e->nrank_cpus);
 	free(e->mems);
 	free(e->cmd);
 	free(e->workdir);
@@ -63,9 +59,7 @@ void np_exp_free(np_exp_t *e)
 	free(e->sets);
 	free(e->nodelist);
 	free(e->plugin_policy);
-	for (i = 0; i < e->naliases; i++)
-		free(e->aliases[i]);
-	free(e->aliases);
+	np_strv_free(e->aliases, e->naliases);
 	json_decref(e->params);
 	free(e);
 }

@@ -427,12 +427,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	np_sb_add(&b, "if [ \"$NP_FAILED\" -ne 0 ]; then\n"
 	          "\techo \"numaplan: $NP_FAILED of $NP_NSTEPS steps failed\" >&2\n\texit 1\nfi\n"
 	          "echo \"numaplan: all $NP_NSTEPS steps done\"\n");
-	if (b.oom) {
-		np_sb_free(&b);
-		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	rc = np_write_file(path, b.s, true, err);
-	np_sb_free(&b);
+	rc = np_write_sb(path, &b, true, err);
 	/* the follower counts the steps of every task of an array */
 	if (nsteps)
 		*nsteps = total * (array ? c->array_tasks : 1);

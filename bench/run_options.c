@@ -354,7 +354,7 @@ static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 			return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodelist is not possible");
 		if (np_hostlist_expand(o->nodelist, &names, &n, err) < 0)
 			return -EINVAL;
-		np_hostlist_free(names, n);
+		np_strv_free(names, n);
 		if (!o->nodes)
 			o->nodes = n;
 		else if (o->nodes > n)
@@ -414,31 +414,34 @@ void np_run_usage(FILE *f)
 	fputs("see numaplan-run(1)\n", f);
 }
 
-void np_run_opts_record(const np_run_opts_t *o, json_t *meta)
+/* Every suite option marked NP_OPTF_RECORD, to meta or (restore) back from
+ * it: one walk, so that a run read back finds each under the key it was
+ * written with. */
+static void recorded_opts(void *const *sopts, json_t *meta, bool restore)
 {
 	const np_optdef_t *d;
 	char key[80];
 	unsigned i;
 
 	for (i = 0; np_suites[i]; i++)
-		for (d = np_suites[i]->opts; d && d->name; d++)
-			if (d->flags & NP_OPTF_RECORD) {
-				np_opt_key(d, key, sizeof(key));
-				json_object_set_new(meta, key, np_opt_to_json(d, o->sopts[i]));
-			}
+		for (d = np_suites[i]->opts; d && d->name; d++) {
+			if (!(d->flags & NP_OPTF_RECORD))
+				continue;
+			np_opt_key(d, key, sizeof(key));
+			if (!restore)
+				json_object_set_new(meta, key, np_opt_to_json(d, sopts[i]));
+			else
+				/* a value that is no longer valid keeps the default */
+				np_opt_from_json(d, sopts[i], json_object_get(meta, key));
+		}
+}
+
+void np_run_opts_record(const np_run_opts_t *o, json_t *meta)
+{
+	recorded_opts(o->sopts, meta, false);
 }
 
 void np_run_opts_restore(np_run_opts_t *o, json_t *meta)
 {
-	const np_optdef_t *d;
-	char key[80];
-	unsigned i;
-
-	for (i = 0; np_suites[i]; i++)
-		for (d = np_suites[i]->opts; d && d->name; d++)
-			if (d->flags & NP_OPTF_RECORD) {
-				np_opt_key(d, key, sizeof(key));
-				/* a value that is no longer valid keeps the default */
-				np_opt_from_json(d, o->sopts[i], json_object_get(meta, key));
-			}
+	recorded_opts(o->sopts, meta, true);
 }

@@ -268,7 +268,7 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, 
 	const np_suite_t *owner = np_suite_of_kernel(e->kernel);
 	np_step_t si;
 	char **nodes = NULL;
-	unsigned n, i;
+	unsigned n;
 
 	read_step(c, e, rep, &si);
 	if (owner && owner->collect) {
@@ -290,8 +290,6 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, 
 	} else {
 		mpi_run(c, e, owner, rep, &si, nodes, n, runs);
 	}
-	for (i = 0; i < n; i++)
-		free(nodes[i]);
-	free(nodes);
+	np_strv_free(nodes, n);
 	json_decref(si.cpu);
 }

@@ -132,12 +132,7 @@ static int write_probe(np_run_ctx_t *c, const char *path, np_error_t *err)
 	np_sb_add(&b, "\nsrun -N \"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=1 --overlap --cpu-bind=none "
 	          "bash -c \"$NP_PROBE\"\nrc=$?\n"
 	          "printf '1/1 topology probe exit %s\\n' \"$rc\" >progress.log\nexit \"$rc\"\n");
-	if (b.oom) {
-		np_sb_free(&b);
-		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	rc = np_write_file(path, b.s, true, err);
-	np_sb_free(&b);
+	rc = np_write_sb(path, &b, true, err);
 	return rc;
 }
 
@@ -274,9 +269,7 @@ static int group(np_run_ctx_t *c, const char *via, np_error_t *err)
 		}
 	}
 out:
-	for (i = 0; i < n; i++)
-		free(nodes[i]);
-	free(nodes);
+	np_strv_free(nodes, n);
 	free(dir);
 	return rc;
 }

@@ -50,27 +50,16 @@ int np_write_file(const char *path, const char *text, bool exec, np_error_t *err
 	return 0;
 }
 
-char *np_read_file(const char *path, size_t *len, np_error_t *err)
+int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err)
 {
-	FILE *f = fopen(path, "r");
-	np_sb_t b;
-	char buf[8192];
-	size_t n;
+	int rc;
 
-	if (!f) {
-		np_error_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	np_sb_init(&b);
-	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
-	fclose(f);
-	if (len)
-		*len = b.len;
-	if (b.oom)
-		np_error_set(err, -ENOMEM, "out of memory reading %s", path);
-	return np_sb_take(&b);
+	if (b->oom)
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	else
+		rc = np_write_file(path, b->s ? b->s : "", exec, err);
+	np_sb_free(b);
+	return rc;
 }
 
 bool np_file_exists(const char *path)
@@ -117,16 +106,13 @@ char *np_cmd_output(const char *shell_cmd, int *status)
 {
 	FILE *f = popen(shell_cmd, "r");
 	np_sb_t b;
-	char buf[1024];
-	size_t n;
 	int st;
 
 	if (!f)
 		return NULL;
 	np_sb_init(&b);
 	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
+	np_sb_add_stream(&b, f);
 	st = pclose(f);
 	if (status)
 		*status = st;

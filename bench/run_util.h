@@ -1,7 +1,8 @@
 /*
  * run_util.h - small helpers shared by run, report and accept: files,
  * commands, time stamps, statistics over doubles, cpulists, JSON members
- * (and, from common/, number parsing and the text helpers).
+ * (and, from common/, number parsing and the text helpers, reading a
+ * whole file among them).
  */
 #ifndef NP_RUN_UTIL_H
 #define NP_RUN_UTIL_H
@@ -20,8 +21,9 @@
 int np_mkdirs(const char *path, np_error_t *err);
 /* Write a whole file (mode 0644, or 0755 when exec). */
 int np_write_file(const char *path, const char *text, bool exec, np_error_t *err);
-/* Read a whole file; NULL with err set when it cannot be read. */
-char *np_read_file(const char *path, size_t *len, np_error_t *err);
+/* np_write_file of the text built in b, then b freed; -ENOMEM (with a
+ * message) when building it ran out of memory. */
+int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err);
 bool np_file_exists(const char *path);
 /* Absolute form of a path that may not exist yet (no symlink resolution). */
 char *np_abspath(const char *path);

@@ -502,9 +502,7 @@ static void size_table(json_t *res, np_report_t *r, bool latency)
 			v[i + 1] = strdup(b);
 		}
 		np_table_row_v(t, v);
-		for (i = 0; i < t->ncols; i++)
-			free(v[i]);
-		free(v);
+		np_strv_free(v, t->ncols);
 	}
 out:
 	json_decref(sel);

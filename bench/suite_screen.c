@@ -131,7 +131,7 @@ static int partition_nodes(const np_run_opts_t *o, char ***names, unsigned *n, j
 		}
 		if ((nv = realloc(*names, (*n + 1) * sizeof(char *))) == NULL || !(nv[*n] = strdup(node))) {
 			*names = nv ? nv : *names;
-			np_hostlist_free(*names, *n);
+			np_strv_free(*names, *n);
 			free(out);
 			return np_error_set(err, -ENOMEM, "out of memory");
 		}
@@ -169,7 +169,7 @@ static int screen_nodes(np_run_ctx_t *c, unsigned *nodes, json_t *names_out, jso
 	if (n == *nodes)
 		for (i = 0; i < n; i++)
 			json_array_append_new(names_out, json_string(names[i]));
-	np_hostlist_free(names, n);
+	np_strv_free(names, n);
 	return 0;
 }
 
@@ -864,9 +864,7 @@ static void tables(json_t *res, np_report_t *r)
 				row[b + 1] = strdup(json_is_number(x) ? num : "-");
 			}
 			np_table_row_v(t, row);
-			for (b = 0; b <= n; b++)
-				free(row[b]);
-			free(row);
+			np_strv_free(row, n + 1);
 		}
 	}
 	if (json_array_size(json_object_get(s, "not_screened")) || json_object_size(json_object_get(s, "unusable"))) {

@@ -271,9 +271,7 @@ static void tables(json_t *res, np_report_t *r)
 				v[j + 1] = strdup(num);
 		}
 		np_table_row_v(t, v);
-		for (j = 0; j <= nc; j++)
-			free(v[j]);
-		free(v);
+		np_strv_free(v, nc + 1);
 	}
 }
 
@@ -305,13 +303,9 @@ static void heatmap(json_t *res, np_sb_t *b)
 		np_svg_heatmap(b, "STREAM Triad MB/s: CPU node x memory node", "memory NUMA node", "CPU NUMA node",
 		               (const char *const *)xl, nx, (const char *const *)yl, ny, v);
 		np_sb_add(b, "</figure>\n");
-		for (i = 0; i < nx; i++)
-			free(xl[i]);
-		for (j = 0; j < ny; j++)
-			free(yl[j]);
 	}
-	free(xl);
-	free(yl);
+	np_strv_free(xl, nx);
+	np_strv_free(yl, ny);
 	free(v);
 }
 

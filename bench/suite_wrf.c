@@ -86,9 +86,7 @@ static int set_namelist(const char *dir, unsigned px, unsigned py, unsigned tile
 				np_sb_printf(&b, " numtiles                            = %u,\n", tiles);
 		}
 	}
-	if (b.oom)
-		goto out;
-	rc = np_write_file(path, b.s, false, err);
+	rc = np_write_sb(path, &b, false, err);
 out:
 	if (rc == -ENOMEM && !err->code)
 		np_error_set(err, rc, "out of memory");

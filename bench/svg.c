@@ -95,6 +95,53 @@ static void fmt_bytes(char *buf, size_t n, double v)
 		snprintf(buf, n, "%g", v);
 }
 
+/* What a plot with nothing to draw shows, and the end of its SVG. */
+static void no_data(np_sb_t *b)
+{
+	text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
+	np_sb_add(b, "</svg>\n");
+}
+
+/* The y grid lines and their labels from ymin to ymax, every step, over a
+ * plot area pw x ph; logy: t is log10 of the figure. */
+static void y_grid(np_sb_t *b, double pw, double ph, double ymin, double ymax, double step, bool logy)
+{
+	char lab[32];
+	double t;
+
+	for (t = ymin; t <= ymax + step / 1000; t += step) {
+		double y = MT + ph - (t - ymin) / (ymax - ymin) * ph;
+		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
+		             ML + pw, y, y);
+		fmt_tick(lab, sizeof(lab), logy ? pow(10, t) : t);
+		text(b, ML - 6, y + 4, "end", NULL, lab);
+	}
+}
+
+/* The frame of a bar chart from 0 to a round *ymax above the highest bar;
+ * false (and the SVG closed) when there is nothing to draw. */
+static bool bar_frame(np_sb_t *b, const char *title, const char *ylabel, unsigned n, double *ymax, double pw,
+                      double ph)
+{
+	double step;
+
+	header(b, title, NULL, ylabel);
+	if (n == 0 || *ymax <= 0) {
+		no_data(b);
+		return false;
+	}
+	step = nice_step(0, *ymax, 5);
+	*ymax = ceil(*ymax * 1.05 / step) * step;
+	y_grid(b, pw, ph, 0, *ymax, step, false);
+	return true;
+}
+
+/* A point a plot can place: finite, and positive on a log axis. */
+static bool plottable(bool logx, bool logy, double x, double y)
+{
+	return !((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y));
+}
+
 void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel,
                   bool logx, bool logy, const np_svg_series_t *s, unsigned ns)
 {
@@ -106,7 +153,7 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 	for (i = 0; i < ns; i++)
 		for (k = 0; k < s[i].n; k++) {
 			double x = s[i].x[k], y = s[i].y[k];
-			if ((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y))
+			if (!plottable(logx, logy, x, y))
 				continue;
 			x = logx ? log2(x) : x;
 			y = logy ? log10(y) : y;
@@ -117,8 +164,7 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 		}
 	header(b, title, xlabel, ylabel);
 	if (!isfinite(xmin)) {
-		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
-		np_sb_add(b, "</svg>\n");
+		no_data(b);
 		return;
 	}
 	if (!logy && ymin > 0)
@@ -140,13 +186,7 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 	np_sb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#999\"/>\n",
 	             ML, MT, pw, ph);
 	/* y grid */
-	step = logy ? 1 : nice_step(ymin, ymax, 5);
-	for (t = ymin; t <= ymax + step / 1000; t += step) {
-		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
-		             ML + pw, PY(t), PY(t));
-		fmt_tick(lab, sizeof(lab), logy ? pow(10, t) : t);
-		text(b, ML - 6, PY(t) + 4, "end", NULL, lab);
-	}
+	y_grid(b, pw, ph, ymin, ymax, logy ? 1 : nice_step(ymin, ymax, 5), logy);
 	/* x ticks */
 	step = logx ? ceil((xmax - xmin) / 10) : nice_step(xmin, xmax, 6);
 	if (step <= 0)
@@ -166,7 +206,7 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 		np_sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
 		for (k = 0; k < s[i].n; k++) {
 			double x = s[i].x[k], y = s[i].y[k];
-			if ((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y))
+			if (!plottable(logx, logy, x, y))
 				continue;
 			np_sb_printf(b, "%s%.1f,%.1f", first ? "" : " ", PX(logx ? log2(x) : x), PY(logy ? log10(y) : y));
 			first = false;
@@ -174,7 +214,7 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 		np_sb_add(b, "\"/>\n");
 		for (k = 0; k < s[i].n; k++) {
 			double x = s[i].x[k], y = s[i].y[k];
-			if ((logx && x <= 0) || (logy && y <= 0) || !isfinite(x) || !isfinite(y))
+			if (!plottable(logx, logy, x, y))
 				continue;
 			np_sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
 			             PX(logx ? log2(x) : x), PY(logy ? log10(y) : y), col);
@@ -191,28 +231,16 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 void np_svg_bars(np_sb_t *b, const char *title, const char *ylabel, const char *const *labels,
                  const double *values, unsigned n, double ref, const char *reflabel)
 {
-	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = ref > 0 ? ref : 0, step, t, bw;
+	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = ref > 0 ? ref : 0, bw;
 	unsigned i;
 	char lab[32];
 
 	for (i = 0; i < n; i++)
 		if (isfinite(values[i]) && values[i] > ymax)
 			ymax = values[i];
-	header(b, title, NULL, ylabel);
-	if (n == 0 || ymax <= 0) {
-		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
-		np_sb_add(b, "</svg>\n");
+	if (!bar_frame(b, title, ylabel, n, &ymax, pw, ph))
 		return;
-	}
-	step = nice_step(0, ymax, 5);
-	ymax = ceil(ymax * 1.05 / step) * step;
 #define BY(y) (MT + ph - (y) / ymax * ph)
-	for (t = 0; t <= ymax + step / 1000; t += step) {
-		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
-		             ML + pw, BY(t), BY(t));
-		fmt_tick(lab, sizeof(lab), t);
-		text(b, ML - 6, BY(t) + 4, "end", NULL, lab);
-	}
 	bw = pw / n;
 	for (i = 0; i < n; i++) {
 		double w = bw * 0.7 > 90 ? 90 : bw * 0.7, x = ML + i * bw + (bw - w) / 2;
@@ -245,7 +273,7 @@ void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char 
                   const double *values, const int *state, unsigned n, double ref, const char *reflabel,
                   double limit, const char *limlabel)
 {
-	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = 0, step, t, bw;
+	double pw = W - ML - 20, ph = H - MT - MB - 30, ymax = 0, bw;
 	unsigned i, every;
 	char lab[32];
 
@@ -256,21 +284,9 @@ void np_svg_nodes(np_sb_t *b, const char *title, const char *ylabel, const char 
 		ymax = ref;
 	if (isfinite(limit) && limit > ymax)
 		ymax = limit;
-	header(b, title, NULL, ylabel);
-	if (n == 0 || ymax <= 0) {
-		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
-		np_sb_add(b, "</svg>\n");
+	if (!bar_frame(b, title, ylabel, n, &ymax, pw, ph))
 		return;
-	}
-	step = nice_step(0, ymax, 5);
-	ymax = ceil(ymax * 1.05 / step) * step;
 #define BY(y) (MT + ph - (y) / ymax * ph)
-	for (t = 0; t <= ymax + step / 1000; t += step) {
-		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
-		             ML + pw, BY(t), BY(t));
-		fmt_tick(lab, sizeof(lab), t);
-		text(b, ML - 6, BY(t) + 4, "end", NULL, lab);
-	}
 	bw = pw / n;
 	/* about 40 names fit under the axis */
 	every = n > 40 ? (n + 39) / 40 : 1;
@@ -371,7 +387,7 @@ void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np
                      const double *mx, const double *my, unsigned nmarks)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ymin = 0, ymax = -INFINITY;
-	double pw = W - ML - MR, ph = H - MT - MB, t, step;
+	double pw = W - ML - MR, ph = H - MT - MB, step;
 	unsigned i, k;
 	char lab[32];
 
@@ -387,8 +403,7 @@ void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np
 		}
 	header(b, title, "date (UTC)", ylabel);
 	if (!isfinite(xmin)) {
-		text(b, W / 2.0, H / 2.0, "middle", NULL, "no data");
-		np_sb_add(b, "</svg>\n");
+		no_data(b);
 		return;
 	}
 	/* one run: a point in the middle of an hour */
@@ -404,12 +419,7 @@ void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np
 #define PY(y) (MT + ph - ((y) - ymin) / (ymax - ymin) * ph)
 	np_sb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#999\"/>\n",
 	             ML, MT, pw, ph);
-	for (t = ymin; t <= ymax + step / 1000; t += step) {
-		np_sb_printf(b, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", ML,
-		             ML + pw, PY(t), PY(t));
-		fmt_tick(lab, sizeof(lab), t);
-		text(b, ML - 6, PY(t) + 4, "end", NULL, lab);
-	}
+	y_grid(b, pw, ph, ymin, ymax, step, false);
 	for (k = 0; k <= 4; k++) {
 		double x = xmin + (xmax - xmin) * k / 4;
 		np_sb_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", PX(x),

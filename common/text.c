@@ -1,7 +1,9 @@
 /*
- * text.c - a growable string, POSIX shell quoting, the one formatter of
- * figures for people, and the escaped error line of the numaplan command.
+ * text.c - a growable string (and a whole file or stream read into one),
+ * POSIX shell quoting, the one formatter of figures for people, and the
+ * escaped error line of the numaplan command.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,6 +122,15 @@ void np_sb_shq_argv(np_sb_t *b, unsigned n, char *const *argv)
 	}
 }
 
+void np_sb_add_stream(np_sb_t *b, FILE *f)
+{
+	char buf[8192];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		np_sb_addn(b, buf, n);
+}
+
 char *np_sb_take(np_sb_t *b)
 {
 	char *s;
@@ -133,6 +144,15 @@ char *np_sb_take(np_sb_t *b)
 	return s;
 }
 
+void np_strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 char *np_strdup_printf(const char *fmt, ...)
 {
 	np_sb_t b;
@@ -142,6 +162,36 @@ char *np_strdup_printf(const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vprintf(&b, fmt, ap);
 	va_end(ap);
+	return np_sb_take(&b);
+}
+
+char *np_memstream_close(FILE *f, char **buf)
+{
+	/* *buf is only final once the stream is closed */
+	if (fclose(f) != 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return *buf;
+}
+
+char *np_read_file(const char *path, size_t *len, np_error_t *err)
+{
+	FILE *f = fopen(path, "r");
+	np_sb_t b;
+
+	if (!f) {
+		np_error_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	np_sb_add_stream(&b, f);
+	fclose(f);
+	if (len)
+		*len = b.len;
+	if (b.oom)
+		np_error_set(err, -ENOMEM, "out of memory reading %s", path);
 	return np_sb_take(&b);
 }
 

@@ -1,13 +1,16 @@
 /*
- * text.h - text helpers: a growable string, POSIX shell quoting, the one
- * formatter of figures for people, and the escaped error line of the
- * numaplan command.
+ * text.h - text helpers: a growable string (and a whole file or stream
+ * read into one), POSIX shell quoting, the one formatter of figures for
+ * people, and the escaped error line of the numaplan command.
  */
 #ifndef NP_COMMON_TEXT_H
 #define NP_COMMON_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include <numaplan/error.h>
 
 /* A growable string; every append keeps it NUL-terminated.  Allocation
  * failure is sticky (oom) so callers check once at the end. */
@@ -26,10 +29,24 @@ void np_sb_printf(np_sb_t *b, const char *fmt, ...) __attribute__((format(printf
 void np_sb_shq(np_sb_t *b, const char *s);
 /* Append n words, each quoted, separated by spaces: a command line. */
 void np_sb_shq_argv(np_sb_t *b, unsigned n, char *const *argv);
+/* Append all that f yields until its end: a file, a pipe's output. */
+void np_sb_add_stream(np_sb_t *b, FILE *f);
 /* Hand the buffer over (caller frees); NULL after an allocation failure. */
 char *np_sb_take(np_sb_t *b);
 
+/* Free n strings and the array that holds them (v may be NULL; unset
+ * entries NULL): every list of names and every table row ends so. */
+void np_strv_free(char **v, size_t n);
+
 char *np_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Close f, an open_memstream(buf, ...) stream, and hand its text over:
+ * NULL, the text freed, when writing to it failed (out of memory). */
+char *np_memstream_close(FILE *f, char **buf);
+
+/* A whole file as a string (len, when given, its length); NULL with err
+ * set when it cannot be read or memory ran out. */
+char *np_read_file(const char *path, size_t *len, np_error_t *err);
 
 /* Print "numaplan " and the message on stderr, escaped (np_escape): messages
  * quote arguments, file names, host names and file contents, none of which

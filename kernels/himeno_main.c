@@ -134,30 +134,19 @@ static int parse_args(int argc, char **argv, struct opts *o,
 			have_seconds = 1;
 			break;
 		case 't':
-			if (np_arg_int("--threads", optarg, 1, 65536,
-			                   &o->threads, err) < 0)
+			if (np_k_arg_threads(optarg, NP_K_OPENMP, &o->threads,
+			                     err) < 0)
 				return -EINVAL;
-#ifndef _OPENMP
-			if (o->threads > 1)
-				return np_error_set(err, -EINVAL, "--threads: "
-				                    "built without OpenMP, only 1 "
-				                    "thread is possible");
-#endif
 			break;
 		case 'j': o->json = 1; break;
 		case 'B': o->test_coef = 1; break;
 		case 'h': o->help = 1; break;
-		case ':':
-			return np_error_set(err, -EINVAL, "option '%s' needs an "
-			                    "argument", argv[optind - 1]);
 		default:
-			return np_error_set(err, -EINVAL, "unknown option '%s'",
-			                    argv[optind - 1]);
+			return np_k_getopt_error(c, argv, err);
 		}
 	}
-	if (optind < argc)
-		return np_error_set(err, -EINVAL, "unexpected argument '%s'",
-		                    argv[optind]);
+	if (np_k_no_more_args(argc, argv, err) < 0)
+		return -EINVAL;
 	if (have_seconds && o->iterations > 0)
 		return np_error_set(err, -EINVAL, "--iterations and --seconds "
 		                    "exclude each other");
@@ -187,37 +176,16 @@ static int choose_grid(const struct opts *o, int nranks, int dims[3],
 static int placement(int rank, struct np_k_place **all, int *nall,
                      np_error_t *err)
 {
-	int max = 1, count = 1, failed = 0, rc;
 	struct np_k_place *mine;
+	int n, rc = np_k_place_threads(rank, &mine, &n);
 
-#ifdef _OPENMP
-	max = omp_get_max_threads();
-#endif
-	np_k_place_prepare();
-	mine = calloc((size_t)max, sizeof(*mine));
-	if (mine == NULL)
-		failed = 1;
-	else {
-#pragma omp parallel reduction(+:failed)
-		{
-			int tid = 0;
-#ifdef _OPENMP
-			tid = omp_get_thread_num();
-#pragma omp master
-			count = omp_get_num_threads();
-#endif
-			if (tid < max &&
-			    np_k_place_self(rank, tid, &mine[tid], NULL) < 0)
-				failed++;
-		}
-	}
-	if (!np_k_mpi_all(MPI_COMM_WORLD, failed == 0)) {
+	/* every rank agrees before the gather, which is collective */
+	if (!np_k_mpi_all(MPI_COMM_WORLD, rc == 0)) {
 		free(mine);
 		return np_error_set(err, -EIO, "cannot read the CPU affinity "
 		                    "of every thread");
 	}
-	rc = np_k_mpi_place_gather(MPI_COMM_WORLD, mine,
-	                           count < max ? count : max, all, nall, err);
+	rc = np_k_mpi_place_gather(MPI_COMM_WORLD, mine, n, all, nall, err);
 	free(mine);
 	return rc;
 }

@@ -105,13 +105,11 @@ static int parse(int argc, char **argv, struct np_hpl_opts *o,
 			return np_error_set(err, -EINVAL, "option '%s' needs a value",
 			                    argv[optind - 1]);
 		default:
-			return np_error_set(err, -EINVAL, "unknown option '%s'",
-			                    argv[optind - 1]);
+			return np_k_getopt_error(c, argv, err);
 		}
 	}
-	if (rc == 0 && optind < argc)
-		rc = np_error_set(err, -EINVAL, "unexpected argument '%s'",
-		                  argv[optind]);
+	if (rc == 0)
+		rc = np_k_no_more_args(argc, argv, err);
 	return rc;
 }
 

@@ -166,6 +166,34 @@ json_t *np_k_place_json(const struct np_k_place *p, size_t n)
 	return arr;
 }
 
+int np_k_arg_threads(const char *arg, int openmp, int *threads,
+                     np_error_t *err)
+{
+	if (np_arg_int("--threads", arg, 1, 65536, threads, err) < 0)
+		return -EINVAL;
+	if (!openmp && *threads > 1)
+		return np_error_set(err, -EINVAL, "--threads: built without "
+		                    "OpenMP, only 1 thread is possible");
+	return 0;
+}
+
+int np_k_getopt_error(int c, char *const *argv, np_error_t *err)
+{
+	if (c == ':')
+		return np_error_set(err, -EINVAL, "option '%s' needs an "
+		                    "argument", argv[optind - 1]);
+	return np_error_set(err, -EINVAL, "unknown option '%s'",
+	                    argv[optind - 1]);
+}
+
+int np_k_no_more_args(int argc, char *const *argv, np_error_t *err)
+{
+	if (optind < argc)
+		return np_error_set(err, -EINVAL, "unexpected argument '%s'",
+		                    argv[optind]);
+	return 0;
+}
+
 int np_k_usage_error(const char *prog, const char *msg)
 {
 	fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n",

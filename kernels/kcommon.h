@@ -64,6 +64,12 @@ int np_k_launcher_rank(void);
 int np_k_place_self(int rank, int thread, struct np_k_place *p,
                     np_error_t *err);
 
+/* Every OpenMP thread of the task (rank) fills its own record: *out (n
+ * of them, the caller frees), after np_k_place_prepare().  0, -ENOMEM,
+ * or -EIO when a thread cannot read its affinity.  In kcommon_omp.c,
+ * which each OpenMP kernel compiles with its own flags, not in libnpk. */
+int np_k_place_threads(int rank, struct np_k_place **out, int *n);
+
 /* "# placement: host H rank R thread T cpus C numa N" (no newline). */
 int np_k_place_format(const struct np_k_place *p, char *buf, size_t len);
 
@@ -78,6 +84,28 @@ json_t *np_k_place_json(const struct np_k_place *p, size_t n);
  * they reject empty strings, trailing garbage, signs where none are
  * allowed, overflow and values outside [min, max], and name the option and
  * the bad value in their message. */
+
+/* Whether the kernel including this was built with OpenMP: libnpk is not,
+ * so a kernel passes this for its own. */
+#ifdef _OPENMP
+#define NP_K_OPENMP 1
+#else
+#define NP_K_OPENMP 0
+#endif
+
+/* --threads T: 1 to 65536, and only 1 in a kernel built without OpenMP
+ * (openmp: NP_K_OPENMP).  0, or -EINVAL with the message in err. */
+int np_k_arg_threads(const char *arg, int openmp, int *threads,
+                     np_error_t *err);
+
+/* What getopt_long returned for a bad option (opterr = 0 and ":" first
+ * in optstring): ':' an option without its argument, anything else an
+ * unknown option, named from argv[optind - 1].  -EINVAL. */
+int np_k_getopt_error(int c, char *const *argv, np_error_t *err);
+
+/* 0 when argv has no words left from optind on, else -EINVAL naming the
+ * first. */
+int np_k_no_more_args(int argc, char *const *argv, np_error_t *err);
 
 /* ---- output ------------------------------------------------------------ */
 

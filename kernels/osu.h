@@ -91,6 +91,8 @@ unsigned char *np_osu_rbuf(const struct np_osu_bufs *b, int w);
 void np_osu_fill(unsigned char *buf, size_t n, int sender, int iter, int w);
 uint64_t np_osu_verify(const unsigned char *buf, size_t n, int sender,
                        int iter, int w);
+/* The sum of every rank's count of bad bytes, on rank 0 (collective). */
+uint64_t np_osu_total_bad(MPI_Comm comm, uint64_t bad);
 
 /* Run one size of a test on comm; every rank calls it; rank 0 gets the
  * result in *pt. */

@@ -125,12 +125,8 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		case 'j': o->json = 1; break;
 		case 'C': o->corrupt = 1; break;
 		case 'h': o->help = 1; return 0;
-		case ':':
-			return np_error_set(err, -EINVAL, "option '%s' needs an "
-			                    "argument", argv[optind - 1]);
 		default:
-			return np_error_set(err, -EINVAL, "unknown option '%s'",
-			                    argv[optind - 1]);
+			return np_k_getopt_error(c, argv, err);
 		}
 	}
 	if (optind >= argc)
@@ -151,9 +147,8 @@ int np_osu_parse(int argc, char **argv, struct np_osu_opts *o,
 		return np_error_set(err, -EINVAL, "unknown test '%s' (%s)",
 		                    argv[optind], tests);
 	optind++;
-	if (optind < argc)
-		return np_error_set(err, -EINVAL, "unexpected argument '%s'",
-		                    argv[optind]);
+	if (np_k_no_more_args(argc, argv, err) < 0)
+		return -EINVAL;
 	if (o->test != NP_OSU_LATENCY)
 		o->min_size = 1;
 	if (NP_OSU_IS_COLL(o->test))

@@ -1,5 +1,6 @@
 /*
- * osu_buf.c - message buffers and the data-check pattern.
+ * osu_buf.c - message buffers, the data-check pattern and the count of
+ * bad bytes over all ranks.
  */
 #include "config.h"
 
@@ -77,6 +78,14 @@ void np_osu_fill(unsigned char *buf, size_t n, int sender, int iter, int w)
 
 	for (k = 0; k < n; k++)
 		buf[k] = pattern(k, sender, iter, w);
+}
+
+uint64_t np_osu_total_bad(MPI_Comm comm, uint64_t bad)
+{
+	unsigned long long in = bad, out = 0;
+
+	MPI_Reduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+	return out;
 }
 
 uint64_t np_osu_verify(const unsigned char *buf, size_t n, int sender,

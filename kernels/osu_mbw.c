@@ -103,7 +103,7 @@ void np_osu_mbw_mr(MPI_Comm comm, const struct np_osu_opts *o,
 	free(st);
 	/* Receivers add 0: the sum is the senders' total. */
 	MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-	MPI_Reduce(&bad, &allbad, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+	allbad = np_osu_total_bad(comm, bad);
 	mean = sum / pairs;
 	pt->size = size;
 	/* bw = size/1e6 * pairs * iters * window / mean (MB = 10^6 bytes);

@@ -19,14 +19,6 @@ static void maybe_corrupt(const struct np_osu_opts *o, unsigned char *buf,
 		buf[0] ^= 0xff;
 }
 
-static uint64_t total_bad(MPI_Comm comm, uint64_t bad)
-{
-	unsigned long long in = bad, out = 0;
-
-	MPI_Reduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
-	return out;
-}
-
 void np_osu_latency(MPI_Comm comm, const struct np_osu_opts *o,
                     struct np_osu_bufs *b, uint64_t size,
                     struct np_osu_point *pt)
@@ -73,7 +65,7 @@ void np_osu_latency(MPI_Comm comm, const struct np_osu_opts *o,
 	/* Half the round trip, in microseconds. */
 	pt->value = t * 1e6 / (2.0 * iters);
 	pt->rate = 0.0;
-	pt->bad = total_bad(comm, bad);
+	pt->bad = np_osu_total_bad(comm, bad);
 }
 
 void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
@@ -148,5 +140,5 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 	pt->value = t > 0.0 ? (double)size / 1e6 * iters * win *
 	                      (bidir ? 2.0 : 1.0) / t : 0.0;
 	pt->rate = 0.0;
-	pt->bad = total_bad(comm, bad);
+	pt->bad = np_osu_total_bad(comm, bad);
 }

@@ -79,15 +79,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return np_k_usage_error(PROG, err.msg);
 			break;
 		case 't':
-			if (np_arg_int("--threads", optarg, 1, 65536,
-			                   &o->threads, &err) < 0)
+			if (np_k_arg_threads(optarg, NP_K_OPENMP, &o->threads,
+			                     &err) < 0)
 				return np_k_usage_error(PROG, err.msg);
-#ifndef _OPENMP
-			if (o->threads > 1)
-				return np_k_usage_error(PROG, "--threads: built "
-				                        "without OpenMP, only 1 "
-				                        "thread is possible");
-#endif
 			break;
 		case 'j': o->json = 1; break;
 		case 'C': o->corrupt = 1; break;
@@ -108,21 +102,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'h': usage(stdout); exit(NP_K_EXIT_OK);
-		case ':':
-			snprintf(err.msg, sizeof(err.msg),
-			         "option '%s' needs an argument", argv[optind - 1]);
-			return np_k_usage_error(PROG, err.msg);
 		default:
-			snprintf(err.msg, sizeof(err.msg), "unknown option '%s'",
-			         argv[optind - 1]);
+			np_k_getopt_error(c, argv, &err);
 			return np_k_usage_error(PROG, err.msg);
 		}
 	}
-	if (optind < argc) {
-		snprintf(err.msg, sizeof(err.msg), "unexpected argument '%s'",
-		         argv[optind]);
+	if (np_k_no_more_args(argc, argv, &err) < 0)
 		return np_k_usage_error(PROG, err.msg);
-	}
 	return 0;
 }
 
@@ -130,34 +116,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 static int place_threads(struct np_k_place **out, int *n,
                          np_error_t *err)
 {
-	int max = 1, count = 1, failed = 0, rank = np_k_launcher_rank();
-	struct np_k_place *p;
+	int rc = np_k_place_threads(np_k_launcher_rank(), out, n);
 
-#ifdef _OPENMP
-	max = omp_get_max_threads();
-#endif
-	np_k_place_prepare();
-	p = calloc((size_t)max, sizeof(*p));
-	if (p == NULL)
-		return np_error_set(err, -ENOMEM, "out of memory");
-#pragma omp parallel reduction(+:failed)
-	{
-		int tid = 0;
-#ifdef _OPENMP
-		tid = omp_get_thread_num();
-#pragma omp master
-		count = omp_get_num_threads();
-#endif
-		if (tid < max && np_k_place_self(rank, tid, &p[tid], NULL) < 0)
-			failed++;
-	}
-	if (failed) {
-		free(p);
-		return np_error_set(err, -EIO, "cannot read a thread's CPU "
+	if (rc == -ENOMEM)
+		return np_error_set(err, rc, "out of memory");
+	if (rc < 0)
+		return np_error_set(err, rc, "cannot read a thread's CPU "
 		                    "affinity");
-	}
-	*out = p;
-	*n = count < max ? count : max;
 	return 0;
 }
 

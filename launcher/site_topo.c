@@ -17,27 +17,10 @@
 
 #define MAX_INCLUDE_DEPTH 4
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	np_sb_t b;
-	char buf[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	np_sb_init(&b);
-	np_sb_add(&b, "");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		np_sb_addn(&b, buf, n);
-	fclose(f);
-	return np_sb_take(&b);
-}
-
 /* PlugStackConfig= of slurm.conf, else plugstack.conf beside it. */
 static char *plugstack_path(const char *conf)
 {
-	char *text = read_text(conf), *line, *save = NULL, *res = NULL;
+	char *text = np_read_file(conf, NULL, NULL), *line, *save = NULL, *res = NULL;
 
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !res; line = strtok_r(NULL, "\n", &save)) {
 		char *w, *s2 = NULL;
@@ -62,7 +45,7 @@ static char *plugstack_path(const char *conf)
  * it includes): 1 found (*arg set), 0 not there. */
 static int scan(const char *path, int depth, char **arg, char **from)
 {
-	char *text = depth <= MAX_INCLUDE_DEPTH ? read_text(path) : NULL, *line, *save = NULL;
+	char *text = depth <= MAX_INCLUDE_DEPTH ? np_read_file(path, NULL, NULL) : NULL, *line, *save = NULL;
 	int found = 0;
 
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !found; line = strtok_r(NULL, "\n", &save)) {

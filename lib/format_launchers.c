@@ -216,6 +216,21 @@ static void write_gpu_bind(FILE *f, const np_topo_t *t, const np_plan_t *p, unsi
 	}
 }
 
+/* The first nlocal ranks' CPU (or, mems, memory node) sets as srun's
+ * comma-separated hex masks. */
+static int write_masks(FILE *f, const np_plan_t *p, unsigned nlocal, bool mems)
+{
+	for (unsigned i = 0; i < nlocal; i++) {
+		char *hex = np_cpuset_format_hex(mems ? p->ranks[i].mems : p->ranks[i].cpus);
+
+		if (!hex)
+			return -ENOMEM;
+		fprintf(f, "%s%s", i ? "," : "", hex);
+		free(hex);
+	}
+	return 0;
+}
+
 /* srun masks are per local task; every host runs the same local plan
  * only when the ranks per host are equal, so masks follow host 0's ranks
  * and the hostfile pins each rank to its host. */
@@ -242,26 +257,14 @@ static int write_slurm(FILE *f, const np_topo_t *t, const np_plan_t *p, const ch
 		return 0;
 	}
 	fprintf(f, " --cpu-bind=mask_cpu:");
-	for (unsigned i = 0; i < nlocal; i++) {
-		char *hex = np_cpuset_format_hex(p->ranks[i].cpus);
-
-		if (!hex)
-			return -ENOMEM;
-		fprintf(f, "%s%s", i ? "," : "", hex);
-		free(hex);
-	}
+	if (write_masks(f, p, nlocal, false) < 0)
+		return -ENOMEM;
 	if (mem) {
 		/* srun has no per-task interleave mask: the nodes are given, the
 		 * interleave mode is only in the json and numactl forms */
 		fprintf(f, " --mem-bind=mask_mem:");
-		for (unsigned i = 0; i < nlocal; i++) {
-			char *hex = np_cpuset_format_hex(p->ranks[i].mems);
-
-			if (!hex)
-				return -ENOMEM;
-			fprintf(f, "%s%s", i ? "," : "", hex);
-			free(hex);
-		}
+		if (write_masks(f, p, nlocal, true) < 0)
+			return -ENOMEM;
 	}
 	write_gpu_bind(f, t, p, nlocal);
 	fprintf(f, " %s\n", cmd_or_default(cmd));

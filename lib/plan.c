@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "plan_internal.h"
 
 void np_plan_free(np_plan_t *p)
@@ -22,13 +23,9 @@ void np_plan_free(np_plan_t *p)
 		np_cpuset_free(r->mems);
 		np_cpuset_free(r->gpu_mems);
 		free(r->hca);
-		for (unsigned k = 0; k < r->ngpus; k++)
-			free(r->gpus[k]);
-		free(r->gpus);
+		np_strv_free(r->gpus, r->ngpus);
 		free(r->gpu_index);
-		for (unsigned k = 0; k < r->nhcas; k++)
-			free(r->hcas[k]);
-		free(r->hcas);
+		np_strv_free(r->hcas, r->nhcas);
 		free(r->hca_ports);
 		for (unsigned k = 0; k < r->nenv; k++) {
 			free(r->env[k].name);
@@ -36,17 +33,13 @@ void np_plan_free(np_plan_t *p)
 		}
 		free(r->env);
 	}
-	for (unsigned i = 0; i < p->nhosts; i++)
-		free(p->hosts[i]);
+	np_strv_free(p->hosts, p->nhosts);
 	for (unsigned i = 0; i < p->nskipped; i++) {
 		free(p->skipped[i].name);
 		free(p->skipped[i].reason);
 	}
 	free(p->skipped);
-	for (unsigned i = 0; i < p->nunused; i++)
-		free(p->unused[i]);
-	free(p->unused);
-	free(p->hosts);
+	np_strv_free(p->unused, p->nunused);
 	free(p->ranks);
 	free(p->note);
 	free(p);
@@ -227,11 +220,7 @@ static char *skipped_text(const np_plan_t *p)
 		return NULL;
 	for (unsigned i = 0; i < p->nskipped; i++)
 		fprintf(f, "%s%s: %s", i ? "; " : "", p->skipped[i].name, p->skipped[i].reason);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return np_memstream_close(f, &buf);
 }
 
 /* Append to the plan's note ("; " between two). */

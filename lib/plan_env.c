@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "common/text.h"
 #include "plan_internal.h"
 
 int np_rank_setenv(np_rank_t *r, const char *name, const char *value)
@@ -340,12 +341,7 @@ int np_nic_mapping(const np_topo_t *t, const np_rank_t *ranks, unsigned nlocal, 
 		}
 	}
 	free(v);
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*out = buf;
-	return 0;
+	return (*out = np_memstream_close(f, &buf)) ? 0 : -ENOMEM;
 }
 
 int np_rank_fill_env(const np_topo_t *t, const np_plan_t *p, np_rank_t *r, const char *nic_map)

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "common/parse.h"
+#include "common/text.h"
 #include "gpu_alloc.h"
 
 const char *const nps_gpu_vars[NPS_GPU_VARS_COUNT] = {
@@ -29,9 +30,7 @@ void nps_gpu_alloc_free(nps_gpu_alloc_t *a)
 {
 	if (!a)
 		return;
-	for (unsigned i = 0; a->busids && i < a->n; i++)
-		free(a->busids[i]);
-	free(a->busids);
+	np_strv_free(a->busids, a->n);
 	free(a->ids);
 	memset(a, 0, sizeof(*a));
 }
@@ -205,10 +204,7 @@ int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_
 		}
 		fprintf(f, "%s%.*s", i ? "," : "", (int)len, s);
 	}
-	if (fclose(f) != 0) {
-		free(buf);
+	if (!(*out = np_memstream_close(f, &buf)))
 		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	*out = buf;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "common/text.h"
 #include "request.h"
 
 void nps_request_init(nps_request_t *r)
@@ -298,15 +299,9 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 
 char *nps_help_text(const nps_site_t *s)
 {
-	char *buf = NULL, *site = nps_site_describe(s);
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *text, *site = nps_site_describe(s);
 
-	if (!f) {
-		free(site);
-		return NULL;
-	}
-	fprintf(f,
+	text = np_strdup_printf(
 		"Usage: --numa-plan=POLICY[,MODIFIER...]   (see numaplan-spank(8))\n"
 		"Policies:\n"
 		"  none      leave the tasks as Slurm placed them\n"
@@ -332,9 +327,5 @@ char *nps_help_text(const nps_site_t *s)
 		"Plugin: numaplan %s, built for Slurm %s\n"
 		"This cluster:\n%s", PACKAGE_VERSION, NP_SLURM_VERSION, site ? site : "  (unavailable)\n");
 	free(site);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return text;
 }

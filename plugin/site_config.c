@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "site_config.h"
 
 #define SITE_ARGS "default[[PART,...]]=POLICY, allow[[PART,...]]=POLICY[,POLICY...], " \
@@ -455,11 +456,7 @@ char *nps_site_allowed_list(const nps_site_t *s)
 		fprintf(f, "%s%s", first ? "" : ", ", np_policy_name((np_policy_t)p));
 		first = false;
 	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return np_memstream_close(f, &buf);
 }
 
 int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
@@ -491,11 +488,8 @@ int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
 			fputc(*p, f);
 		}
 	}
-	if (fclose(f) != 0) {
-		free(buf);
+	if (!(*out = np_memstream_close(f, &buf)))
 		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	*out = buf;
 	return 0;
 }
 
@@ -554,9 +548,5 @@ char *nps_site_describe(const nps_site_t *s)
 			fprintf(f, "\n");
 	}
 	free(allowed);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return np_memstream_close(f, &buf);
 }

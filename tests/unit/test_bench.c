@@ -241,7 +241,7 @@ static void hosts_are(const char *list, unsigned n, const char *const *want)
 	assert_int_equal(k, n);
 	for (unsigned i = 0; i < n; i++)
 		assert_string_equal(v[i], want[i]);
-	np_hostlist_free(v, k);
+	np_strv_free(v, k);
 }
 
 static void test_hostlist(void **state)
