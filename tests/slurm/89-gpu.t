@@ -6,8 +6,7 @@
 #   GPU 0 0000:05:00.0 NUMA 0 (mlx5_1)    GPU 2 0000:85:00.0 NUMA 0 (mlx5_1)
 #   GPU 1 0000:45:00.0 NUMA 1 (mlx5_0)    GPU 3 0000:c5:00.0 NUMA 1 (mlx5_0)
 # The Slurm side (the step's GPUs, --gpu-bind precedence, the fallback
-# without GPUs) is checked always; the placement itself needs the planner's
-# gpu-near, and is skipped (said so) while the planner lacks it.
+# without GPUs), then the placement the planner's gpu-near gives.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
