@@ -93,6 +93,6 @@ done
 expect_error "audit without a job" "which job\\? numaplan audit JOBID" numaplan audit
 expect_error "audit with two jobs" "one job id only" numaplan audit 12 13
 expect_error "audit --far-pct 200" "--far-pct: a percentage from 0 to 100" numaplan audit 12 --far-pct 200
-(unset SLURM_JOB_ID; expect_error "audit --collect outside the job" "--collect runs inside the job it audits" \
-	numaplan audit --collect 12)
+expect_error "audit --collect outside the job" "--collect runs inside the job it audits" \
+	env -u SLURM_JOB_ID numaplan audit --collect 12
 done_testing
