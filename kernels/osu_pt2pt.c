@@ -88,7 +88,7 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 	/* Exactly two ranks (checked by the caller). */
 	for (i = 0; i < skip + iters; i++) {
 		const int recv = bidir || rank == 1, send = bidir || rank == 0;
-		int nr = 0;
+		int nr = 0, nrecv;
 
 		/* bibw: both sides receive and send a window; bw: rank 1
 		 * receives, rank 0 sends and waits for an ack. */
@@ -96,6 +96,7 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 			for (w = 0; w < win; w++)
 				MPI_Irecv(np_osu_rbuf(b, w), n, MPI_CHAR, peer,
 				          TAG_DATA, comm, &req[nr++]);
+		nrecv = nr;
 		if (o->check) {
 			/* -c: fill before and check after each window, and
 			 * time the windows alone (summed). */
@@ -112,7 +113,12 @@ void np_osu_bw(MPI_Comm comm, const struct np_osu_opts *o,
 			for (w = 0; w < win; w++)
 				MPI_Isend(np_osu_sbuf(b, w), n, MPI_CHAR, peer,
 				          TAG_DATA, comm, &req[nr++]);
-		MPI_Waitall(nr, req, st);
+		/* The sends first, then the receives, in two calls, as
+		 * OSU's bibw waits: the same order of completion as the
+		 * reference, so that the two are compared on the loop
+		 * alone. */
+		MPI_Waitall(nr - nrecv, req + nrecv, st);
+		MPI_Waitall(nrecv, req, st);
 		if (!bidir) {
 			if (rank == 1)
 				MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, comm);
