@@ -18,13 +18,13 @@ echo "$token" >"$dir/marker"
 
 guest='cat marker; echo ro=$(touch marker 2>/dev/null && echo no || echo yes);
 echo other=$(test -e '"$other"' && echo seen || echo hidden);
-echo tmp=$(f=$(mktemp /tmp/x.XXXXXX) && echo writable)'
+echo tmp=$(mktemp /tmp/x.XXXXXX >/dev/null && echo writable)'
 run bash -c 'cd "$1" && timeout 600 "$2" run --shape 2s1n --no-slurm -c "$3"' _ "$dir" "$NUMAVM" "$guest"
 check "numavm run from $dir (under /tmp): exit 0" [ "$RC" -eq 0 ] || diag "$ERR"
-check "the guest reads the host's file in the directory it was booted from" \
-	[ "$(sed -n 1p <<<"$OUT")" = "$token" ]
+read_back=$(sed -n 1p <<<"$OUT")
+check "the guest reads the host's file in the directory it was booted from" [ "$read_back" = "$token" ]
 check "the kept directory is read-only in the guest (the file is there, touch fails)" \
-	eval '[ "$(sed -n 1p <<<"$OUT")" = "$token" ] && grep -qx "ro=yes" <<<"$OUT"'
+	eval '[ "$read_back" = "$token" ] && grep -qx "ro=yes" <<<"$OUT"'
 check "the rest of /tmp is the guest's own: another host file there is not seen" grep -qx "other=hidden" <<<"$OUT"
 check "the guest's /tmp is writable" grep -qx "tmp=writable" <<<"$OUT"
 check "the host's file is unchanged" [ "$(cat "$dir/marker")" = "$token" ]
