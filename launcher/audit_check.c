@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "audit.h"
-#include "run_util.h"
+#include "bench_util.h"
 
 char *np_audit_mask_to_list(const char *hex)
 {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "run_util.h"
+#include "bench_util.h"
 
 /* the variables a task's binding is judged by, and its place */
 static const char *const env_keys[] = {

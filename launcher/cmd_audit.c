@@ -20,7 +20,7 @@
 #include "audit.h"
 #include "commands.h"
 #include "opts.h"
-#include "run_util.h"
+#include "bench_util.h"
 
 static void usage(FILE *f)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hostlist.h"
-#include "suite.h"
+#include "run/hostlist.h"
+#include "suites/suite.h"
 #include "common/text.h"
 
 static void test_fmt_num(void **state)

@@ -1,0 +1,289 @@
+/*
+ * bench_util.c - files, commands, time, statistics and parsing for
+ * run/report/accept.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <numaplan.h>
+#include "bench_util.h"
+
+int np_mkdirs(const char *path, np_error_t *err)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return np_error_set(err, -ENAMETOOLONG, "bad directory name '%s'", path);
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return np_error_set(err, -errno, "cannot create directory %s: %s", buf, strerror(errno));
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+int np_write_file(const char *path, const char *text, bool exec, np_error_t *err)
+{
+	FILE *f = fopen(path, "w");
+	int e;
+
+	if (!f)
+		return np_error_set(err, -errno, "cannot write %s: %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f) != 0) {
+		e = errno;
+		return np_error_set(err, -e, "cannot write %s: %s", path, strerror(e));
+	}
+	if (exec)
+		chmod(path, 0755);
+	return 0;
+}
+
+int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err)
+{
+	int rc;
+
+	if (b->oom)
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	else
+		rc = np_write_file(path, b->s ? b->s : "", exec, err);
+	np_sb_free(b);
+	return rc;
+}
+
+bool np_file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+char *np_abspath(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	if (strcmp(path, ".") == 0)
+		return strdup(cwd);
+	return np_strdup_printf("%s/%s", cwd, path[0] == '.' && path[1] == '/' ? path + 2 : path);
+}
+
+char *np_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	const char *p, *e;
+	char *cand;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? strdup(name) : NULL;
+	if (!path)
+		path = "/usr/bin:/bin";
+	for (p = path; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ':');
+		if (!e)
+			e = p + strlen(p);
+		cand = np_strdup_printf("%.*s/%s", (int)(e - p), e == p ? "." : p, name);
+		if (cand && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}
+
+char *np_cmd_output(const char *shell_cmd, int *status)
+{
+	FILE *f = popen(shell_cmd, "r");
+	np_sb_t b;
+	int st;
+
+	if (!f)
+		return NULL;
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	np_sb_add_stream(&b, f);
+	st = pclose(f);
+	if (status)
+		*status = st;
+	return np_sb_take(&b);
+}
+
+char *np_cmd_firstline(const char *shell_cmd)
+{
+	char *cmd = np_strdup_printf("%s 2>&1", shell_cmd);
+	char line[512];
+	FILE *f;
+	char *res = NULL;
+	size_t n;
+
+	if (!cmd)
+		return NULL;
+	f = popen(cmd, "r");
+	free(cmd);
+	if (!f)
+		return NULL;
+	if (fgets(line, sizeof(line), f)) {
+		n = strlen(line);
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		res = strdup(line);
+	}
+	while (fgets(line, sizeof(line), f))
+		;
+	if (pclose(f) != 0) {
+		free(res);
+		res = NULL;
+	}
+	return res;
+}
+
+void np_time_iso(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void np_time_compact(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y%m%d-%H%M%S", &tm);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void np_stats_compute(double *v, unsigned n, np_stats_t *out)
+{
+	double sum = 0;
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	out->n = n;
+	out->min = v[0];
+	out->max = v[n - 1];
+	out->mean = sum / n;
+	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double np_stats_mad(const double *v, unsigned n, double median)
+{
+	double *d = n ? malloc(n * sizeof(double)) : NULL;
+	np_stats_t st;
+	unsigned i;
+
+	if (!d)
+		return 0;
+	for (i = 0; i < n; i++)
+		d[i] = fabs(v[i] - median);
+	np_stats_compute(d, n, &st);
+	free(d);
+	return st.median;
+}
+
+void np_stats_others(const double *v, unsigned n, unsigned skip, double *med, double *mad)
+{
+	double *tmp = n > 1 ? malloc((n - 1) * sizeof(double)) : NULL;
+	unsigned k, m = 0;
+	np_stats_t st;
+
+	*med = *mad = NAN;
+	if (!tmp)
+		return;
+	for (k = 0; k < n; k++)
+		if (k != skip)
+			tmp[m++] = v[k];
+	np_stats_compute(tmp, m, &st);
+	*med = st.median;
+	*mad = np_stats_mad(tmp, m, st.median);
+	free(tmp);
+}
+
+char *np_cpulist_plus(const char *cpulist)
+{
+	np_cpuset_t *s = np_cpuset_new();
+	np_sb_t b;
+	int i;
+
+	if (!s)
+		return NULL;
+	if (np_cpuset_parse(s, cpulist) < 0) {
+		np_cpuset_free(s);
+		return NULL;
+	}
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	for (i = np_cpuset_first(s); i >= 0; i = np_cpuset_next(s, i))
+		np_sb_printf(&b, "%s%d", b.len ? "+" : "", i);
+	np_cpuset_free(s);
+	return np_sb_take(&b);
+}
+
+int np_cpulist_count(const char *cpulist)
+{
+	np_cpuset_t *s = np_cpuset_new();
+	int n = -1;
+
+	if (!s)
+		return -1;
+	if (np_cpuset_parse(s, cpulist) == 0)
+		n = (int)np_cpuset_count(s);
+	np_cpuset_free(s);
+	return n;
+}
+
+const char *np_json_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+double np_json_real(json_t *o, const char *key)
+{
+	json_t *x = json_object_get(o, key);
+
+	return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+bool np_json_num(json_t *o, const char *key, double *out)
+{
+	double v = np_json_real(o, key);
+
+	if (!isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool np_json_streq(json_t *o, const char *key, const char *s)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v && s && strcmp(v, s) == 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * bench_util.h - small helpers shared by run, report and accept: files,
+ * commands, time stamps, statistics over doubles, cpulists, JSON members
+ * (and, from common/, number parsing and the text helpers, reading a
+ * whole file among them).
+ */
+#ifndef NP_RUN_UTIL_H
+#define NP_RUN_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include <numaplan/error.h>
+#include "common/parse.h"
+#include "common/text.h"
+
+/* mkdir -p; 0 or -errno with a message. */
+int np_mkdirs(const char *path, np_error_t *err);
+/* Write a whole file (mode 0644, or 0755 when exec). */
+int np_write_file(const char *path, const char *text, bool exec, np_error_t *err);
+/* np_write_file of the text built in b, then b freed; -ENOMEM (with a
+ * message) when building it ran out of memory. */
+int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err);
+bool np_file_exists(const char *path);
+/* Absolute form of a path that may not exist yet (no symlink resolution). */
+char *np_abspath(const char *path);
+/* Find an executable in PATH (or a path with a slash); malloc'ed or NULL. */
+char *np_which(const char *name);
+/* The whole stdout of a shell command, and its wait status; NULL when it
+ * could not be run or out of memory. */
+char *np_cmd_output(const char *shell_cmd, int *status);
+/* First line of a command's output (stdout+stderr), or NULL. */
+char *np_cmd_firstline(const char *shell_cmd);
+
+/* UTC time as 2026-12-02T09:32:20Z, and a compact form for directory names. */
+void np_time_iso(char *buf, size_t n);
+void np_time_compact(char *buf, size_t n);
+
+/* Statistics of n values (n >= 1); values is sorted in place. */
+typedef struct np_stats {
+	unsigned n;
+	double min, median, mean, max;
+} np_stats_t;
+void np_stats_compute(double *values, unsigned n, np_stats_t *out);
+/* Median absolute deviation from a median: median of |v[i] - median|.
+ * values is left as it was; 0 for n == 0 or out of memory. */
+double np_stats_mad(const double *values, unsigned n, double median);
+/* The median and MAD of the n values but the skip-th (NAN for n < 2):
+ * the yardstick of one node among the others. */
+void np_stats_others(const double *values, unsigned n, unsigned skip, double *med, double *mad);
+
+/* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
+char *np_cpulist_plus(const char *cpulist);
+/* Number of CPUs in a cpulist, or -1 when malformed. */
+int np_cpulist_count(const char *cpulist);
+
+/* Members of a JSON object that may be missing or of another type:
+ * np_json_str gives "" then, np_json_real NAN, np_json_num false (and a
+ * number only when finite), np_json_streq false. */
+const char *np_json_str(json_t *o, const char *key);
+double np_json_real(json_t *o, const char *key);
+bool np_json_num(json_t *o, const char *key, double *out);
+bool np_json_streq(json_t *o, const char *key, const char *s);
+
+#endif /* NP_RUN_UTIL_H */

@@ -1,0 +1,81 @@
+/*
+ * report.h - `numaplan report`: results.json to tables (markdown, HTML with
+ * inline SVG plots), CSV and a condensed JSON.
+ */
+#ifndef NP_REPORT_H
+#define NP_REPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include "bench_util.h"
+
+typedef struct np_table {
+	char *id;                   /* stream_matrix, results, ... */
+	char *title;
+	unsigned ncols, nrows;
+	char **cols;
+	char **cells;               /* nrows x ncols, row-major */
+	char *note;                 /* a sentence under the table, or NULL */
+} np_table_t;
+
+typedef struct np_report {
+	unsigned n, cap;
+	np_table_t *t;
+} np_report_t;
+
+struct np_suite;
+
+/* Build every table the results call for; -ENOMEM on failure. */
+int np_report_build(json_t *res, np_report_t *r);
+void np_report_free(np_report_t *r);
+
+/* For the suites' sections: a table with ncols columns named by the
+ * following strings, and rows of ncols strings (NULL counts as "");
+ * np_table_add_cols makes room for n more columns, which the caller names
+ * (t->cols[old ncols ...]). */
+np_table_t *np_table_new(np_report_t *r, const char *id, const char *title, unsigned ncols, ...);
+int np_table_add_cols(np_table_t *t, unsigned n);
+void np_table_row(np_table_t *t, ...);
+void np_table_row_v(np_table_t *t, char **v);
+
+/* A bar plot of one figure of a suite's experiments (those of one kernel
+ * or group when given): the median of a statistic, or a derived figure. */
+typedef struct np_bars {
+	const struct np_suite *suite;
+	const char *kernel;         /* or NULL: every kernel */
+	const char *group;          /* or NULL: every group */
+	const char *metric;
+	bool derived;               /* derived.METRIC instead of the median */
+	const char *title, *ylabel;
+	double ref;                 /* > 0: a dashed reference line */
+	const char *reflabel;
+} np_bars_t;
+void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec);
+
+/* Figures out of results.json */
+double np_rep_stat(json_t *exp, const char *metric, const char *stat);
+
+/* One table as HTML (escaped), and the report's style sheet. */
+void np_report_html_table(np_sb_t *b, const np_table_t *t);
+extern const char np_report_css[];
+
+/* `report --history DIR...`: each primary figure over the runs, by date,
+ * against a baseline (the first run, or base), regressions worse than tol
+ * (a fraction) flagged; fmt md, html, csv or json.  0, or -errno with err. */
+int np_report_history(FILE *f, const char *fmt, char **dirs, unsigned ndirs, const char *base, double tol,
+                      np_error_t *err);
+
+/* One CSV field (RFC 4180 quoting) or number (empty when not finite),
+ * then a comma, or CRLF after the last of a row: every CSV the report
+ * writes quotes and ends rows alike. */
+void np_csv_field(FILE *f, const char *s, bool last);
+void np_csv_num(FILE *f, double v, bool last);
+
+/* Writers; 0 or -errno. */
+int np_report_md(FILE *f, json_t *res, const np_report_t *r);
+int np_report_html(FILE *f, json_t *res, const np_report_t *r);
+int np_report_csv(FILE *f, json_t *res);
+int np_report_json(FILE *f, json_t *res);
+
+#endif /* NP_REPORT_H */

@@ -1,0 +1,148 @@
+/*
+ * report_main.c - `numaplan report DIR [--format md|html|json|csv] [-o FILE]`
+ * and `numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accept/accept.h"
+#include "bench.h"
+#include "report/report.h"
+#include "run/run.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: numaplan report DIR [--format md|html|json|csv] [--output FILE]\n"
+	      "       numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]\n"
+	      "                       [--format md|html|json|csv] [--output FILE]\n"
+	      "DIR is a numaplan run directory (or its results.json); --history: each figure over\n"
+	      "the runs by date, regressions against the first run (or --baseline) flagged;\n"
+	      "see numaplan-report(1)\n", f);
+}
+
+int np_cmd_report(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "history", no_argument, NULL, 'H' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *fmt = "md", *outp = NULL, *dir, *base = NULL, *tol_text = NULL;
+	bool history = false;
+	double tol = 0.05;
+	np_error_t err;
+	np_report_t rep;
+	json_t *res;
+	FILE *f = stdout;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': fmt = optarg; break;
+		case 'H': history = true; break;
+		case 'b': base = optarg; break;
+		case 't': tol_text = optarg; break;
+		case 'o': outp = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			np_opt_print("report: option %s needs a value", argv[optind - 1]);
+			return 2;
+		default:
+			np_opt_print("report: unknown option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (strcmp(fmt, "md") && strcmp(fmt, "markdown") && strcmp(fmt, "html") && strcmp(fmt, "json") &&
+	    strcmp(fmt, "csv")) {
+		np_opt_print("report: unknown format '%s' (valid: md, html, json, csv)", fmt);
+		return 2;
+	}
+	if ((base || tol_text) && !history) {
+		np_opt_print("report: --baseline and --tolerance are for --history");
+		return 2;
+	}
+	if (tol_text && !np_parse_tolerance(tol_text, &tol)) {
+		np_opt_print("report: --tolerance '%s': a percentage from 0 to below 100, e.g. 5%%", tol_text);
+		return 2;
+	}
+	if (history) {
+		if (optind >= argc) {
+			np_opt_print("report: --history needs run directories");
+			return 2;
+		}
+		np_error_clear(&err);
+		/* read everything before creating the output file */
+		for (c = optind - 1; c < argc; c++) {
+			json_t *r;
+			if (c < optind && !base)
+				continue;
+			r = np_results_load(c < optind ? base : argv[c], &err);
+			if (!r) {
+				np_opt_print("report: %s", err.msg);
+				return 2;
+			}
+			json_decref(r);
+		}
+		if (outp && !(f = fopen(outp, "w"))) {
+			np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
+			return 2;
+		}
+		rc = np_report_history(f, fmt, argv + optind, (unsigned)(argc - optind), base, tol, &err);
+		if (f != stdout && fclose(f) != 0 && rc == 0)
+			rc = -EIO;
+		if (rc < 0) {
+			np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
+			return rc == -ENOENT || rc == -EINVAL ? 2 : 1;
+		}
+		return 0;
+	}
+	if (optind != argc - 1) {
+		np_opt_print("report: %s", optind >= argc ? "which run directory?" : "one directory only");
+		usage(stderr);
+		return 2;
+	}
+	dir = argv[optind];
+	np_error_clear(&err);
+	res = np_results_load(dir, &err);
+	if (!res) {
+		np_opt_print("report: %s", err.msg);
+		return 2;
+	}
+	if (np_report_build(res, &rep) < 0) {
+		np_opt_print("report: out of memory");
+		json_decref(res);
+		return 1;
+	}
+	if (outp && !(f = fopen(outp, "w"))) {
+		np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
+		np_report_free(&rep);
+		json_decref(res);
+		return 2;
+	}
+	if (strcmp(fmt, "html") == 0)
+		rc = np_report_html(f, res, &rep);
+	else if (strcmp(fmt, "json") == 0)
+		rc = np_report_json(f, res);
+	else if (strcmp(fmt, "csv") == 0)
+		rc = np_report_csv(f, res);
+	else
+		rc = np_report_md(f, res, &rep);
+	if (f != stdout && fclose(f) != 0)
+		rc = -EIO;
+	np_report_free(&rep);
+	json_decref(res);
+	if (rc < 0) {
+		np_opt_print("report: write error");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,293 @@
+/*
+ * report_tables.c - the tables of a report, built once from results.json
+ * and then written as markdown or HTML.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "suites/suite.h"
+
+double np_rep_stat(json_t *exp, const char *metric, const char *stat)
+{
+	json_t *m = json_object_get(json_object_get(exp, "stats"), metric);
+	json_t *v = m ? json_object_get(m, stat) : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+np_table_t *np_table_new(np_report_t *r, const char *id, const char *title, unsigned ncols, ...)
+{
+	np_table_t *t;
+	va_list ap;
+	unsigned i;
+
+	if (r->n == r->cap) {
+		unsigned nc = r->cap ? 2 * r->cap : 8;
+		np_table_t *nt = realloc(r->t, nc * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		r->t = nt;
+		r->cap = nc;
+	}
+	t = &r->t[r->n++];
+	memset(t, 0, sizeof(*t));
+	t->id = strdup(id);
+	t->title = strdup(title);
+	t->ncols = ncols;
+	t->cols = calloc(ncols, sizeof(char *));
+	va_start(ap, ncols);
+	for (i = 0; i < ncols && t->cols; i++)
+		t->cols[i] = strdup(va_arg(ap, const char *));
+	va_end(ap);
+	return t;
+}
+
+void np_table_row(np_table_t *t, ...)
+{
+	char **nc = realloc(t->cells, (size_t)(t->nrows + 1) * t->ncols * sizeof(char *));
+	va_list ap;
+	unsigned i;
+
+	if (!nc)
+		return;
+	t->cells = nc;
+	va_start(ap, t);
+	for (i = 0; i < t->ncols; i++) {
+		const char *s = va_arg(ap, const char *);
+		nc[t->nrows * t->ncols + i] = strdup(s ? s : "");
+	}
+	va_end(ap);
+	t->nrows++;
+}
+
+void np_table_row_v(np_table_t *t, char **v)
+{
+	char **nc = realloc(t->cells, (size_t)(t->nrows + 1) * t->ncols * sizeof(char *));
+	unsigned i;
+
+	if (!nc)
+		return;
+	t->cells = nc;
+	for (i = 0; i < t->ncols; i++)
+		nc[t->nrows * t->ncols + i] = strdup(v[i] ? v[i] : "");
+	t->nrows++;
+}
+
+int np_table_add_cols(np_table_t *t, unsigned n)
+{
+	char **nc = realloc(t->cols, (t->ncols + n) * sizeof(char *));
+	unsigned i;
+
+	if (!nc)
+		return -ENOMEM;
+	t->cols = nc;
+	for (i = 0; i < n; i++)
+		nc[t->ncols + i] = NULL;
+	t->ncols += n;
+	return 0;
+}
+
+void np_report_free(np_report_t *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->n; i++) {
+		np_table_t *t = &r->t[i];
+		np_strv_free(t->cols, t->ncols);
+		np_strv_free(t->cells, (size_t)t->nrows * t->ncols);
+		free(t->id);
+		free(t->title);
+		free(t->note);
+	}
+	free(r->t);
+	memset(r, 0, sizeof(*r));
+}
+
+static void run_table(json_t *res, np_report_t *r)
+{
+	np_table_t *t = np_table_new(r, "run", "Run", 2, "item", "value");
+	json_t *topo = json_object_get(res, "topology"), *sw = json_object_get(res, "software"), *rp, *v, *jobs, *j;
+	const char *k;
+	char buf[512];
+	size_t i;
+
+	if (!t)
+		return;
+	np_table_row(t, "suite", np_json_str(res, "suite"));
+	np_table_row(t, "created", np_json_str(res, "created"));
+	np_table_row(t, "mode", np_json_str(res, "mode"));
+	np_table_row(t, "command", np_json_str(res, "command"));
+	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(res, "repeat")));
+	np_table_row(t, "repetitions", buf);
+	snprintf(buf, sizeof(buf), "%s (%s): %lld sockets, %lld NUMA nodes, %lld L3, %lld cores, %lld PUs",
+	         np_json_str(topo, "hostname"), np_json_str(topo, "cpu_model"),
+	         (long long)json_integer_value(json_object_get(topo, "packages")),
+	         (long long)json_integer_value(json_object_get(topo, "numa_nodes")),
+	         (long long)json_integer_value(json_object_get(topo, "l3_domains")),
+	         (long long)json_integer_value(json_object_get(topo, "cores")),
+	         (long long)json_integer_value(json_object_get(topo, "pus")));
+	np_table_row(t, "node", buf);
+	rp = json_object_get(res, "rpeak");
+	if (rp && json_number_value(json_object_get(rp, "gflops_per_node")) > 0) {
+		json_t *src = json_object_get(rp, "source");
+		snprintf(buf, sizeof(buf), "%lld cores [%s] x %.3f GHz [%s] x %g FLOP/cycle [%s] = %.1f GFLOPS per node",
+		         (long long)json_integer_value(json_object_get(rp, "cores")), np_json_str(src, "cores"),
+		         json_number_value(json_object_get(rp, "ghz")), np_json_str(src, "ghz"),
+		         json_number_value(json_object_get(rp, "flops_per_cycle")), np_json_str(src, "flops_per_cycle"),
+		         json_number_value(json_object_get(rp, "gflops_per_node")));
+		np_table_row(t, "Rpeak", buf);
+	}
+	json_object_foreach(sw, k, v)
+		if (json_is_string(v))
+			np_table_row(t, k, json_string_value(v));
+	{
+		/* where the nodes ran: a name per node and the CPUs it had */
+		json_t *nodes = json_object_get(res, "nodes"), *nd;
+		const char *nn;
+		np_sb_t nb;
+		unsigned cnt = 0;
+		np_sb_init(&nb);
+		json_object_foreach(nodes, nn, nd) {
+			if (cnt++ < 16)
+				np_sb_printf(&nb, "%s%s (CPUs %s)", cnt > 1 ? ", " : "", nn, np_json_str(nd, "cpus"));
+		}
+		if (cnt > 16)
+			np_sb_printf(&nb, " and %u more", cnt - 16);
+		if (cnt && nb.s)
+			np_table_row(t, "nodes", nb.s);
+		np_sb_free(&nb);
+		json_array_foreach(json_object_get(res, "same_machine"), i, j) {
+			json_t *n;
+			size_t k;
+			np_sb_t mb;
+			np_sb_init(&mb);
+			np_sb_add(&mb, "nodes");
+			json_array_foreach(j, k, n)
+				np_sb_printf(&mb, "%s %s", k ? "," : "", json_string_value(n));
+			np_sb_add(&mb, " ran on one machine (the same kernel boot id): figures across them (latency, "
+			          "bandwidth, multi-node scaling) measure its memory and its loopback network, not a "
+			          "cluster's network; nodes that ran at the same time shared its memory bandwidth");
+			if (mb.s)
+				np_table_row(t, "NOTE one machine", mb.s);
+			np_sb_free(&mb);
+		}
+		json_array_foreach(json_object_get(res, "shared_cpus"), i, j) {
+			json_t *pair = json_object_get(j, "nodes");
+			snprintf(buf, sizeof(buf), "nodes %s and %s are one machine (same kernel boot id) and shared its CPUs "
+			         "%s: figures across nodes measure that machine, not a network", 
+			         json_string_value(json_array_get(pair, 0)), json_string_value(json_array_get(pair, 1)),
+			         np_json_str(j, "cpus"));
+			np_table_row(t, "WARNING shared CPUs", buf);
+		}
+	}
+	jobs = json_object_get(res, "jobs");
+	json_array_foreach(jobs, i, j) {
+		snprintf(buf, sizeof(buf), "%s %s (exit %s, %s)", np_json_str(j, "id"), np_json_str(j, "state"),
+		         np_json_str(j, "exit_code"), np_json_str(j, "elapsed"));
+		np_table_row(t, "Slurm job", buf);
+	}
+}
+
+/* Nodes that shared CPUs: which figures that puts in doubt. */
+static void shared_note(json_t *res, np_table_t *t)
+{
+	json_t *e;
+	size_t i;
+	np_sb_t b;
+	unsigned n = 0;
+
+	if (!json_array_size(json_object_get(res, "shared_cpus")))
+		return;
+	np_sb_init(&b);
+	np_sb_add(&b, "Some nodes of this run were one machine and shared its CPUs (see Run): ");
+	json_array_foreach(json_object_get(res, "experiments"), i, e) {
+		/* runs across nodes, or on several nodes at once: each node
+		 * was to stand for a machine of its own */
+		if (json_integer_value(json_object_get(e, "nodes")) < 2)
+			continue;
+		np_sb_printf(&b, "%s%s", n++ ? ", " : "", np_json_str(e, "name"));
+	}
+	if (n)
+		np_sb_add(&b, " ran on several nodes at once, which competed for the same CPUs: their figures are not "
+		          "those of separate nodes.");
+	else
+		np_sb_add(&b, "no experiment ran on more than one node.");
+	free(t->note);
+	t->note = np_sb_take(&b);
+}
+
+static void results_table(json_t *res, np_report_t *r)
+{
+	np_table_t *t = np_table_new(r, "results", "Results (median over the runs that passed)", 11, "experiment",
+	                          "placement", "nodes", "ranks x threads", "status", "runs ok", "median", "min",
+	                          "max", "unit", "%sys");
+	json_t *e;
+	size_t i;
+
+	if (!t)
+		return;
+	json_array_foreach(json_object_get(res, "experiments"), i, e) {
+		const char *m = np_json_str(e, "primary_metric");
+		char med[32], mn[32], mx[32], sys[32], nodes[16], rt[32], ok[32];
+		np_fmt_num(med, sizeof(med), np_rep_stat(e, m, "median"));
+		np_fmt_num(mn, sizeof(mn), np_rep_stat(e, m, "min"));
+		np_fmt_num(mx, sizeof(mx), np_rep_stat(e, m, "max"));
+		np_fmt_num(sys, sizeof(sys), np_rep_stat(e, "sys_pct", "median"));
+		snprintf(nodes, sizeof(nodes), "%lld", (long long)json_integer_value(json_object_get(e, "nodes")));
+		snprintf(rt, sizeof(rt), "%lld x %lld", (long long)json_integer_value(json_object_get(e, "ntasks")),
+		         (long long)json_integer_value(json_object_get(e, "threads")));
+		snprintf(ok, sizeof(ok), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
+		         (long long)json_integer_value(json_object_get(e, "runs_total")));
+		char unit[64];
+		snprintf(unit, sizeof(unit), "%s %s", m, np_json_str(e, "unit"));
+		np_table_row(t, np_json_str(e, "name"), np_json_str(json_object_get(e, "placement"), "description"), nodes, rt,
+		    np_json_str(e, "status"), ok, med, mn, mx, unit, sys);
+	}
+	shared_note(res, t);
+}
+
+static void problems_table(json_t *res, np_report_t *r)
+{
+	json_t *o, *e, *run;
+	np_table_t *t = NULL;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(res, "outliers"), i, o) {
+		if (!t)
+			t = np_table_new(r, "outliers", "Outliers across nodes", 1, "finding");
+		if (t)
+			np_table_row(t, np_json_str(o, "message"));
+	}
+	t = NULL;
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		json_array_foreach(json_object_get(e, "runs"), j, run) {
+			char rep[16];
+			if (np_json_streq(run, "status", "ok"))
+				continue;
+			if (!t)
+				t = np_table_new(r, "failed", "Failed runs (never averaged in)", 4, "experiment", "rep", "node",
+				              "reason");
+			if (!t)
+				return;
+			snprintf(rep, sizeof(rep), "%lld", (long long)json_integer_value(json_object_get(run, "rep")));
+			np_table_row(t, np_json_str(e, "name"), rep, np_json_str(run, "node"), np_json_str(run, "error"));
+		}
+}
+
+int np_report_build(json_t *res, np_report_t *r)
+{
+	unsigned i;
+
+	memset(r, 0, sizeof(*r));
+	run_table(res, r);
+	results_table(res, r);
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->tables)
+			np_suites[i]->tables(res, r);
+	problems_table(res, r);
+	return r->n ? 0 : -ENOMEM;
+}

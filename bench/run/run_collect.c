@@ -1,0 +1,158 @@
+/*
+ * run_collect.c - `numaplan run --collect DIR`: results.json from the raw
+ * outputs of a run directory, again.  For a script generated with
+ * --dry-run and submitted by hand, for a run that was interrupted, or
+ * after outputs were added.  run.json keeps what the results need besides
+ * experiments.json.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "suites/suite.h"
+
+int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
+{
+	const np_run_opts_t *o = c->opts;
+	const char *topo = c->ntypes ? c->types[0].xml : NULL;
+	char *path = np_strdup_printf("%s/run.json", c->outdir);
+	json_t *m;
+	int rc = 0;
+
+	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s?, s:f, s:o}", "suite", o->suite->name, "repeat", (int)o->repeat,
+	              "mode", o->mode == NP_MODE_LOCAL ? "local" : o->mode == NP_MODE_INLINE ? "inline" : "slurm",
+	              "command", o->cmdline ? o->cmdline : "", "topology", topo, "cpuset", o->cpuset,
+	              "outlier_pct", o->outlier_pct, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
+	if (m)
+		json_object_set_new(m, "outlier_mad", json_real(o->outlier_mad));
+	if (m) {
+		np_run_opts_record(o, m);      /* the suites' options the results depend on */
+		json_object_set_new(m, "node_types", np_node_types_json(c));
+		json_object_set_new(m, "bind_via", json_string(o->bind_via ? o->bind_via : "masks"));
+		if (c->probe_jobs)
+			json_object_set(m, "probe_jobs", c->probe_jobs);
+		if (c->array_tasks)
+			json_object_set_new(m, "array_tasks", json_integer(c->array_tasks));
+	}
+	if (!m || !path || json_dump_file(m, path, JSON_INDENT(2)) != 0)
+		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "run.json");
+	json_decref(m);
+	free(path);
+	return rc;
+}
+
+static void restore_rpeak(json_t *r, np_rpeak_t *p)
+{
+	json_t *src = json_object_get(r, "source");
+
+	memset(p, 0, sizeof(*p));
+	p->cores = (unsigned)json_integer_value(json_object_get(r, "cores"));
+	p->ghz = json_number_value(json_object_get(r, "ghz"));
+	p->flops_per_cycle = json_number_value(json_object_get(r, "flops_per_cycle"));
+	p->gflops = json_number_value(json_object_get(r, "gflops_per_node"));
+	snprintf(p->cores_src, sizeof(p->cores_src), "%s", np_json_str(src, "cores"));
+	snprintf(p->ghz_src, sizeof(p->ghz_src), "%s", np_json_str(src, "ghz"));
+	snprintf(p->fpc_src, sizeof(p->fpc_src), "%s",
+	         np_json_str(src, "flops_per_cycle"));
+}
+
+int np_run_collect(const np_run_opts_t *in)
+{
+	np_run_opts_t o;
+	np_run_ctx_t c;
+	np_error_t err;
+	json_error_t je;
+	json_t *meta = NULL, *exps = NULL, *old = NULL, *jobs = NULL, *res = NULL, *x;
+	char *mp = NULL, *ep = NULL, *rp = NULL;
+	size_t i;
+	int status = 2;
+
+	memset(&c, 0, sizeof(c));
+	np_error_clear(&err);
+	o = *in;
+	c.opts = &o;
+	c.outdir = np_abspath(in->collect);
+	mp = np_strdup_printf("%s/run.json", c.outdir);
+	ep = np_strdup_printf("%s/experiments.json", c.outdir);
+	rp = np_strdup_printf("%s/results.json", c.outdir);
+	if (!c.outdir || !mp || !ep || !rp) {
+		np_opt_print("run --collect: out of memory");
+		goto out;
+	}
+	if (!(meta = json_load_file(mp, 0, &je)) || !(exps = json_load_file(ep, 0, &je)) || !json_is_array(exps)) {
+		np_opt_print("run --collect: %s is not a numaplan run directory (%s: %s)", in->collect,
+		     meta ? ep : mp, je.text);
+		goto out;
+	}
+	o.suite = np_suite_find(json_string_value(json_object_get(meta, "suite")));
+	o.repeat = (unsigned)json_integer_value(json_object_get(meta, "repeat"));
+	o.cmdline = (char *)json_string_value(json_object_get(meta, "command"));
+	o.outlier_pct = json_number_value(json_object_get(meta, "outlier_pct"));
+	if (in->outlier_pct != 10)
+		o.outlier_pct = in->outlier_pct;        /* given on this command line */
+	if (json_is_number(json_object_get(meta, "outlier_mad")))
+		o.outlier_mad = json_number_value(json_object_get(meta, "outlier_mad"));
+	if (in->outlier_mad != 3.5)
+		o.outlier_mad = in->outlier_mad;
+	np_run_opts_restore(&o, meta);
+	{
+		const char *m = json_string_value(json_object_get(meta, "mode"));
+		o.mode = m && strcmp(m, "local") == 0 ? NP_MODE_LOCAL : m && strcmp(m, "inline") == 0 ? NP_MODE_INLINE
+		         : NP_MODE_SLURM;
+	}
+	if (!o.suite || o.repeat == 0) {
+		np_opt_print("run --collect: %s: run.json lacks a known suite or repeat", in->collect);
+		goto out;
+	}
+	o.cpuset = json_string_value(json_object_get(meta, "cpuset"));
+	if (json_is_string(json_object_get(meta, "bind_via")))
+		o.bind_via = json_string_value(json_object_get(meta, "bind_via"));
+	if (np_node_types_restore(&c, json_object_get(meta, "node_types"),
+	                          json_string_value(json_object_get(meta, "topology")), &err) < 0) {
+		np_opt_print("run --collect: %s", err.msg);
+		goto out;
+	}
+	if (json_is_array(json_object_get(meta, "probe_jobs")))
+		c.probe_jobs = json_incref(json_object_get(meta, "probe_jobs"));
+	restore_rpeak(json_object_get(meta, "rpeak"), &c.rpeak);
+	c.array_tasks = (unsigned)json_integer_value(json_object_get(meta, "array_tasks"));
+	json_array_foreach(exps, i, x)
+		if (!np_exp_from_json(&c, x, &err)) {
+			np_opt_print("run --collect: %s", err.msg);
+			goto out;
+		}
+	/* keep the Slurm jobs a previous collection recorded */
+	if ((old = json_load_file(rp, 0, &je)) && json_is_array(json_object_get(old, "jobs")))
+		jobs = json_deep_copy(json_object_get(old, "jobs"));
+	else
+		jobs = json_array();
+	if (np_results_collect(&c, jobs, &res, &err) < 0) {
+		np_opt_print("run --collect: %s", err.msg);
+		status = 1;
+		goto out;
+	}
+	if (json_dump_file(res, rp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
+		np_opt_print("run --collect: cannot write %s", rp);
+		status = 1;
+		goto out;
+	}
+	if (!o.quiet) {
+		np_results_print_summary(stdout, res);
+		printf("results: %s\n", rp);
+	}
+	status = json_integer_value(json_object_get(res, "failed_experiments")) ? 1 : 0;
+out:
+	json_decref(meta);
+	json_decref(exps);
+	json_decref(old);
+	json_decref(jobs);
+	json_decref(res);
+	np_exp_list_free(&c.exps);
+	np_node_types_free(&c);
+	free(c.outdir);
+	free(mp);
+	free(ep);
+	free(rp);
+	return status;
+}

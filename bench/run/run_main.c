@@ -1,0 +1,364 @@
+/*
+ * run_main.c - `numaplan run SUITE`: plan the experiments, write the job
+ * script, run it (sbatch, inline or local), collect results.json.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_util.h"
+#include "suites/suite.h"
+
+/* With several node types, an experiment runs on the nodes of its own
+ * type: a per-node experiment on as many of them as there are, any other
+ * only when the type has the nodes it needs. */
+static int fit_type(np_run_ctx_t *c, const np_node_type_t *t, unsigned n0, np_error_t *err)
+{
+	unsigned i, k, kept = n0, dropped = 0;
+	char first[96] = "";
+	np_sb_t b;
+
+	for (i = n0; i < c->exps.n; i++) {
+		np_exp_t *e = c->exps.v[i];
+		unsigned per = e->ntasks / (e->nodes ? e->nodes : 1);
+		if (e->nodes > t->nnodes && e->per_node) {
+			e->nodes = t->nnodes;
+			e->ntasks = per * t->nnodes;
+		} else if (e->nodes > t->nnodes) {
+			if (!dropped++)
+				snprintf(first, sizeof(first), "%s", e->name);
+			np_exp_free(e);
+			continue;
+		}
+		np_sb_init(&b);
+		np_sb_add(&b, "");
+		for (k = 0; k < e->nodes && k < t->nnodes; k++)
+			np_sb_printf(&b, "%s%s", k ? "," : "", t->nodes[k]);
+		free(e->nodelist);
+		if (!(e->nodelist = np_sb_take(&b)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		json_object_set_new(e->params, "node_type", json_string(t->name));
+		c->exps.v[kept++] = e;
+	}
+	c->exps.n = kept;
+	if (dropped)
+		np_opt_print("run %s: note: node type %s has %u node%s: %u experiment%s needing more left out (%s%s)",
+		             c->opts->suite->name, t->name, t->nnodes, t->nnodes > 1 ? "s" : "", dropped,
+		             dropped > 1 ? "s" : "", first, dropped > 1 ? ", ..." : "");
+	return 0;
+}
+
+static int generate(np_run_ctx_t *c, np_error_t *err)
+{
+	const np_run_opts_t *o = c->opts;
+	char suffix[128];
+	unsigned k, n0;
+	int rc = 0;
+
+	if (o->parse_only)
+		return o->suite->adopt(c, err);        /* existing output becomes the run */
+	for (k = 0; k < c->ntypes && rc == 0; k++) {
+		c->topo = c->types[k].topo;
+		n0 = c->exps.n;
+		if (c->ntypes > 1) {
+			snprintf(suffix, sizeof(suffix), "@%s", c->types[k].name);
+			c->name_suffix = suffix;
+		}
+		rc = o->suite->generate(c, err);
+		if (rc == 0 && c->ntypes > 1)
+			rc = fit_type(c, &c->types[k], n0, err);
+	}
+	c->name_suffix = NULL;
+	c->topo = c->types[0].topo;
+	return rc;
+}
+
+int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
+{
+	char stamp[32], *dir = NULL, *plans, *cpuinfo;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = o;
+	if (o->output) {
+		dir = strdup(o->output);
+	} else {
+		np_time_compact(stamp, sizeof(stamp));
+		dir = np_strdup_printf("numaplan-%s-%s", o->suite->name, stamp);
+	}
+	c->outdir = dir ? np_abspath(dir) : NULL;
+	free(dir);
+	if (!c->outdir)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	if (np_file_exists(c->outdir)) {
+		char *res = np_strdup_printf("%s/results.json", c->outdir);
+		char *job = np_strdup_printf("%s/job.sh", c->outdir);
+		bool used = (res && np_file_exists(res)) || (job && np_file_exists(job));
+		free(res);
+		free(job);
+		if (used)
+			return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
+	}
+	c->made_outdir = !np_file_exists(c->outdir);
+	plans = np_strdup_printf("%s/plans", c->outdir);
+	rc = plans ? np_mkdirs(plans, err) : -ENOMEM;
+	free(plans);
+	if (rc < 0)
+		return rc;
+	/* the nodes' topology: asked of them, or stated where it comes from */
+	if ((rc = np_run_topology(c, err)) < 0)
+		return rc;
+	/* Rpeak of the node type planned on: this machine's when it is the
+	 * topology, a probed node's /proc/cpuinfo when the nodes were asked
+	 * (an XML has no clock and no instruction set) */
+	cpuinfo = np_node_type_cpuinfo(c, &c->types[0]);
+	np_rpeak_compute(c->topo, c->types[0].xml == NULL, cpuinfo, &o->rpeak, &c->rpeak);
+	if (cpuinfo) {
+		char *who = np_strdup_printf(", %s's, via the probe", c->types[0].name);
+		size_t n;
+		if (who && (n = strlen(c->rpeak.ghz_src)) && !strstr(c->rpeak.ghz_src, "--clock"))
+			snprintf(c->rpeak.ghz_src + n, sizeof(c->rpeak.ghz_src) - n, "%s", who);
+		if (who && (n = strlen(c->rpeak.fpc_src)) && !strstr(c->rpeak.fpc_src, "--flops-per-cycle"))
+			snprintf(c->rpeak.fpc_src + n, sizeof(c->rpeak.fpc_src) - n, "%s", who);
+		free(who);
+	}
+	free(cpuinfo);
+	c->summary = json_object();
+	return generate(c, err);
+}
+
+void np_run_ctx_free(np_run_ctx_t *c)
+{
+	np_exp_list_free(&c->exps);
+	np_node_types_free(c);
+	free(c->outdir);
+	json_decref(c->summary);
+	memset(c, 0, sizeof(*c));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Bad input changes nothing: the directory this run made goes again,
+ * unless a probe job ran (its outputs say why it failed). */
+static void undo_outdir(np_run_ctx_t *c)
+{
+	if (c->made_outdir && c->outdir && !c->probe_jobs)
+		nftw(c->outdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int write_experiments(np_run_ctx_t *c, np_error_t *err)
+{
+	json_t *a = json_array();
+	char *path = np_strdup_printf("%s/experiments.json", c->outdir);
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < c->exps.n; i++)
+		json_array_append_new(a, np_exp_to_json(c->exps.v[i]));
+	rc = path ? json_dump_file(a, path, JSON_INDENT(2)) : -1;
+	json_decref(a);
+	if (rc != 0)
+		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "experiments.json");
+	free(path);
+	return rc;
+}
+
+/* The suites that can adopt existing output, as "a or b". */
+static char *adopters(void)
+{
+	np_sb_t b;
+	unsigned i, n = 0;
+
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->adopt)
+			np_sb_printf(&b, "%s%s", n++ ? " or " : "", np_suites[i]->name);
+	return np_sb_take(&b);
+}
+
+static const char *mode_name(np_run_mode_t m)
+{
+	return m == NP_MODE_LOCAL ? "local" : m == NP_MODE_INLINE ? "inline" : "slurm";
+}
+
+int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
+{
+	np_run_opts_t o = *opts;
+	np_run_ctx_t c;
+	np_error_t err;
+	json_t *jobs = json_array(), *res = NULL;
+	char *script = NULL, *respath = NULL;
+	unsigned nsteps = 0, i;
+	int rc, status = 0;
+
+	np_error_clear(&err);
+	if (o.parse_only) {
+		if (!o.suite->adopt) {
+			char *who = adopters();
+			np_opt_print("run: --parse-only is for the %s suite", who ? who : "?");
+			free(who);
+			json_decref(jobs);
+			return 2;
+		}
+		o.repeat = 1;
+		o.mode = NP_MODE_LOCAL;
+	}
+	if (o.mode == NP_MODE_SLURM && (!o.dry_run || o.plan_only)) {
+		char *sb = np_which("sbatch");
+		if (!sb) {
+			fprintf(stderr, "numaplan run %s: Slurm is not available: sbatch not found in PATH.  Use --local "
+			        "to run on this machine, or --dry-run to only write the job script\n", o.suite->name);
+			json_decref(jobs);
+			return 1;
+		}
+		free(sb);
+	}
+	rc = np_run_prepare(&o, &c, &err);
+	if (rc < 0) {
+		np_opt_print("run %s: %s", o.suite->name, err.msg);
+		/* a probe that failed or was stopped is a failure of what ran */
+		status = rc == -ENOMEM || rc == -EIO || rc == -ECANCELED ? 1 : 2;
+		if (status == 2)
+			undo_outdir(&c);
+		np_run_ctx_free(&c);
+		json_decref(jobs);
+		return status;
+	}
+	if (c.exps.n == 0) {
+		np_opt_print("run %s: no experiment to run on this topology", o.suite->name);
+		undo_outdir(&c);
+		np_run_ctx_free(&c);
+		json_decref(jobs);
+		return 2;
+	}
+	if (write_experiments(&c, &err) < 0 || np_run_write_meta(&c, &err) < 0)
+		goto fail;
+	if (!o.quiet) {
+		printf("numaplan run %s: %u experiments x %u repetitions, mode %s%s\n", o.suite->name, c.exps.n,
+		       o.repeat, mode_name(o.mode), o.dry_run ? " (dry run)" : "");
+		printf("  output: %s\n", c.outdir);
+		if (c.rpeak.gflops > 0 && o.suite->rpeak)
+			printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
+			       c.rpeak.cores, c.rpeak.cores_src, c.rpeak.ghz, c.rpeak.ghz_src,
+			       c.rpeak.flops_per_cycle, c.rpeak.fpc_src, c.rpeak.gflops);
+		if (o.mode != NP_MODE_LOCAL && !o.bind_plugin && !o.bind_slurm)
+			printf("  binding: srun --cpu-bind masks; %s\n", o.shared ?
+			       "--shared: no whole nodes asked, partial nodes fall back to the numaplan plugin" :
+			       "whole nodes asked (#SBATCH --exclusive): explicit masks need every CPU of a node");
+		else if (o.mode != NP_MODE_LOCAL && o.bind_slurm)
+			/* no masks, so no need for whole nodes (the job script's rule) */
+			printf("  binding: Slurm's own, srun --cpu-bind=cores%s\n",
+			       o.exclusive || c.whole_nodes || c.array_tasks ? "; whole nodes asked (#SBATCH --exclusive)" : "");
+		for (i = 0; i < c.ntypes; i++) {
+			printf("  topology: %s", c.types[i].source);
+			if (c.types[i].nnodes)
+				printf(" (%u node%s, %s%s)", c.types[i].nnodes, c.types[i].nnodes > 1 ? "s" : "",
+				       c.types[i].nodes[0], c.types[i].nnodes > 1 ? ",..." : "");
+			printf("\n");
+		}
+		for (i = 0; i < c.exps.n; i++) {
+			const np_exp_t *e = c.exps.v[i];
+			unsigned k;
+			printf("  %-28s %s", e->name, e->desc ? e->desc : "");
+			for (k = 0; k < e->naliases; k++)
+				printf("%s%s", k ? ", " : "  = ", e->aliases[k]);
+			printf("\n");
+		}
+	}
+	if (!o.parse_only) {
+		script = np_strdup_printf("%s/job.sh", c.outdir);
+		if (!script || np_jobscript_write(&c, script, &nsteps, &err) < 0)
+			goto fail;
+	}
+	if (o.dry_run || o.plan_only) {
+		if (!o.quiet)
+			printf("%s: nothing %s.  Job script: %s\n  run it with: %s %s\n",
+			       o.plan_only ? "plan only" : "dry run", o.plan_only ? "run" : "submitted", script,
+			       o.mode == NP_MODE_SLURM ? "sbatch" : "bash", script);
+		goto done;
+	}
+	if (!o.parse_only) {
+		if (o.mode == NP_MODE_SLURM)
+			rc = np_run_slurm(&c, script, nsteps, jobs, &err);
+		else
+			rc = np_run_local(&c, script, &err);
+		if (rc < 0 && rc != -ECANCELED && rc != -EIO)
+			goto fail;
+		if (rc == -ECANCELED) {
+			np_opt_print("run %s: %s", o.suite->name, err.msg);
+			status = 1;
+		} else if (rc == -EIO) {
+			np_opt_print("run %s: %s", o.suite->name, err.msg);
+			status = 1;
+		}
+	}
+	np_error_clear(&err);
+	if (np_results_collect(&c, jobs, &res, &err) < 0)
+		goto fail;
+	respath = np_strdup_printf("%s/results.json", c.outdir);
+	if (!respath || json_dump_file(res, respath, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
+		np_error_set(&err, -EIO, "cannot write %s", respath ? respath : "results.json");
+		goto fail;
+	}
+	if (!o.quiet)
+		np_results_print_summary(stdout, res);
+	{
+		json_t *failed = json_object_get(res, "failed_experiments");
+		if (json_integer_value(failed) > 0)
+			status = 1;
+	}
+	if (!o.quiet)
+		printf("results: %s\n", respath);
+done:
+	if (outdir_ret)
+		*outdir_ret = strdup(c.outdir);
+	json_decref(res);
+	json_decref(jobs);
+	free(script);
+	free(respath);
+	np_run_ctx_free(&c);
+	return status;
+fail:
+	np_opt_print("run %s: %s", o.suite->name, err.msg);
+	json_decref(res);
+	json_decref(jobs);
+	free(script);
+	free(respath);
+	np_run_ctx_free(&c);
+	return 1;
+}
+
+int np_cmd_run(int argc, char **argv)
+{
+	np_run_opts_t o;
+	np_error_t err;
+	int rc;
+
+	np_error_clear(&err);
+	rc = np_run_opts_parse(argc, argv, &o, &err);
+	if (rc == 1) {
+		np_run_usage(stdout);
+		np_run_opts_free(&o);
+		return 0;
+	}
+	if (rc < 0) {
+		np_opt_print("run: %s", err.msg);
+		np_run_opts_free(&o);
+		return 2;
+	}
+	rc = o.collect ? np_run_collect(&o) : np_run_execute(&o, NULL);
+	np_run_opts_free(&o);
+	return rc;
+}

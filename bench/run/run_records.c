@@ -1,0 +1,295 @@
+/*
+ * run_records.c - the raw outputs of one repetition of an experiment to
+ * its run records: one per node for per-node experiments, one for an MPI
+ * run (printed by rank 0 into one node's file).  The owner of the kernel
+ * reads the figures (its parse hook); a run that failed is kept, marked,
+ * with the reason.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/procstat.h"
+#include "bench_util.h"
+#include "suites/suite.h"
+
+static char *rel_raw(const char *name, unsigned rep, const char *suffix)
+{
+	return np_strdup_printf("raw/%s.r%u.%s", name, rep, suffix);
+}
+
+char *np_run_read(const np_run_ctx_t *c, const char *rel)
+{
+	char *p = np_strdup_printf("%s/%s", c->outdir, rel);
+	char *t = p ? np_read_file(p, NULL, NULL) : NULL;
+
+	free(p);
+	return t;
+}
+
+/* Nodes that left an output file for a step: raw/NAME.rREP.NODE.out */
+static unsigned list_nodes(const char *outdir, const char *name, unsigned rep, char ***nodes)
+{
+	char *dir = np_strdup_printf("%s/raw", outdir);
+	char *prefix = np_strdup_printf("%s.r%u.", name, rep);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	unsigned n = 0, cap = 0;
+	size_t pl = prefix ? strlen(prefix) : 0;
+
+	*nodes = NULL;
+	while (d && prefix && (de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (strncmp(de->d_name, prefix, pl) != 0 || l < pl + 5 || strcmp(de->d_name + l - 4, ".out") != 0)
+			continue;
+		if (n == cap) {
+			char **nv = realloc(*nodes, (cap = cap ? 2 * cap : 8) * sizeof(char *));
+			if (!nv)
+				break;
+			*nodes = nv;
+		}
+		(*nodes)[n++] = strndup(de->d_name + pl, l - pl - 4);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	free(prefix);
+	return n;
+}
+
+static void first_line(const char *text, char *buf, size_t n)
+{
+	const char *p = text;
+
+	buf[0] = '\0';
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l > 0) {
+			snprintf(buf, n, "%.*s", (int)(l < n ? l : n - 1), p);
+			return;
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
+static void read_step(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, np_step_t *si)
+{
+	char *rel = rel_raw(e->name, rep, "rc"), *t = rel ? np_run_read(c, rel) : NULL;
+	double s = 0, en = 0;
+
+	memset(si, 0, sizeof(*si));
+	si->user = si->sys = si->idle = -1;
+	if (t && sscanf(t, "rc=%d start=%lf end=%lf", &si->rc, &s, &en) >= 1) {
+		si->ran = true;
+		si->wall = en > s ? en - s : 0;
+	}
+	free(t);
+	free(rel);
+	rel = rel_raw(e->name, rep, "stat");
+	t = rel ? np_run_read(c, rel) : NULL;
+	si->cpu = t ? np_procstat_file(t, &si->user, &si->sys, &si->idle) : json_object();
+	free(t);
+	free(rel);
+}
+
+json_t *np_run_record(unsigned rep, const char *node, const np_step_t *si)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "rep", json_integer(rep));
+	json_object_set_new(r, "node", json_string(node));
+	json_object_set_new(r, "exit", si->ran ? json_integer(si->rc) : json_null());
+	json_object_set_new(r, "wall_s", json_real(si->wall));
+	json_object_set_new(r, "values", json_object());
+	if (si->sys >= 0) {
+		json_t *c = json_object_get(si->cpu, node);
+		json_object_set_new(r, "user_pct", json_real(c ? np_json_real(c, "user_pct") : si->user));
+		json_object_set_new(r, "sys_pct", json_real(c ? np_json_real(c, "sys_pct") : si->sys));
+		json_object_set_new(r, "idle_pct", json_real(c ? np_json_real(c, "idle_pct") : si->idle));
+	}
+	return r;
+}
+
+void np_run_record_status(json_t *r, bool ok, const char *why)
+{
+	json_object_set_new(r, "status", json_string(ok ? "ok" : "failed"));
+	json_object_set_new(r, "validated", json_boolean(ok));
+	if (!ok && why && *why)
+		json_object_set_new(r, "error", json_string(why));
+}
+
+/* Read one node's output through the kernel's owner: 0 with the figures
+ * in k, -1 when the text holds no result (k->why says why). */
+static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *owner, np_kout_t *k)
+{
+	int rc;
+
+	k->series = k->placement = k->build = NULL;
+	k->valid = false;
+	k->why[0] = '\0';
+	if (!owner || !owner->parse) {
+		snprintf(k->why, sizeof(k->why), "unknown kernel %s", e->kernel);
+		return -1;
+	}
+	rc = owner->parse(c, e, k);
+	if (rc < 0) {
+		json_decref(k->series);
+		json_decref(k->placement);
+		json_decref(k->build);
+		k->series = k->placement = k->build = NULL;
+		k->valid = false;
+	}
+	return rc;
+}
+
+/* The exit status a node (or node set) recorded of its own (a set's run,
+ * a task of a job array), else the step's. */
+static void own_status(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, const char *node,
+                       const np_step_t *step, np_step_t *own)
+{
+	char *rel = np_strdup_printf("raw/%s.r%u.%s.rc", e->name, rep, node);
+	char *t = rel ? np_run_read(c, rel) : NULL;
+	double s = 0, en = 0;
+	int rc;
+
+	*own = *step;
+	if (t && sscanf(t, "rc=%d start=%lf end=%lf", &rc, &s, &en) >= 1) {
+		own->ran = true;
+		own->rc = rc;
+		if (en > s)
+			own->wall = en - s;
+	}
+	free(t);
+	free(rel);
+}
+
+/* Per-node experiments, node sets (and kernels whose every output is a
+ * result): a record per node or set that left an output. */
+static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *owner, unsigned rep,
+                      const np_step_t *step, char **nodes, unsigned n, json_t *runs)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		char *rel = np_strdup_printf("raw/%s.r%u.%s.out", e->name, rep, nodes[i]);
+		char *erel = np_strdup_printf("raw/%s.r%u.%s.err", e->name, rep, nodes[i]);
+		char *text = rel ? np_run_read(c, rel) : NULL;
+		char *etext = erel ? np_run_read(c, erel) : NULL;
+		char errl[200];
+		np_step_t own, *si = &own;
+		json_t *r;
+
+		own_status(c, e, rep, nodes[i], step, &own);
+		r = np_run_record(rep, nodes[i], si);
+		np_kout_t k = { .text = text ? text : "", .rc = si->rc, .wall = si->wall, .errline = errl,
+		                .values = json_object_get(r, "values") };
+
+		json_object_set_new(r, "output", json_string(rel ? rel : ""));
+		first_line(etext, errl, sizeof(errl));
+		if (parse_out(c, e, owner, &k) < 0 && si->rc != 0)
+			snprintf(k.why, sizeof(k.why), "exit %d%s%s", si->rc, *errl ? ": " : "", errl);
+		else if (k.valid && si->rc != 0 && (e->sets || c->array_tasks)) {
+			/* the status is this node's own: a run that failed after printing */
+			k.valid = false;
+			snprintf(k.why, sizeof(k.why), "exit %d after printing a result", si->rc);
+		}
+		if (k.series)
+			json_object_set_new(r, "series", k.series);
+		if (k.placement)
+			json_object_set_new(r, "placement", k.placement);
+		if (k.build)
+			json_object_set_new(r, "build", k.build);
+		np_run_record_status(r, k.valid, k.why);
+		json_array_append_new(runs, r);
+		free(rel);
+		free(erel);
+		free(text);
+		free(etext);
+	}
+}
+
+/* An MPI run: one result, printed by rank 0 into one node's file. */
+static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *owner, unsigned rep,
+                    const np_step_t *si, char **nodes, unsigned n, json_t *runs)
+{
+	json_t *r = np_run_record(rep, "all", si);
+	np_kout_t k = { .series = NULL, .placement = NULL, .build = NULL };
+	char why[256] = "", errl[200] = "";
+	bool found = false;
+	unsigned i;
+
+	for (i = 0; i < n && !found; i++) {
+		char *rel = np_strdup_printf("raw/%s.r%u.%s.out", e->name, rep, nodes[i]);
+		char *text = rel ? np_run_read(c, rel) : NULL;
+		json_t *vals = json_object();
+
+		k = (np_kout_t){ .text = text ? text : "", .rc = si->rc, .wall = si->wall, .errline = "",
+		                 .values = vals };
+		if (text && parse_out(c, e, owner, &k) == 0) {
+			found = true;
+			json_object_set(r, "values", vals);
+			json_object_set_new(r, "output", json_string(rel));
+			snprintf(why, sizeof(why), "%s", k.valid ? "" : k.why);
+		} else if (!why[0]) {
+			snprintf(why, sizeof(why), "%s", text ? k.why : "");
+		}
+		json_decref(vals);
+		free(rel);
+		free(text);
+	}
+	if (!found) {
+		char *erel = np_strdup_printf("raw/%s.r%u.%s.err", e->name, rep, nodes[0]);
+		char *et = erel ? np_run_read(c, erel) : NULL;
+		first_line(et, errl, sizeof(errl));
+		if (si->rc != 0)
+			snprintf(why, sizeof(why), "exit %d%s%s", si->rc, *errl ? ": " : "", errl);
+		free(erel);
+		free(et);
+	}
+	if (found && k.valid && si->rc != 0) {
+		k.valid = false;
+		snprintf(why, sizeof(why), "exit %d after printing a result", si->rc);
+	}
+	if (found && k.series)
+		json_object_set_new(r, "series", k.series);
+	if (found && k.placement)
+		json_object_set_new(r, "placement", k.placement);
+	if (found && k.build)
+		json_object_set_new(r, "build", k.build);
+	np_run_record_status(r, found && k.valid, why);
+	json_array_append_new(runs, r);
+}
+
+void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs)
+{
+	const np_suite_t *owner = np_suite_of_kernel(e->kernel);
+	np_step_t si;
+	char **nodes = NULL;
+	unsigned n;
+
+	read_step(c, e, rep, &si);
+	if (owner && owner->collect) {
+		owner->collect(c, e, rep, &si, runs);
+		json_decref(si.cpu);
+		return;
+	}
+	n = list_nodes(c->outdir, e->name, rep, &nodes);
+	/* each task of a job array ran the step on its node, with its own status */
+	if (!si.ran && n > 0 && c->array_tasks)
+		si.ran = true;
+	if (!si.ran || n == 0) {
+		json_t *r = np_run_record(rep, "all", &si);
+		np_run_record_status(r, false, !si.ran ? "did not run (job ended or was cancelled before this step)"
+		                     : "no output file");
+		json_array_append_new(runs, r);
+	} else if (e->per_node || e->sets || (owner && owner->each_output)) {
+		each_node(c, e, owner, rep, &si, nodes, n, runs);
+	} else {
+		mpi_run(c, e, owner, rep, &si, nodes, n, runs);
+	}
+	np_strv_free(nodes, n);
+	json_decref(si.cpu);
+}

@@ -1,0 +1,390 @@
+/*
+ * run_results.c - raw outputs to results.json: the run records of every
+ * repetition (run_records.c), statistics over the runs that passed
+ * (run_stats.c), the figures each suite derives across its experiments,
+ * cross-node outliers, and what ran where (software, topology, Rpeak).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "report/report.h"
+#include "bench_util.h"
+#include "suites/suite.h"
+
+/* The figure an experiment is judged by, from the suite that reads its
+ * kernel: its wall time when no suite does. */
+static const char *primary_metric(const np_exp_t *e, bool *higher)
+{
+	const np_suite_t *s = np_suite_of_kernel(e->kernel);
+
+	if (s && s->primary)
+		return s->primary(e, higher);
+	*higher = false;
+	return "wall_s";
+}
+
+static const np_metric_t *metric_find(const char *m)
+{
+	unsigned i, k;
+
+	for (i = 0; m && np_suites[i]; i++)
+		for (k = 0; np_suites[i]->metrics && np_suites[i]->metrics[k].name; k++)
+			if (strcmp(np_suites[i]->metrics[k].name, m) == 0)
+				return &np_suites[i]->metrics[k];
+	return NULL;
+}
+
+/* Figures without an entry in a suite follow the naming convention. */
+const char *np_metric_unit(const char *m)
+{
+	const np_metric_t *d = metric_find(m);
+	size_t n = m ? strlen(m) : 0;
+
+	if (d)
+		return d->unit;
+	if (n > 5 && strcmp(m + n - 5, "_mbps") == 0)
+		return "MB/s";
+	if (n > 3 && strcmp(m + n - 3, "_us") == 0)
+		return "us";
+	if (n > 2 && strcmp(m + n - 2, "_s") == 0)
+		return "s";
+	if (n > 4 && strcmp(m + n - 4, "_pct") == 0)
+		return "%";
+	if (n && strcmp(m, "seconds") == 0)
+		return "s";
+	return "";
+}
+
+const char *np_metric_label(const char *m)
+{
+	const np_metric_t *d = metric_find(m);
+
+	return d && d->label ? d->label : m ? m : "";
+}
+
+/* Figures across experiments, suite by suite in registry order. */
+static void derive(json_t *exps, json_t *summary)
+{
+	unsigned i;
+
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->derive)
+			np_suites[i]->derive(exps, summary);
+}
+
+static json_t *software(bool slurm)
+{
+	json_t *s = json_object();
+	struct utsname u;
+	char *v;
+
+	json_object_set_new(s, "numaplan", json_string(PACKAGE_VERSION));
+	if (uname(&u) == 0)
+		json_object_set_new(s, "kernel", json_sprintf("%s %s %s", u.sysname, u.release, u.machine));
+	if ((v = np_cmd_firstline("mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p' | grep .")))
+		json_object_set_new(s, "mpich", json_string(v));
+	free(v);
+	/* sbatch rereads slurm.conf for a minute when it is missing: only ask
+	 * when the run used Slurm, and not for long */
+	v = NULL;
+	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
+		json_object_set_new(s, "slurm", json_string(v));
+	free(v);
+	{
+		/* what picks MPI's transport and the BLAS's kernels: the same
+		 * program is another benchmark over shared memory than over
+		 * TCP, with OpenBLAS's generic core than with its AVX-512 one */
+		static const char *const env[] = { "UCX_TLS", "UCX_NET_DEVICES", "FI_PROVIDER", "MPIR_CVAR_CH4_NETMOD",
+		                                   "OMPI_MCA_pml", "OMPI_MCA_btl", "OPENBLAS_CORETYPE", NULL };
+		for (unsigned i = 0; env[i]; i++)
+			if (getenv(env[i])) {
+				char key[64];
+				snprintf(key, sizeof(key), "environment %s", env[i]);
+				json_object_set_new(s, key, json_string(getenv(env[i])));
+			}
+	}
+	if ((v = np_cmd_firstline("hwloc-info --version")))
+		json_object_set_new(s, "hwloc", json_string(v));
+	free(v);
+	if ((v = np_cmd_firstline("gcc -dumpfullversion")))
+		json_object_set_new(s, "gcc", json_string(v));
+	free(v);
+	{
+		json_t *kp = json_object();
+		unsigned i, k;
+		for (i = 0; np_suites[i]; i++)
+			for (k = 0; np_suites[i]->programs && np_suites[i]->programs[k]; k++) {
+				const char *prog = np_suites[i]->programs[k];
+				char *p = np_which(prog);
+				json_object_set_new(kp, prog, p ? json_string(p) : json_null());
+				free(p);
+			}
+		json_object_set_new(s, "kernels", kp);
+	}
+	return s;
+}
+
+/* The compute node's topology as planned: the first node type's, where
+ * it came from, and every node type. */
+static json_t *topo_summary(const np_run_ctx_t *c)
+{
+	const np_topo_t *t = c->types[0].topo;
+	json_t *d = json_array();
+	unsigned i;
+	char *allowed = np_cpuset_format(t->allowed);
+
+	for (i = 0; i < t->ndevices; i++)
+		if (t->devices[i].kind != NP_DEV_GPU) {
+			char *nm = np_cpuset_format(t->devices[i].numas);
+			json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "name", t->devices[i].name,
+			                      "kind", np_dev_kind_name(t->devices[i].kind), "numa", nm ? nm : ""));
+			free(nm);
+		}
+	json_t *o = json_pack("{s:s, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:i, s:i, s:s, s:o}",
+	                      "source", c->types[0].source, "file", c->types[0].xml,
+	                      "hostname", t->hostname, "cpu_model", t->cpu_model, "packages", (int)t->npackages,
+	                      "numa_nodes", (int)t->nnuma, "l3_domains", (int)t->nl3, "cores", (int)t->ncores,
+	                      "pus", (int)t->npus, "allowed", allowed ? allowed : "", "devices", d);
+	free(allowed);
+	json_object_set_new(o, "node_types", np_node_types_json(c));
+	if (c->probe_jobs)
+		json_object_set(o, "probe_jobs", c->probe_jobs);
+	return o;
+}
+
+/* How the steps were bound: what was asked, and what the job did
+ * (raw/binding.txt, written by the job script's np_binding). */
+static json_t *binding(const np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin && !o->bind_slurm;
+	char *t = masks ? np_run_read(c, "raw/binding.txt") : NULL;
+	const char *how = local ? "local (mpiexec, numactl)" : o->bind_plugin ? "plugin" : o->bind_slurm ?
+	                  "slurm (srun --cpu-bind=cores)" : "masks";
+	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
+	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
+
+	if (t) {
+		size_t n = strcspn(t, ":\n");
+		t[strcspn(t, "\n")] = '\0';
+		json_object_set_new(b, "used", json_stringn(t, n));
+		if (t[n] == ':')
+			json_object_set_new(b, "note", json_string(t + n + 1 + strspn(t + n + 1, " ")));
+	} else {
+		json_object_set_new(b, "used", json_string(masks ? "unknown (no raw/binding.txt)" : how));
+	}
+	free(t);
+	return b;
+}
+
+int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
+{
+	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
+	json_t *sw = software(c->opts->mode != NP_MODE_LOCAL);
+
+	/* how MPI ranks were started: the PMI srun spoke, or MPICH's mpiexec */
+	if (sw)
+		json_object_set_new(sw, "mpi launch", c->opts->mode == NP_MODE_LOCAL ? json_string("mpiexec.mpich") :
+		                    json_sprintf("srun --mpi=%s", c->opts->srun_mpi ? c->opts->srun_mpi : "pmi2"));
+	if (sw && c->opts->job_setup)
+		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
+	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0;
+	char ts[32];
+	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
+	                   : "slurm";
+
+	if (!res || !exps || !sw)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < c->exps.n; i++) {
+		const np_exp_t *e = c->exps.v[i];
+		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
+		bool higher;
+		const char *prim = primary_metric(e, &higher);
+		unsigned nok;
+		size_t k;
+		double *sys;
+		unsigned nsys = 0;
+
+		for (r = 1; r <= c->opts->repeat; r++)
+			np_records_collect(c, e, r, runs);
+		/* a %sys sample per run: as many as the partition has nodes */
+		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
+		if (!sys) {
+			json_decref(j);
+			json_decref(runs);
+			return np_error_set(err, -ENOMEM, "out of memory");
+		}
+		json_array_foreach(runs, k, rr) {
+			json_t *sp = json_object_get(rr, "sys_pct");
+			json_t *b = json_object_get(rr, "build");
+			char key[64];
+
+			/* each kernel's compiler and flags, once in "software" */
+			snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
+			if (json_is_object(b) && !json_object_get(sw, key))
+				json_object_set_new(sw, key, json_sprintf("%s: %s%s%s", np_json_str(b, "compiler"),
+				                                          np_json_str(b, "cflags"),
+				                                          json_object_get(b, "blas") ? "; " : "",
+				                                          json_object_get(b, "blas") ?
+				                                          np_json_str(b, "blas") : ""));
+			total_runs++;
+			if (!np_json_streq(rr, "status", "ok"))
+				failed_runs++;
+			else if (json_is_number(sp))
+				sys[nsys++] = json_number_value(sp);
+		}
+		json_object_set_new(j, "primary_metric", json_string(prim));
+		json_object_set_new(j, "unit", json_string(np_metric_unit(prim)));
+		json_object_set_new(j, "higher_is_better", json_boolean(higher));
+		json_object_set_new(j, "runs", runs);
+		json_t *st = np_runs_stats(runs, "values", &nok);
+		if (nsys) {
+			np_stats_t ss;
+			np_stats_compute(sys, nsys, &ss);
+			json_object_set_new(st, "sys_pct", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)ss.n,
+			                    "min", ss.min, "median", ss.median, "mean", ss.mean, "max", ss.max, "unit", "%"));
+		}
+		free(sys);
+		json_object_set_new(j, "stats", st);
+		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
+		json_object_set_new(j, "runs_ok", json_integer(nok));
+		json_object_set_new(j, "runs_total", json_integer(json_array_size(runs)));
+		json_object_set_new(j, "status", json_string(nok == json_array_size(runs) ? "ok" : nok ? "partial"
+		                                             : "failed"));
+		json_object_set_new(j, "derived", json_object());
+		if (nok == 0)
+			failed++;
+		{
+			const np_suite_t *es = np_suite_find(e->suite);
+			np_runs_node_outliers(j, outl, c->opts->outlier_pct, c->opts->outlier_mad, es && es->strict_nodes);
+		}
+		json_array_append_new(exps, j);
+	}
+	derive(exps, summary);
+	np_time_iso(ts, sizeof(ts));
+	json_object_set_new(res, "schema", json_string("numaplan-results/1"));
+	json_object_set_new(res, "suite", json_string(c->opts->suite->name));
+	json_object_set_new(res, "created", json_string(ts));
+	json_object_set_new(res, "mode", json_string(mode));
+	json_object_set_new(res, "command", json_string(c->opts->cmdline ? c->opts->cmdline : ""));
+	json_object_set_new(res, "output_dir", json_string(c->outdir));
+	json_object_set_new(res, "repeat", json_integer(c->opts->repeat));
+	json_object_set_new(res, "software", sw);
+	json_object_set_new(res, "topology", topo_summary(c));
+	json_object_set_new(res, "binding", binding(c));
+	json_object_set_new(res, "rpeak", np_rpeak_to_json(&c->rpeak, 1));
+	json_object_set_new(res, "jobs", json_deep_copy(jobs));
+	{
+		char *ht = np_run_read(c, "raw/hosts.txt");
+		json_t *nodes = np_hosts_parse(ht ? ht : "");
+		json_object_set_new(res, "shared_cpus", np_hosts_shared(nodes));
+		json_object_set_new(res, "same_machine", np_hosts_machines(nodes));
+		json_object_set_new(res, "nodes", nodes);
+		free(ht);
+	}
+	json_object_set_new(res, "experiments", exps);
+	json_object_set_new(res, "summary", summary);
+	json_object_set_new(res, "outliers", outl);
+	json_object_set_new(res, "failed_experiments", json_integer(failed));
+	json_object_set_new(res, "failed_runs", json_integer(failed_runs));
+	json_object_set_new(res, "total_runs", json_integer(total_runs));
+	*out = res;
+	return 0;
+}
+
+void np_results_print_summary(FILE *f, json_t *res)
+{
+	json_t *exps = json_object_get(res, "experiments"), *e, *o;
+	size_t i;
+
+	fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s\n", "experiment", "status", "runs", "median", "min",
+	        "max", "%sys", "metric");
+	json_array_foreach(exps, i, e) {
+		const char *m = np_json_str(e, "primary_metric"), *dk;
+		json_t *der = json_object_get(e, "derived"), *dv;
+		char a[32], b[32], cc[32], d[32], runs[32];
+		np_fmt_num(a, sizeof(a), np_rep_stat(e, m, "median"));
+		np_fmt_num(b, sizeof(b), np_rep_stat(e, m, "min"));
+		np_fmt_num(cc, sizeof(cc), np_rep_stat(e, m, "max"));
+		np_fmt_num(d, sizeof(d), np_rep_stat(e, "sys_pct", "median"));
+		snprintf(runs, sizeof(runs), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
+		         (long long)json_integer_value(json_object_get(e, "runs_total")));
+		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", np_json_str(e, "name"),
+		        np_json_str(e, "status"), runs, a, b, cc, d, m, np_json_str(e, "unit"));
+		if (!np_json_streq(e, "status", "ok")) {
+			json_t *r;
+			size_t k;
+			json_array_foreach(json_object_get(e, "runs"), k, r)
+				if (json_object_get(r, "error")) {
+					fprintf(f, "    failed: rep %lld node %s: %s\n",
+					        (long long)json_integer_value(json_object_get(r, "rep")),
+					        np_json_str(r, "node"), np_json_str(r, "error"));
+					break;
+				}
+		}
+		json_object_foreach(der, dk, dv) {
+			np_fmt_num(a, sizeof(a), json_is_number(dv) ? json_number_value(dv) : NAN);
+			fprintf(f, "    %s = %s\n", dk, a);
+		}
+		if (json_object_get(json_object_get(e, "stats"), "efficiency")) {
+			np_fmt_num(a, sizeof(a), np_rep_stat(e, "efficiency", "median"));
+			fprintf(f, "    efficiency (Gflops/Rpeak) = %s\n", a);
+		}
+	}
+	json_array_foreach(json_object_get(res, "outliers"), i, o)
+		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+	json_array_foreach(json_object_get(res, "same_machine"), i, o) {
+		json_t *n;
+		size_t k;
+		fprintf(f, "note: nodes");
+		json_array_foreach(o, k, n)
+			fprintf(f, "%s %s", k ? "," : "", json_string_value(n));
+		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
+		        "loopback network, not a cluster's\n");
+	}
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, o)
+		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
+		        "nodes measure that machine, not separate nodes\n",
+		        json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
+		        json_string_value(json_array_get(json_object_get(o, "nodes"), 1)), np_json_str(o, "cpus"));
+	o = json_object_get(res, "binding");
+	if (o && !np_json_streq(o, "used", np_json_str(o, "requested")))
+		fprintf(f, "note: bound by %s, not %s: %s\n", np_json_str(o, "used"), np_json_str(o, "requested"),
+		        np_json_str(o, "note"));
+}
+
+json_t *np_results_load(const char *p, np_error_t *err)
+{
+	char *path = NULL;
+	json_error_t je;
+	json_t *j;
+
+	if (np_file_exists(p) && strlen(p) > 5 && strcmp(p + strlen(p) - 5, ".json") == 0)
+		path = strdup(p);
+	else
+		path = np_strdup_printf("%s/results.json", p);
+	if (!path) {
+		np_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (!np_file_exists(path)) {
+		np_error_set(err, -ENOENT, "%s: no results.json (is it a numaplan run directory?)", p);
+		free(path);
+		return NULL;
+	}
+	j = json_load_file(path, 0, &je);
+	if (!j)
+		np_error_set(err, -EINVAL, "%s: invalid JSON at line %d: %s", path, je.line, je.text);
+	else if (!json_is_object(j) || !json_is_array(json_object_get(j, "experiments"))) {
+		np_error_set(err, -EINVAL, "%s: not a numaplan results file (no experiments array)", path);
+		json_decref(j);
+		j = NULL;
+	}
+	free(path);
+	return j;
+}

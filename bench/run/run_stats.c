@@ -1,0 +1,229 @@
+/*
+ * run_stats.c - statistics over the runs of an experiment: min, median,
+ * mean and max of every figure over the runs that passed (a failed run is
+ * never averaged in), per message size for series, and per node with the
+ * nodes that stand out from the median of the nodes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/run.h"
+#include "bench_util.h"
+
+static bool run_ok(json_t *r)
+{
+	return np_json_streq(r, "status", "ok");
+}
+
+/* min/median/mean/max of every metric over the runs that passed. */
+json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok)
+{
+	json_t *stats = json_object(), *r, *vals, *v;
+	const char *k;
+	size_t i;
+
+	*nok = 0;
+	json_array_foreach(runs, i, r)
+		if (run_ok(r))
+			(*nok)++;
+	if (!*nok)
+		return stats;
+	r = NULL;
+	json_array_foreach(runs, i, r)
+		if (run_ok(r))
+			break;
+	vals = json_object_get(r, field_name);
+	json_object_foreach(vals, k, v) {
+		double *a = malloc(*nok * sizeof(double));
+		unsigned n = 0;
+		size_t j;
+		json_t *rr;
+		np_stats_t st;
+		if (!a)
+			continue;
+		json_array_foreach(runs, j, rr) {
+			json_t *x;
+			if (!run_ok(rr))
+				continue;
+			x = json_object_get(json_object_get(rr, field_name), k);
+			if (json_is_number(x))
+				a[n++] = json_number_value(x);
+		}
+		if (n) {
+			np_stats_compute(a, n, &st);
+			json_object_set_new(stats, k, json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)st.n,
+			                    "min", st.min, "median", st.median, "mean", st.mean, "max", st.max,
+			                    "unit", np_metric_unit(k)));
+		}
+		free(a);
+	}
+	return stats;
+}
+
+/* Append v to a growing array; false when out of memory. */
+static bool push(double **a, unsigned *n, unsigned *cap, double v)
+{
+	if (*n == *cap) {
+		unsigned nc = *cap ? 2 * *cap : 64;
+		double *na = realloc(*a, nc * sizeof(double));
+		if (!na)
+			return false;
+		*a = na;
+		*cap = nc;
+	}
+	(*a)[(*n)++] = v;
+	return true;
+}
+
+json_t *np_runs_series_stats(json_t *runs)
+{
+	json_t *out = json_array(), *r, *ser, *it;
+	size_t i, j;
+	double *sizes = NULL, *a = NULL;
+	unsigned ns = 0, scap = 0, acap = 0, s, k;
+
+	json_array_foreach(runs, i, r) {
+		if (!run_ok(r))
+			continue;
+		ser = json_object_get(r, "series");
+		json_array_foreach(ser, j, it) {
+			double sz = json_number_value(json_object_get(it, "size"));
+			for (k = 0; k < ns && sizes[k] != sz; k++)
+				;
+			if (k == ns && !push(&sizes, &ns, &scap, sz))
+				goto out;
+		}
+	}
+	for (s = 0; s < ns; s++) {
+		unsigned n = 0;
+		np_stats_t st;
+		json_array_foreach(runs, i, r) {
+			if (!run_ok(r))
+				continue;
+			ser = json_object_get(r, "series");
+			json_array_foreach(ser, j, it)
+				if (json_number_value(json_object_get(it, "size")) == sizes[s] &&
+				    !push(&a, &n, &acap, json_number_value(json_object_get(it, "value"))))
+					goto out;
+		}
+		if (!n)
+			continue;
+		np_stats_compute(a, n, &st);
+		json_array_append_new(out, json_pack("{s:f, s:i, s:f, s:f, s:f, s:f}", "size", sizes[s], "n", (int)n,
+		                                     "min", st.min, "median", st.median, "mean", st.mean, "max", st.max));
+	}
+out:
+	free(sizes);
+	free(a);
+	return out;
+}
+
+bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
+                     double mad_z, double *dev_pct, double *z)
+{
+	double d = v - med, od = v - omed;
+	bool worse = higher ? d < 0 : d > 0;
+
+	*dev_pct = med != 0 ? 100.0 * d / med : NAN;
+	/* with two nodes both are as far from their median: no telling which */
+	*z = n < 3 ? NAN : omad > 0 ? od / (1.4826 * omad) : od == 0 ? 0 : od > 0 ? INFINITY : -INFINITY;
+	if (!worse || !isfinite(*dev_pct) || fabs(*dev_pct) <= pct)
+		return false;
+	return n < 3 || mad_z <= 0 || (higher ? *z < -mad_z : *z > mad_z);
+}
+
+/* Per-node medians of the primary figure, and the nodes that stand out
+ * from the median of the nodes in the bad direction (np_node_outlier). */
+void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict)
+{
+	json_t *runs = json_object_get(exp, "runs"), *r, *per = json_object(), *outl = json_array();
+	json_t *node_med = json_object(), *failed = json_object();
+	const char *metric = np_json_str(exp, "primary_metric"), *name = np_json_str(exp, "name");
+	bool higher = json_is_true(json_object_get(exp, "higher_is_better"));
+	const char *node;
+	json_t *vals;
+	size_t i;
+	/* one median per node: as many as the partition has nodes */
+	double *med = NULL, *a = NULL;
+	unsigned nn = 0, mcap = 0, acap = 0;
+
+	json_array_foreach(runs, i, r) {
+		json_t *v;
+		node = json_string_value(json_object_get(r, "node"));
+		if (!run_ok(r)) {
+			/* a node's own failure: its output was read (a step that
+			 * never ran is no node's) */
+			if (node && json_object_get(r, "output") && !json_object_get(failed, node))
+				json_object_set_new(failed, node, json_string(np_json_str(r, "error")));
+			continue;
+		}
+		v = json_object_get(json_object_get(r, "values"), metric);
+		if (!json_is_number(v) || !node)
+			continue;
+		if (!json_object_get(per, node))
+			json_object_set_new(per, node, json_array());
+		json_array_append_new(json_object_get(per, node), json_real(json_number_value(v)));
+	}
+	json_object_foreach(per, node, vals) {
+		unsigned n = 0;
+		size_t j;
+		json_t *x;
+		np_stats_t st;
+		json_array_foreach(vals, j, x)
+			if (!push(&a, &n, &acap, json_number_value(x)))
+				goto out;
+		np_stats_compute(a, n, &st);
+		json_object_set_new(node_med, node, json_real(st.median));
+		if (strict && json_object_get(failed, node))
+			continue;
+		if (!push(&med, &nn, &mcap, st.median))
+			goto out;
+	}
+	if (nn >= 2) {
+		np_stats_t all_st;
+		double mad, *sorted = malloc(nn * sizeof(double));
+		unsigned idx = 0;
+		if (!sorted)
+			goto out;
+		memcpy(sorted, med, nn * sizeof(double));
+		np_stats_compute(sorted, nn, &all_st);
+		mad = np_stats_mad(med, nn, all_st.median);
+		json_object_set_new(exp, "nodes_median", json_real(all_st.median));
+		json_object_set_new(exp, "nodes_mad", json_real(mad));
+		json_object_foreach(node_med, node, vals) {
+			double v = json_real_value(vals), dev, z, omed, omad;
+			if (strict && json_object_get(failed, node))
+				continue;
+			/* the z-score against the other nodes: the node judged is
+			 * no part of its own yardstick (with few nodes, one slow
+			 * node would otherwise widen the MAD it is measured by) */
+			np_stats_others(med, nn, idx++, &omed, &omad);
+			if (np_node_outlier(v, all_st.median, omed, omad, nn, higher, pct, mad_z, &dev, &z)) {
+				char *msg = np_strdup_printf("node %s %s %.0f%% %s the median (%s)", node,
+				                             np_metric_label(metric), fabs(dev), dev < 0 ? "below" : "above", name);
+				json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "experiment", name, "node", node,
+				                      "metric", metric, "value", v, "median", all_st.median,
+				                      "deviation_pct", dev, "message", msg ? msg : "");
+				/* JSON has no infinity: a MAD of 0 leaves the score out */
+				if (isfinite(z))
+					json_object_set_new(o, "robust_z", json_real(z));
+				json_array_append(outl, o);
+				json_array_append_new(all, o);
+				free(msg);
+			}
+		}
+		free(sorted);
+	}
+out:
+	json_object_set_new(exp, "per_node", node_med);
+	json_object_set_new(exp, "outliers", outl);
+	/* the rule, so that what judges nodes from results.json can apply it */
+	json_object_set_new(exp, "outlier_rule", json_pack("{s:f, s:f}", "pct", pct, "mad_z", mad_z));
+	if (strict)
+		json_object_set_new(exp, "failed_nodes", json_incref(failed));
+	json_decref(failed);
+	json_decref(per);
+	free(med);
+	free(a);
+}

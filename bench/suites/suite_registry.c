@@ -1,0 +1,79 @@
+/*
+ * suite_registry.c - the table of suites, and the look-ups the core makes
+ * in it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites/suite.h"
+
+extern const np_suite_t np_suite_stream, np_suite_osu, np_suite_himeno, np_suite_hpl,
+       np_suite_wrf, np_suite_compare, np_suite_all, np_suite_screen;
+
+/*
+ * Adding a suite NAME touches three files:
+ *   1. bench/suites/suite_NAME.c (new): `const np_suite_t np_suite_NAME = {...}`
+ *      with its name, its option table over its own struct, its generate
+ *      hook, and the kernels it reads with their parse and primary hooks
+ *      (see suite.h; suite_himeno.c is a short example);
+ *   2. this table: the extern above and one entry below (the order is the
+ *      order of `numaplan run --help`, of results and of report sections);
+ *   3. bench/Makefile.am: suite_NAME.c in libnpbench_la_SOURCES.
+ * Nothing in run, report or accept changes: `numaplan run --help` lists
+ * the suite and its options from the tables.  Its tests and a paragraph in
+ * SUITES of man/numaplan-run.1 come with it.
+ */
+const np_suite_t *const np_suites[] = {
+	&np_suite_stream,
+	&np_suite_osu,
+	&np_suite_himeno,
+	&np_suite_hpl,
+	&np_suite_wrf,
+	&np_suite_compare,
+	&np_suite_all,
+	&np_suite_screen,
+	NULL,
+};
+
+const np_suite_t *np_suite_find(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; name && np_suites[i]; i++)
+		if (strcmp(np_suites[i]->name, name) == 0)
+			return np_suites[i];
+	return NULL;
+}
+
+const np_suite_t *np_suite_of_kernel(const char *kernel)
+{
+	unsigned i, k;
+
+	for (i = 0; kernel && np_suites[i]; i++)
+		for (k = 0; np_suites[i]->kernels && np_suites[i]->kernels[k]; k++)
+			if (strcmp(np_suites[i]->kernels[k], kernel) == 0)
+				return np_suites[i];
+	return NULL;
+}
+
+bool np_suite_has(const np_suite_t *s, json_t *exp)
+{
+	const char *name = json_string_value(json_object_get(exp, "suite"));
+
+	return name && strcmp(name, s->name) == 0;
+}
+
+char *np_suite_names(const char *sep)
+{
+	np_sb_t b;
+	unsigned i;
+
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	for (i = 0; np_suites[i]; i++) {
+		if (i)
+			np_sb_add(&b, sep);
+		np_sb_add(&b, np_suites[i]->name);
+	}
+	return np_sb_take(&b);
+}

@@ -1,0 +1,334 @@
+/*
+ * suite_stream.c - STREAM over the memory domains of a node: one core,
+ * one L3 domain, each NUMA node, each socket, the whole node, and the
+ * NUMA bandwidth matrix (CPUs of node i, memory bound to node j), with the
+ * matrix in results.json and in the reports.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "suites/suite.h"
+#include "report/svg.h"
+
+extern const np_suite_t np_suite_stream;
+
+typedef struct stream_opts {
+	unsigned size;              /* array elements; 0: the kernel's default */
+} stream_opts_t;
+
+static const np_optdef_t options[] = {
+	{ .name = "stream-size", .kind = NP_OPT_UINT, .off = offsetof(stream_opts_t, size), .arg = "E",
+	  .help = "STREAM array elements", .min = 1, .want = "a number of array elements" },
+	{ .name = NULL },
+};
+
+static char *stream_cmd(const np_run_ctx_t *c, unsigned threads)
+{
+	const stream_opts_t *so = np_suite_opts(c->opts, &np_suite_stream);
+	np_sb_t b;
+
+	np_sb_init(&b);
+	np_sb_printf(&b, "numaplan-stream --json --threads %u", threads);
+	if (so->size)
+		np_sb_printf(&b, " --size %u", so->size);
+	return np_sb_take(&b);
+}
+
+static int add_domain(np_run_ctx_t *c, const char *name, const char *group, const char *desc,
+                      const np_cpuset_t *within, const char *mems, const char *kind,
+                      int numa_cpu, int numa_mem, const char *sym, np_error_t *err)
+{
+	const stream_opts_t *so = np_suite_opts(c->opts, &np_suite_stream);
+	unsigned ncores = 0, nodes = np_run_nodes(c, &np_suite_stream);
+	char *cpus = np_run_core_cpus(c->topo, within, &ncores);
+	np_exp_t *e;
+	const char *list[1];
+
+	if (!cpus)
+		return 0;       /* a CPU-less domain has nothing to run on */
+	e = np_exp_new(c, np_suite_stream.name, "stream", name, group);
+	if (!e) {
+		free(cpus);
+		return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	list[0] = cpus;
+	np_exp_set_cpus(e, 1, list);
+	free(cpus);
+	e->desc = strdup(desc);
+	e->policy = strdup("numa-domain");
+	e->mems = mems ? strdup(mems) : NULL;
+	e->nodes = nodes;
+	e->ntasks = nodes;
+	e->threads = ncores;
+	e->per_node = true;
+	e->cmd = stream_cmd(c, ncores);
+	json_object_set_new(e->params, "domain", json_string(kind));
+	json_object_set_new(e->params, "cores", json_integer(ncores));
+	if (numa_cpu >= 0)
+		json_object_set_new(e->params, "numa_cpu", json_integer(numa_cpu));
+	if (numa_mem >= 0)
+		json_object_set_new(e->params, "numa_mem", json_integer(numa_mem));
+	if (so->size)
+		json_object_set_new(e->params, "size", json_sprintf("%u", so->size));
+	/* through the plugin (--bind-via plugin, partial nodes) the closest
+	 * policy: one rank in a domain of that kind */
+	e->plugin_policy = strdup(!strcmp(kind, "numa") || !strcmp(kind, "matrix") ? "numa" :
+	                          !strcmp(kind, "socket") ? "socket" : !strcmp(kind, "l3") ? "l3" : "compact");
+	if (sym) {
+		char alias[96];
+		snprintf(alias, sizeof(alias), "stream.%s", sym);
+		if (np_exp_alias(c, e, alias) < 0)
+			return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	return e->cmd && e->desc && e->plugin_policy ? 0 : np_error_set(err, -ENOMEM, "out of memory");
+}
+
+static int generate(np_run_ctx_t *c, np_error_t *err)
+{
+	np_topo_t *t = c->topo;
+	np_cpuset_t *s = np_cpuset_new();
+	char name[96], desc[160], mems[32];
+	unsigned i, j;
+	int rc = 0;
+	np_domains_t dom;
+
+	np_run_domains(t, &dom);
+	if (!s)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	/* one core: the first allowed core, memory on its own node */
+	if (t->ncores > 0) {
+		const np_core_t *co = &t->cores[0];
+		np_cpuset_set(s, co->pus[0]);
+		snprintf(desc, sizeof(desc), "one core (PU %u)", co->pus[0]);
+		snprintf(mems, sizeof(mems), "%u", t->numa[co->numa >= 0 ? co->numa : 0].os_index);
+		rc = add_domain(c, "stream.core", "domain", desc, s, co->numa >= 0 ? mems : NULL,
+		                "core", co->numa >= 0 ? (int)t->numa[co->numa].os_index : -1, -1, NULL, err);
+	}
+	if (!rc && t->nl3 > 0) {
+		const np_l3_t *l3 = &t->l3[0];
+		snprintf(desc, sizeof(desc), "one L3 domain (%u cores)", l3->ncores);
+		snprintf(mems, sizeof(mems), "%u", t->numa[l3->numa >= 0 ? l3->numa : 0].os_index);
+		rc = add_domain(c, "stream.l3", "domain", desc, l3->cpus, l3->numa >= 0 ? mems : NULL,
+		                "l3", -1, -1, NULL, err);
+	}
+	for (i = 0; !rc && i < t->nnuma; i++) {
+		snprintf(name, sizeof(name), "stream.numa%u", t->numa[i].os_index);
+		snprintf(desc, sizeof(desc), "NUMA node %u (%u cores)", t->numa[i].os_index, t->numa[i].ncores);
+		snprintf(mems, sizeof(mems), "%u", t->numa[i].os_index);
+		rc = add_domain(c, name, "domain", desc, t->numa[i].cpus, mems, "numa",
+		                (int)t->numa[i].os_index, (int)t->numa[i].os_index, np_run_numa_symbol(&dom, i), err);
+	}
+	for (i = 0; !rc && i < t->npackages; i++) {
+		np_cpuset_t *m = np_cpuset_new();
+		char *ml = NULL;
+		if (m && np_topo_numas_of_cpus(t, t->packages[i].cpus, m) == 0)
+			ml = np_cpuset_format(m);
+		snprintf(name, sizeof(name), "stream.socket%u", t->packages[i].os_index);
+		snprintf(desc, sizeof(desc), "socket %u", t->packages[i].os_index);
+		rc = add_domain(c, name, "domain", desc, t->packages[i].cpus, ml && *ml ? ml : NULL,
+		                "socket", -1, -1, np_run_socket_symbol(&dom, (int)i), err);
+		free(ml);
+		np_cpuset_free(m);
+	}
+	if (!rc)
+		rc = add_domain(c, "stream.node", "domain", "whole node (first touch)", NULL, NULL,
+		                "node", -1, -1, NULL, err);
+	/* The remote-access matrix: every CPU node against every memory node. */
+	for (i = 0; !rc && i < t->nnuma; i++) {
+		if (np_cpuset_iszero(t->numa[i].cpus))
+			continue;
+		for (j = 0; !rc && j < t->nnuma; j++) {
+			snprintf(name, sizeof(name), "stream.matrix.c%u.m%u", t->numa[i].os_index, t->numa[j].os_index);
+			snprintf(desc, sizeof(desc), "CPUs of NUMA %u, memory on NUMA %u",
+			         t->numa[i].os_index, t->numa[j].os_index);
+			snprintf(mems, sizeof(mems), "%u", t->numa[j].os_index);
+			rc = add_domain(c, name, "matrix", desc, t->numa[i].cpus, mems, "matrix",
+			                (int)t->numa[i].os_index, (int)t->numa[j].os_index, NULL, err);
+		}
+	}
+	np_cpuset_free(s);
+	return rc;
+}
+
+static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
+{
+	static const char *const keys[] = { "copy_mbps", "scale_mbps", "add_mbps", "triad_mbps" };
+	json_t *j = np_kout_json(k, "triad_mbps");
+	unsigned i;
+	double v;
+
+	(void)c;
+	(void)e;
+	if (!j)
+		return -1;
+	for (i = 0; i < 4; i++) {
+		if (!np_json_num(j, keys[i], &v)) {
+			snprintf(k->why, sizeof(k->why), "no %s in the output", keys[i]);
+			json_decref(j);
+			return -1;
+		}
+		json_object_set_new(k->values, keys[i], json_real(v));
+	}
+	k->valid = json_is_true(json_object_get(j, "validated"));
+	if (!k->valid)
+		snprintf(k->why, sizeof(k->why), "STREAM validation failed");
+	json_decref(j);
+	return 0;
+}
+
+static const char *primary(const np_exp_t *e, bool *higher)
+{
+	(void)e;
+	*higher = true;
+	return "triad_mbps";
+}
+
+/* summary.stream_matrix: Triad medians by CPU node (rows) and memory node. */
+static void derive(json_t *exps, json_t *summary)
+{
+	json_t *cpus = json_array(), *mems = json_array(), *rows = json_array(), *e, *x, *y;
+	size_t i, a, b;
+
+	json_array_foreach(exps, i, e) {
+		json_t *p = json_object_get(e, "params");
+		json_int_t cn, mn;
+		bool hc = false, hm = false;
+		if (!np_suite_has(&np_suite_stream, e) || !np_json_streq(e, "group", "matrix"))
+			continue;
+		cn = json_integer_value(json_object_get(p, "numa_cpu"));
+		mn = json_integer_value(json_object_get(p, "numa_mem"));
+		json_array_foreach(cpus, a, x) hc |= json_integer_value(x) == cn;
+		json_array_foreach(mems, b, x) hm |= json_integer_value(x) == mn;
+		if (!hc)
+			json_array_append_new(cpus, json_integer(cn));
+		if (!hm)
+			json_array_append_new(mems, json_integer(mn));
+	}
+	if (!json_array_size(cpus)) {
+		json_decref(cpus);
+		json_decref(mems);
+		json_decref(rows);
+		return;
+	}
+	json_array_foreach(cpus, a, x) {
+		json_t *row = json_array();
+		json_array_foreach(mems, b, y) {
+			char name[96];
+			json_t *f = NULL, *g;
+			size_t k;
+			double v;
+			snprintf(name, sizeof(name), "stream.matrix.c%lld.m%lld",
+			         (long long)json_integer_value(x), (long long)json_integer_value(y));
+			json_array_foreach(exps, k, g)
+				if (np_suite_has(&np_suite_stream, g) && np_json_streq(g, "name", name))
+					f = g;
+			v = f ? np_rep_stat(f, "triad_mbps", "median") : NAN;
+			json_array_append_new(row, isfinite(v) ? json_real(v) : json_null());
+		}
+		json_array_append_new(rows, row);
+	}
+	json_object_set_new(summary, "stream_matrix", json_pack("{s:o, s:o, s:o, s:s}", "cpu_nodes", cpus,
+	                    "mem_nodes", mems, "triad_mbps", rows, "unit", "MB/s"));
+}
+
+static void tables(json_t *res, np_report_t *r)
+{
+	json_t *m = json_object_get(json_object_get(res, "summary"), "stream_matrix");
+	json_t *cpus = json_object_get(m, "cpu_nodes"), *mems = json_object_get(m, "mem_nodes");
+	json_t *rows = json_object_get(m, "triad_mbps"), *x;
+	unsigned nc, i, j;
+	np_table_t *t;
+
+	if (!m)
+		return;
+	nc = (unsigned)json_array_size(mems);
+	t = np_table_new(r, "stream_matrix", "STREAM Triad (MB/s) by CPU node (rows) and memory node (columns); "
+	                 "in brackets: share of the local figure", 1, "CPU node \\ memory node");
+	if (!t || np_table_add_cols(t, nc) < 0)
+		return;
+	for (j = 0; j < nc; j++)
+		t->cols[j + 1] = np_strdup_printf("NUMA %lld", (long long)json_integer_value(json_array_get(mems, j)));
+	for (i = 0; i < json_array_size(cpus); i++) {
+		char **v = calloc(nc + 1, sizeof(char *));
+		json_t *rw = json_array_get(rows, i);
+		double local = NAN;
+		if (!v)
+			return;
+		json_array_foreach(mems, j, x)
+			if (json_integer_value(x) == json_integer_value(json_array_get(cpus, i)))
+				local = json_number_value(json_array_get(rw, j));
+		v[0] = np_strdup_printf("NUMA %lld", (long long)json_integer_value(json_array_get(cpus, i)));
+		for (j = 0; j < nc; j++) {
+			json_t *c = json_array_get(rw, j);
+			char num[32];
+			np_fmt_num(num, sizeof(num), json_is_number(c) ? json_number_value(c) : NAN);
+			if (json_is_number(c) && isfinite(local) && local > 0)
+				v[j + 1] = np_strdup_printf("%s (%.0f%%)", num, 100 * json_number_value(c) / local);
+			else
+				v[j + 1] = strdup(num);
+		}
+		np_table_row_v(t, v);
+		np_strv_free(v, nc + 1);
+	}
+}
+
+static void heatmap(json_t *res, np_sb_t *b)
+{
+	json_t *m = json_object_get(json_object_get(res, "summary"), "stream_matrix");
+	json_t *cpus = json_object_get(m, "cpu_nodes"), *mems = json_object_get(m, "mem_nodes");
+	json_t *rows = json_object_get(m, "triad_mbps");
+	unsigned nx = (unsigned)json_array_size(mems), ny = (unsigned)json_array_size(cpus), i, j;
+	char **xl, **yl;
+	double *v;
+
+	if (!m || !nx || !ny)
+		return;
+	xl = calloc(nx, sizeof(char *));
+	yl = calloc(ny, sizeof(char *));
+	v = calloc((size_t)nx * ny, sizeof(double));
+	if (xl && yl && v) {
+		for (i = 0; i < nx; i++)
+			xl[i] = np_strdup_printf("mem %lld", (long long)json_integer_value(json_array_get(mems, i)));
+		for (j = 0; j < ny; j++) {
+			yl[j] = np_strdup_printf("cpu %lld", (long long)json_integer_value(json_array_get(cpus, j)));
+			for (i = 0; i < nx; i++) {
+				json_t *c = json_array_get(json_array_get(rows, j), i);
+				v[j * nx + i] = json_is_number(c) ? json_number_value(c) : NAN;
+			}
+		}
+		np_sb_add(b, "<figure>\n");
+		np_svg_heatmap(b, "STREAM Triad MB/s: CPU node x memory node", "memory NUMA node", "CPU NUMA node",
+		               (const char *const *)xl, nx, (const char *const *)yl, ny, v);
+		np_sb_add(b, "</figure>\n");
+	}
+	np_strv_free(xl, nx);
+	np_strv_free(yl, ny);
+	free(v);
+}
+
+static void plots(json_t *res, np_sb_t *b)
+{
+	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_stream, .group = "domain", .metric = "triad_mbps",
+	               .title = "STREAM Triad by memory domain", .ylabel = "MB/s" });
+	heatmap(res, b);
+}
+
+const np_suite_t np_suite_stream = {
+	.name = "stream",
+	.summary = "STREAM over the memory domains of a node, and the NUMA matrix",
+	.kernels = (const char *const[]){ "stream", NULL },
+	.programs = (const char *const[]){ "numaplan-stream", NULL },
+	.metrics = (const np_metric_t[]){ { "triad_mbps", "MB/s", "Triad" }, { NULL, NULL, NULL } },
+	.opts = options,
+	.opts_size = sizeof(stream_opts_t),
+	.size_opt = "stream-size",
+	.generate = generate,
+	.parse = parse,
+	.primary = primary,
+	.derive = derive,
+	.tables = tables,
+	.plots = plots,
+};
