@@ -36,10 +36,12 @@ static ssize_t spool_write(void *cookie, const char *buf, size_t n)
 
 		if (!c || c->len == CHUNK) {
 			if (!(c = malloc(sizeof(*c)))) {
+				/* what fitted stays, the stream's error flag is
+				 * set, and close says the text is not whole */
 				s->lost = true;
+				s->size += done;
 				errno = ENOMEM;
-				/* glibc takes a short count as a write error */
-				return (ssize_t)done;
+				return -1;
 			}
 			c->next = NULL;
 			c->len = 0;

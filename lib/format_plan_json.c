@@ -112,14 +112,24 @@ typedef struct jw {
 	unsigned depth;
 	bool has[JW_DEPTH];
 	bool oom;
+	int werr;                   /* errno of a short write, 0 when none */
 	size_t len;
 	char buf[JW_BUF];
 } jw_t;
 
+/* A short count is the failure to note: a memory stream that cannot grow
+ * drops the rest without setting its error flag (glibc 2.36). */
+static void put_out(jw_t *w, const char *s, size_t n)
+{
+	errno = 0;
+	if (!w->werr && fwrite(s, 1, n, w->f) != n)
+		w->werr = errno ? errno : EIO;
+}
+
 static void flush(jw_t *w)
 {
 	if (w->len)
-		fwrite(w->buf, 1, w->len, w->f);
+		put_out(w, w->buf, w->len);
 	w->len = 0;
 }
 
@@ -128,7 +138,7 @@ static void out(jw_t *w, const char *s, size_t n)
 	if (w->len + n > JW_BUF) {
 		flush(w);
 		if (n > JW_BUF) {
-			fwrite(s, 1, n, w->f);
+			put_out(w, s, n);
 			return;
 		}
 	}
@@ -368,15 +378,15 @@ static void write_plan(jw_t *w, const np_topo_t *t, const np_plan_t *p)
 	k_strs(w, "unused_devices", p->nunused, p->unused);
 	key(w, "ranks");
 	open_c(w, '[');
-	for (unsigned i = 0; i < p->nranks && !w->oom && !ferror(w->f); i++)
+	for (unsigned i = 0; i < p->nranks && !w->oom && !w->werr; i++)
 		write_rank(w, t, &p->ranks[i]);
 	close_c(w, ']');
 	close_c(w, '}');
 }
 
-/* The document, and a newline when nl, to f: 0, or -ENOMEM when a set
- * could not be formatted or the writer not made.  A write error is
- * left in ferror(f). */
+/* The document, and a newline when nl, to f: 0, -ENOMEM when a set could
+ * not be formatted or the writer not made, or the negative errno of a
+ * write that fell short. */
 static int write_doc(FILE *f, const np_topo_t *t, const np_plan_t *p, bool nl)
 {
 	jw_t *w = malloc(sizeof(*w));
@@ -388,12 +398,13 @@ static int write_doc(FILE *f, const np_topo_t *t, const np_plan_t *p, bool nl)
 	w->depth = 0;
 	w->has[0] = false;
 	w->oom = false;
+	w->werr = 0;
 	w->len = 0;
 	write_plan(w, t, p);
 	if (nl)
 		outc(w, '\n');
 	flush(w);
-	rc = w->oom ? -ENOMEM : 0;
+	rc = w->oom ? -ENOMEM : -w->werr;
 	free(w);
 	return rc;
 }
@@ -401,12 +412,15 @@ static int write_doc(FILE *f, const np_topo_t *t, const np_plan_t *p, bool nl)
 int np_plan_write_json(FILE *f, const np_topo_t *t, const np_plan_t *p, np_error_t *err)
 {
 	const char *what = NULL, *bad = bad_string(t, p, &what);
+	int rc;
 
 	if (bad)
 		return np_error_set(err, -EILSEQ, "%s is not UTF-8 text, which JSON cannot carry: "
 		                    "'%.200s'", what, bad);
-	if (write_doc(f, t, p, true) < 0)
-		return np_error_set(err, -ENOMEM, "out of memory");
+	if ((rc = write_doc(f, t, p, true)) == -ENOMEM)
+		return np_error_set(err, rc, "out of memory");
+	if (rc < 0)
+		return np_error_set(err, rc, "cannot write the plan: %s", strerror(-rc));
 	return 0;
 }
 

@@ -207,7 +207,8 @@ static void output_table(const char *dir, const char *file)
 {
 	static const struct { np_format_t fmt; const char *name; } fmts[] = {
 		{ NP_FMT_TABLE, "table" }, { NP_FMT_JSON, "json" }, { NP_FMT_OMPI, "ompi" },
-		{ NP_FMT_OMPI4, "ompi4" }, { NP_FMT_SLURM, "slurm" }, { NP_FMT_NUMACTL, "numactl" },
+		{ NP_FMT_OMPI4, "ompi4" }, { NP_FMT_SLURM, "slurm" }, { NP_FMT_MPICH, "mpich" },
+		{ NP_FMT_NUMACTL, "numactl" },
 	};
 	static const unsigned counts[] = { 100000, 1000000 };
 	char path[4096];
