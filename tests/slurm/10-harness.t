@@ -211,7 +211,7 @@ check "sequence: srun's own --cpu-bind wins, the task is left as Slurm bound it"
 run env SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,1" compact 1 0 respect_cpu_bind=no
 check "sequence: respect_cpu_bind=no binds anyway" grep -q "^NUMAPLAN_CPUS=" <<<"$OUT"
 cmdline srun -n1 ./app --cpu-bind=cores
-run env _NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,2" compact 1 0
+run env SLURM_NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,2" compact 1 0
 check "sequence: a --cpu-bind mark set by the user is overwritten by srun's" \
 	eval 'grep -q "^NUMAPLAN_CPUS=" <<<"$OUT" && ! grep -q "wins" <<<"$OUT"'
 

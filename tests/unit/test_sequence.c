@@ -249,7 +249,7 @@ static void test_outside_slurmstepd(void **state)
 	/* and slurmstepd does not run srun's --cpu-bind detection */
 	f.ctx = NPS_CTX_REMOTE;
 	assert_int_equal(nps_seq_local_user_init(&q, &h), 0);
-	assert_null(get(&f, "_NUMAPLAN_SRUN_CPU_BIND"));
+	assert_null(get(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND"));
 	nps_seq_exit(&q);
 	fake_free(&f);
 }
@@ -264,14 +264,14 @@ static void test_not_a_job_step(void **state)
 	(void)state;
 	f.is_step = 0;                  /* the batch or extern step */
 	put(&f, "NUMAPLAN_CPUS", "7");
-	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1");
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1");
 	step(&q, &h, "spread", 2, av);
 	assert_int_equal(q.state, NPS_SEQ_IDLE);
 	assert_null(q.topo);
 	assert_null(q.plan);
 	/* left alone, but what it inherited of numaplan's is dropped */
 	assert_null(get(&f, "NUMAPLAN_CPUS"));
-	assert_null(get(&f, "_NUMAPLAN_SRUN_CPU_BIND"));
+	assert_null(get(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND"));
 	assert_int_equal(f.nsaid, 0);
 	assert_null(nps_seq_error(&q));
 	nps_seq_exit(&q);
@@ -375,7 +375,7 @@ static void test_long_cpu_bind_type(void **state)
 	/* longer than the plugin keeps: cut, still a binding type, and the
 	 * user's --cpu-bind wins */
 	snprintf(type, sizeof(type), "mask_cpu:%0280d", 1);
-	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1");
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1");
 	put(&f, "SLURM_CPU_BIND_TYPE", type);
 	step(&q, &h, "compact", 2, av);
 	assert_int_equal(q.state, NPS_SEQ_RESPECT);
@@ -387,7 +387,7 @@ static void test_long_cpu_bind_type(void **state)
 
 	/* a mark that is not exactly "1" is not srun's */
 	h = host(&f);
-	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1111");
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1111");
 	put(&f, "SLURM_CPU_BIND_TYPE", "mask_cpu:0x1");
 	step(&q, &h, "compact", 2, av);
 	assert_int_equal(q.state, NPS_SEQ_PLANNED);
