@@ -273,6 +273,33 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 	return 0;
 }
 
+/* How many of the het groups' partitions refuse the value (each one said
+ * when say_why); -1 when a group's partition is not known */
+static int het_refusals(nps_seq_t *q, const nps_host_t *h, const nps_request_t *r,
+                        unsigned size, bool say_why)
+{
+	char part[NPS_PARTITION_MAX + 2], var[64];
+	np_error_t err = { 0 };
+	int refused = 0;
+
+	for (unsigned i = 0; i < size; i++) {
+		snprintf(var, sizeof(var), "SLURM_JOB_PARTITION_HET_GROUP_%u", i);
+		if (h->ops->process_getenv(h->ctx, var, part, sizeof(part)) < 0 || !*part ||
+		    nps_site_select(&q->site, part) < 0) {
+			refused = -1;
+			break;
+		}
+		if (nps_request_check(r, q->opt_text, &q->site, &err) == 0)
+			continue;
+		refused++;
+		if (say_why)
+			log_(h, NPS_LOG_ERROR, "numaplan: %s (partition %s, het group %u)", err.msg,
+			     q->site.partition, i);
+	}
+	(void)nps_site_select(&q->site, NULL);
+	return refused;
+}
+
 /*
  * srun, after each option pass (one per het group), before it allocates or
  * makes a step.  Inside a heterogeneous allocation srun's environment has
@@ -283,34 +310,24 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
  */
 static void refuse_everywhere(nps_seq_t *q, const nps_host_t *h)
 {
-	char buf[NPS_PARTITION_MAX + 2], var[64];
-	np_error_t err[2] = { { 0 } };
-	unsigned size = 0, refused = 0;
+	char buf[32];
+	np_error_t err = { 0 };
+	unsigned size = 0;
 	nps_request_t r;
 
 	if (!q->site_ok || !q->site.nparts || !q->opt_text ||
-	    h->ops->process_getenv(h->ctx, "SLURM_JOB_PARTITION", buf, sizeof(buf)) == 0 ||
+	    h->ops->process_getenv(h->ctx, "SLURM_JOB_PARTITION", buf, sizeof(buf)) != -ENOENT ||
 	    h->ops->process_getenv(h->ctx, "SLURM_HET_SIZE", buf, sizeof(buf)) < 0 ||
 	    np_parse_uint(buf, 1, 128, &size) < 0 ||
-	    nps_request_parse(&r, q->opt_text, &err[0]) < 0)
+	    nps_request_parse(&r, q->opt_text, &err) < 0)
 		return;
-	for (unsigned i = 0; i < size; i++) {
-		snprintf(var, sizeof(var), "SLURM_JOB_PARTITION_HET_GROUP_%u", i);
-		if (h->ops->process_getenv(h->ctx, var, buf, sizeof(buf)) < 0 || !*buf ||
-		    nps_site_select(&q->site, buf) < 0)
-			break;
-		if (nps_request_check(&r, q->opt_text, &q->site, &err[1]) == 0)
-			break;
-		refused++;
-		log_(h, NPS_LOG_ERROR, "numaplan: %s (partition %s, het group %u)", err[1].msg,
-		     q->site.partition, i);
-	}
-	nps_request_free(&r);
-	(void)nps_site_select(&q->site, NULL);
-	if (refused == size) {
+	if (het_refusals(q, h, &r, size, false) == (int)size) {
+		(void)het_refusals(q, h, &r, size, true);
+		nps_request_free(&r);
 		fflush(stderr);
 		exit(1);
 	}
+	nps_request_free(&r);
 }
 
 /* ---- slurmstepd ---------------------------------------------------------- */
