@@ -36,6 +36,9 @@ step cpu --het-group=0 -n1 --numa-plan=spread "$probe" --json
 step export --export=NONE --het-group=1 -n1 --numa-plan=spread touch "$dir/ran"
 step after-export --het-group=1 -n1 "$probe" --json
 step nowhere --het-group=1 -n1 --numa-plan=numa touch "$dir/ran"
+step both --het-group=0,1 --numa-plan=compact "$probe" --json
+step both-refused --het-group=0,1 --numa-plan=spread "$probe" --json
+step after-both --het-group=1 -n1 "$probe" --json
 EOS
 chmod 0755 "$dir/inner.sh"
 run timeout 600 salloc -p cpu : -p gpu "$dir/inner.sh"
@@ -58,6 +61,11 @@ check "a value no partition of the job accepts: refused, naming both" \
 	eval '[ "$(rc_of nowhere)" -ne 0 ] && grep -q "(partition cpu, het group 0)" "$dir/nowhere.err" && grep -q "(partition gpu, het group 1)" "$dir/nowhere.err"'
 check "... before any step existed: no node said a word, no task ran" \
 	eval '! grep -q "numaplan: n[0-9]*:" "$dir/nowhere.err" && [ ! -e "$dir/ran" ] && [ ! -s "$dir/nowhere.steps" ]'
+check "a step over both groups, compact (both accept): runs on both nodes" \
+	eval '[ "$(rc_of both)" -eq 0 ] && [ "$(grep "^{" "$dir/both.out" | jq -r .env.NUMAPLAN_POLICY | sort -u)" = compact ] && [ "$(grep "^{" "$dir/both.out" | jq -r .host | sort -u | wc -l)" -eq 2 ]'
+check "a step over both groups, spread (gpu refuses): srun fails, no step left behind" \
+	eval '[ "$(rc_of both-refused)" -ne 0 ] && [ "$(rc_of both-refused)" -ne 124 ] && [ ! -s "$dir/both-refused.steps" ] && [ "$(rc_of after-both)" -eq 0 ]'
+check "... and no node ran spread" eval '! grep "^{" "$dir/both-refused.out" | jq -r .env.NUMAPLAN_POLICY | grep -q spread'
 wait_idle
 check "the job ended, nothing queued" eval '[ -z "$(squeue -h 2>/dev/null)" ]'
 check "slurmd of every node still up" nodes_alive
