@@ -166,14 +166,12 @@ rapt install -y numaplan-slurm="$prev"
 rc=$?
 check "apt-get install numaplan-slurm=$prev alone fails (its exact-version dependency on libnumaplan0), changes nothing" \
 	eval '[ "$rc" -ne 0 ] && all_at "$next"'
-cmd=$(grep -m1 '^    apt-get install --allow-downgrades ' "$NP_SRCDIR/INSTALL.md" | sed 's/^ *//')
+cmd=$(grep -m1 -E '^ +apt-get install --allow-downgrades ' "$NP_SRCDIR/INSTALL.md" | sed 's/^ *//')
 check "INSTALL.md gives the rollback command" [ -n "$cmd" ]
 V=$prev APT_CONFIG=$rb/apt.conf bash -c "${cmd/apt-get install/apt-get install -y -q}" >>"$PKGDIR/apt.log" 2>&1
 rc=$?
 check "INSTALL.md's rollback command (V=$prev) takes every numaplan package back to $prev" \
 	eval '[ "$rc" -eq 0 ] && all_at "$prev"'
-run installed numaplan --version
-check "after the rollback: numaplan --version names the package $prev" grep -qF "(package $prev)" <<<"$OUT"
 
 # ---- removal while plugstack.conf still loads the plugin (the prerm)
 cp "$SNIPPET" "$PKGDIR/snippet.orig"
