@@ -125,16 +125,6 @@ static unsigned nsuites(void)
 	return n;
 }
 
-const void *np_suite_opts(const np_run_opts_t *o, const np_suite_t *s)
-{
-	unsigned i;
-
-	for (i = 0; o->sopts && np_suites[i]; i++)
-		if (np_suites[i] == s)
-			return o->sopts[i];
-	return NULL;
-}
-
 int np_run_opts_init(np_run_opts_t *o, np_error_t *err)
 {
 	unsigned i, n = nsuites();
@@ -144,6 +134,7 @@ int np_run_opts_init(np_run_opts_t *o, np_error_t *err)
 	if ((rc = np_opt_defaults(core_opts, o, err)) < 0)
 		return rc;
 	o->sopts = calloc(n, sizeof(void *));
+	o->sopts_suites = np_suites;
 	if (!o->sopts)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
