@@ -122,7 +122,7 @@ fi
 # ---- hca= with another policy: refused before anything runs -----------------
 srun_ -N1 -n1 --numa-plan=compact,hca=mlx5_0 touch "$marker"
 check "srun compact,hca=: refused, naming the policy" \
-	eval '[ "$RC" -ne 0 ] && grep -q "hca= applies only to the policy hca-near, and the policy here is .compact." <<<"$ERR" && [ ! -e "$marker" ]'
+	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .compact." <<<"$ERR" && [ ! -e "$marker" ]'
 run timeout "$NP_SRUN_TIMEOUT" sbatch -N1 -n1 -o /dev/null --numa-plan=spread,hca=mlx5_0 --wrap "touch $marker"
 check "sbatch spread,hca=: refused at submit" \
 	eval '[ "$RC" -ne 0 ] && grep -q "policy here is .spread." <<<"$ERR" && ! grep -q "Submitted batch job" <<<"$OUT"'
