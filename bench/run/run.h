@@ -37,7 +37,7 @@ typedef struct np_run_opts {
 	const char *nodelist;       /* --nodelist: these nodes (#SBATCH --nodelist) */
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
-	const char *policy;         /* NULL: the suite's default */
+	np_policy_t policy;         /* --policy of the MPI suites (default compact) */
 	const char *topology;       /* compute node topology XML, NULL: ask the nodes */
 	bool plan_only;             /* probe the nodes and plan, run nothing */
 	bool shared;                /* --bind-via masks without whole nodes */
@@ -165,7 +165,7 @@ void np_exp_list_free(np_exp_list_t *l);
 int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus);
 /* Fill rank_cpus from a plan computed with the given policy for one node
  * of ntasks_per_node ranks of `threads` cores; writes plans/NAME.json. */
-int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
+int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
                 unsigned ntasks_per_node, unsigned threads, np_error_t *err);
 json_t *np_exp_to_json(const np_exp_t *e);
 /* The inverse, for --collect: appended to c->exps. */
