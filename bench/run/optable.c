@@ -39,7 +39,7 @@ static bool in_choices(const char *choices, const char *val)
 static int set_policy(np_policy_t *out, const char *opt, const char *val, np_error_t *err)
 {
 	if (np_policy_parse(val, out) < 0)
-		return np_error_set(err, -EINVAL, "unknown policy '%s' for %s (valid: %s)", val, opt,
+		return np_error_set(err, -EINVAL, "%s: unknown policy '%s' (valid: %s)", opt, val,
 		                    np_policy_list());
 	return 0;
 }

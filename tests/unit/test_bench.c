@@ -230,7 +230,7 @@ static void test_policy_options(void **state)
 	np_run_opts_free(&o);
 	/* refusals name the value and every valid policy */
 	assert_int_equal(parse(&o, &err, "run", "hpl", "--policy", "diagonal", NULL), -EINVAL);
-	assert_string_equal(err.msg, "unknown policy 'diagonal' for --policy (valid: none, compact, spread, "
+	assert_string_equal(err.msg, "--policy: unknown policy 'diagonal' (valid: none, compact, spread, "
 	                    "numa, socket, l3, hca-near, gpu-near)");
 	np_run_opts_free(&o);
 	assert_int_equal(parse(&o, &err, "run", "compare", "--policies", "none,Compact", "--", "true", NULL),
