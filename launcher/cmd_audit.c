@@ -238,6 +238,14 @@ int np_cmd_audit(int argc, char **argv)
 	}
 	summary = json_object();
 	devs = np_audit_check(nodes, &o, summary);
+	{
+		json_int_t lost = 0;
+		json_t *n;
+		size_t i;
+		json_array_foreach(nodes, i, n)
+			lost += json_integer_value(json_object_get(n, "unreported"));
+		json_object_set_new(summary, "unreported", json_integer(lost));
+	}
 	if (json) {
 		json_t *all = json_pack("{s:s, s:O, s:O}", "job", j.id, "summary", summary, "deviations", devs);
 		char *s = all ? json_dumps(all, JSON_INDENT(2)) : NULL;
@@ -264,7 +272,12 @@ int np_cmd_audit(int argc, char **argv)
 			json_array_foreach(json_object_get(n, "errors"), k, e)
 				np_opt_print("audit: %s: %s", np_json_str(n, "node"), json_string_value(e));
 	}
-	rc = json_array_size(devs) ? NP_EXIT_FAIL : NP_EXIT_OK;
+	/* a process the collector could not report is an audit not done */
+	if (json_integer_value(json_object_get(summary, "unreported")))
+		np_opt_print("audit: %lld process(es) of job %s could not be reported: the audit is incomplete",
+		             (long long)json_integer_value(json_object_get(summary, "unreported")), j.id);
+	rc = json_array_size(devs) || json_integer_value(json_object_get(summary, "unreported")) ? NP_EXIT_FAIL :
+	     NP_EXIT_OK;
 	json_decref(devs);
 	json_decref(summary);
 	json_decref(nodes);
