@@ -300,6 +300,15 @@ static json_t *process(const char *proc, const char *pid, const char *step, json
 	 * too, without a rank) */
 	if (environ && !memmem(environ, elen, "SLURM_PROCID=", 13))
 		goto out;
+	/* the same slurmstepd, root's, when the job's owner collects (as root
+	 * does for a user's job): no task can be root and named so */
+	if (!environ && comm && strcmp(comm, "slurmstepd") == 0 && getuid() != 0) {
+		char *uid = np_audit_status_field(status, "Uid");
+		bool root = uid && atoi(uid) == 0;
+		free(uid);
+		if (root)
+			goto out;
+	}
 	if (!environ || !maps)
 		json_array_append_new(errors, json_sprintf("process %s: cannot read its %s (not its owner?)", pid,
 		                                           !environ ? "environ" : "numa_maps"));
