@@ -29,4 +29,10 @@ check "csv: the C1 control shown as \\xc2\\x9b" grep -qF 'a\xc2\x9b2Jb' <<<"$OUT
 run numaplan report "$tmp/w" --format json
 check "json: the name is kept (JSON escapes it itself)" \
 	eval 'jq -e ".experiments[0].name == \"wrf\u001b]0;owned\u0007.parse\nrow\"" <<<"$OUT" >/dev/null'
+
+# run --collect prints its summary table from the directory's files
+jq '.[0].name = "wrf\u001b[2J.parse"' "$tmp/w/experiments.json" >"$tmp/e.json" && mv "$tmp/e.json" "$tmp/w/experiments.json"
+run numaplan run --collect "$tmp/w"
+check "run --collect's summary table: no ESC byte, the name shown escaped" \
+	eval 'clean && grep -qF "wrf\\x1b[2J.parse" <<<"$OUT"'
 done_testing
