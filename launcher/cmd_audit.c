@@ -111,6 +111,7 @@ static char *output_as(const struct passwd *pw, const char *cmd, int *status)
 			np_opt_print("audit: cannot become %s to run the audit step", pw->pw_name);
 			_exit(127);
 		}
+		close(fd[1]);
 		/* root's working directory may be closed to the owner */
 		if (chdir("/") < 0)
 			_exit(127);
