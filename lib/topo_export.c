@@ -3,10 +3,11 @@
  *
  * The file is written beside its target under a name nobody can have
  * prepared (mkstemp: O_EXCL, never through a link) and renamed over it.
- * A target that is not a regular file (a symbolic link, a device such as
- * /dev/null, a directory, a FIFO) is refused before anything is written:
- * the rename would replace the link or the device node itself, which a
- * cache file or --export-xml never means to do.
+ * A target that is a device (such as /dev/null), a directory, a FIFO or a
+ * socket is refused before anything is written: the rename would replace
+ * the device node itself, which a cache file or --export-xml never means
+ * to do.  A symbolic link is replaced, never followed (the plugin's cache
+ * repairs a planted link so); numaplan topo refuses one itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 
 static const char *kind_of(mode_t m)
 {
-	return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" :
+	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" :
 	       S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
@@ -45,7 +46,7 @@ int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err)
 
 	if (!t || !t->priv)
 		return np_error_set(err, -EINVAL, "no topology to export");
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return np_error_set(err, -EINVAL, "'%s' is %s, not a regular file: not replaced", path,
 		                    kind_of(st.st_mode));
 	if (hwloc_topology_export_xmlbuffer((hwloc_topology_t)t->priv, &xml, &len, 0) < 0 || len <= 0)
