@@ -131,6 +131,8 @@ typedef struct np_run_ctx {
 	const char *name_suffix;    /* "@n3" when there are several node types */
 	bool made_outdir;           /* the run created its directory */
 	char *outdir;               /* absolute */
+	int outfd;                  /* outdir, checked (outdir.h): every file
+	                             * of the run is written through it */
 	np_exp_list_t exps;
 	np_rpeak_t rpeak;           /* per node */
 	json_t *summary;            /* suite facts recorded at generation */
@@ -218,7 +220,7 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err);
 int np_run_collect(const np_run_opts_t *o);
 
 /* Job script */
-int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err);
+int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_error_t *err);
 
 /* Execution; return 0, or -errno with err set (job failure is not an
  * error here: results record it). */
