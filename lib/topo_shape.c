@@ -77,7 +77,7 @@ static int own_index(hwloc_topology_t h, hwloc_obj_type_t type, char *why, size_
 	return rc;
 }
 
-int np_topo_hwloc_shape(hwloc_topology_t h, char *why, size_t len)
+static int shape(hwloc_topology_t h, char *why, size_t len)
 {
 	/* the types the planner makes arrays of, and the PUs that fill them */
 	struct level lv[] = { { HWLOC_OBJ_PACKAGE, 0 }, { HWLOC_OBJ_L3CACHE, 0 }, { HWLOC_OBJ_CORE, 0 },
@@ -90,7 +90,7 @@ int np_topo_hwloc_shape(hwloc_topology_t h, char *why, size_t len)
 		lv[k].depth = hwloc_get_type_depth(h, lv[k].type);
 		if (lv[k].depth == HWLOC_TYPE_DEPTH_MULTIPLE) {
 			snprintf(why, len, "%s objects sit at more than one depth of the tree "
-			         "(one inside another), which no machine has",
+			         "(one inside another)",
 			         hwloc_obj_type_string(lv[k].type));
 			return -EINVAL;
 		}
@@ -111,4 +111,14 @@ int np_topo_hwloc_shape(hwloc_topology_t h, char *why, size_t len)
 	if ((rc = own_index(h, HWLOC_OBJ_PU, why, len)) < 0)
 		return rc;
 	return own_index(h, HWLOC_OBJ_NUMANODE, why, len);
+}
+
+int np_topo_hwloc_shape(hwloc_topology_t h, char *why, size_t len)
+{
+	char r[128];
+	int rc = shape(h, r, sizeof(r));
+
+	if (rc < 0)
+		snprintf(why, len, "a shape no machine has: %s", r);
+	return rc;
 }

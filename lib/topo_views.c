@@ -332,14 +332,14 @@ int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 	    (rc = build_cores(t, h)) < 0 || (rc = read_distances(t, h)) < 0) {
 		if (rc == -ENOMEM)
 			return np_error_set(err, rc, "out of memory while reading the topology");
-		return np_error_set(err, rc, "the topology's shape is not one of a machine "
-		                    "(a type at more than one depth of the tree)");
+		return np_error_set(err, rc, "a shape no machine has: "
+		                    "a type at more than one depth of the tree");
 	}
 	{
 		np_error_t why = { 0 };
 
 		if ((rc = check_views(t, &why)) < 0)
-			return np_error_set(err, rc, "the topology's shape is not one of a machine: %s", why.msg);
+			return np_error_set(err, rc, "a shape no machine has: %s", why.msg);
 	}
 	if (t->ncores == 0)
 		return np_error_set(err, -EINVAL, "no usable core in the allowed CPU set");
