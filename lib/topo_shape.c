@@ -38,7 +38,7 @@ static int level_in_order(hwloc_topology_t h, const struct level *l, char *why, 
 		if (!o || o->type != l->type || o->logical_index != (unsigned)i) {
 			snprintf(why, len, "the %s level is out of order at position %d",
 			         hwloc_obj_type_string(l->type), i);
-			return -EINVAL;
+			return -ERANGE;
 		}
 	}
 	return 0;
@@ -63,11 +63,11 @@ static int own_index(hwloc_topology_t h, hwloc_obj_type_t type, char *why, size_
 			snprintf(why, len, "%s L#%u (P#%u) has a %s other than its own OS index",
 			         hwloc_obj_type_string(type), o->logical_index, o->os_index,
 			         type == HWLOC_OBJ_PU ? "cpuset" : "nodeset");
-			rc = -EINVAL;
+			rc = -ERANGE;
 		} else if (hwloc_bitmap_isset(seen, o->os_index)) {
 			snprintf(why, len, "two %s objects have OS index %u", hwloc_obj_type_string(type),
 			         o->os_index);
-			rc = -EINVAL;
+			rc = -ERANGE;
 		} else if (hwloc_bitmap_set(seen, o->os_index) < 0) {
 			snprintf(why, len, "out of memory");
 			rc = -ENOMEM;
@@ -92,21 +92,21 @@ static int shape(hwloc_topology_t h, char *why, size_t len)
 			snprintf(why, len, "%s objects sit at more than one depth of the tree "
 			         "(one inside another)",
 			         hwloc_obj_type_string(lv[k].type));
-			return -EINVAL;
+			return -ERANGE;
 		}
 		if (lv[k].depth != HWLOC_TYPE_DEPTH_UNKNOWN && (rc = level_in_order(h, &lv[k], why, len)) < 0)
 			return rc;
 	}
 	if (lv[PU].depth != bottom) {
 		snprintf(why, len, "the PUs are not the last level of the tree");
-		return -EINVAL;
+		return -ERANGE;
 	}
 	/* a core inside a core's part of the tree, or a package inside a core */
 	if (lv[CORE].depth >= 0 && ((lv[PKG].depth >= 0 && lv[PKG].depth > lv[CORE].depth) ||
 	                            (lv[L3].depth >= 0 && lv[L3].depth > lv[CORE].depth))) {
 		snprintf(why, len, "a %s level lies below the Core level",
 		         lv[PKG].depth > lv[CORE].depth ? "Package" : "L3Cache");
-		return -EINVAL;
+		return -ERANGE;
 	}
 	if ((rc = own_index(h, HWLOC_OBJ_PU, why, len)) < 0)
 		return rc;
