@@ -41,7 +41,7 @@ for f in "$tmp/issue22.xml" "$XML"/shape-*.xml; do
 		check "$name, numaplan $cmd: nothing on stdout" [ -z "$OUT" ]
 		check "$name, numaplan $cmd: one line naming the file and its shape (${ERR:0:160})" \
 			eval '[ "$(wc -l <<<"$ERR")" -eq 1 ] &&
-			      grep -qF "cannot use topology '"'"'$f'"'"': ${why[$f]}" <<<"$ERR"'
+			      grep -qF "cannot use topology '"'"'$f'"'"': a shape no machine has: ${why[$f]}" <<<"$ERR"'
 	done
 done
 run numaplan plan --topology "$XML/shape-core-as-pu.xml" -n 1 -p compact
