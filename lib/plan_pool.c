@@ -61,7 +61,10 @@ static int build_cells(np_pool_t *p, const np_topo_t *t, bool threads, bool core
 }
 
 /* Group the slots by cell (stable, so topology order inside a cell) and
- * index the cells of every domain. */
+ * index the cells of every domain.  A domain index outside its array is
+ * skipped everywhere: the load already refuses a topology whose views
+ * carry one (topo_views.c, check_views), and a pool must not write past
+ * count[] even if that ever failed (issue 22). */
 static int index_cells(np_pool_t *p, const np_topo_t *t, const unsigned *cell_of)
 {
 	unsigned sizes[3] = { t->nnuma, t->nl3, t->npackages };

@@ -96,6 +96,9 @@ static int build_numa(np_topo_t *t, hwloc_topology_t h)
 		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
 		np_numa_t *nd = &t->numa[i];
 
+		if (!o)
+			return -ERANGE;
+
 		nd->os_index = o->os_index;
 		nd->memory = o->attr ? o->attr->numanode.local_memory : 0;
 		nd->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
@@ -127,6 +130,8 @@ static int build_packages(np_topo_t *t, hwloc_topology_t h)
 	for (int i = 0; i < n; i++) {
 		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_PACKAGE, (unsigned)i);
 
+		if (!o)
+			return -ERANGE;
 		t->packages[i].os_index = o->os_index;
 		t->packages[i].cpus = allowed_cpus(t, o);
 		t->npackages++;
@@ -146,6 +151,9 @@ static int build_l3(np_topo_t *t, hwloc_topology_t h)
 	for (int i = 0; i < n; i++) {
 		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_L3CACHE, (unsigned)i);
 		np_l3_t *l = &t->l3[i];
+
+		if (!o)
+			return -ERANGE;
 
 		l->size = o->attr ? o->attr->cache.size : 0;
 		l->cpus = allowed_cpus(t, o);
@@ -176,7 +184,7 @@ static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
 	/* -1: PUs at more than one depth (a Core renamed to PU), which the
 	 * shape check refuses first; never a count to allocate by */
 	if (nall < 0)
-		return -EINVAL;
+		return -ERANGE;
 	all = (unsigned)nall;
 	c->pus = calloc((size_t)all + 1, sizeof(unsigned));
 	c->pus_logical = calloc((size_t)all + 1, sizeof(unsigned));
@@ -301,24 +309,24 @@ static int check_views(const np_topo_t *t, np_error_t *err)
 {
 	for (unsigned i = 0; i < t->nnuma; i++)
 		if (!in_range(t->numa[i].package, t->npackages))
-			return np_error_set(err, -EINVAL, "NUMA node L#%u lies in package %d of %u", i,
+			return np_error_set(err, -ERANGE, "NUMA node L#%u lies in package %d of %u", i,
 			                    t->numa[i].package, t->npackages);
 	for (unsigned i = 0; i < t->nl3; i++)
 		if (!in_range(t->l3[i].package, t->npackages) || !in_range(t->l3[i].numa, t->nnuma))
-			return np_error_set(err, -EINVAL, "L3 L#%u lies outside the packages or NUMA nodes", i);
+			return np_error_set(err, -ERANGE, "L3 L#%u lies outside the packages or NUMA nodes", i);
 	for (unsigned i = 0; i < t->ncores; i++) {
 		const np_core_t *c = &t->cores[i];
 
 		if (!in_range(c->package, t->npackages) || !in_range(c->numa, t->nnuma) ||
 		    !in_range(c->l3, t->nl3))
-			return np_error_set(err, -EINVAL, "core L#%u lies outside the packages, NUMA nodes "
+			return np_error_set(err, -ERANGE, "core L#%u lies outside the packages, NUMA nodes "
 			                    "or L3 domains", c->logical_index);
 		if (c->npus == 0 || c->npus > c->npus_all)
-			return np_error_set(err, -EINVAL, "core L#%u has %u PUs of %u", c->logical_index,
+			return np_error_set(err, -ERANGE, "core L#%u has %u PUs of %u", c->logical_index,
 			                    c->npus, c->npus_all);
 		for (unsigned k = 0; k < c->npus; k++)
 			if (c->pus[k] >= NP_CPUSET_INDEX_LIMIT)
-				return np_error_set(err, -EINVAL, "core L#%u has PU P#%u", c->logical_index,
+				return np_error_set(err, -ERANGE, "core L#%u has PU P#%u", c->logical_index,
 				                    c->pus[k]);
 	}
 	return 0;
@@ -333,7 +341,7 @@ int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 		if (rc == -ENOMEM)
 			return np_error_set(err, rc, "out of memory while reading the topology");
 		return np_error_set(err, rc, "a shape no machine has: "
-		                    "a type at more than one depth of the tree");
+		                    "a type at more than one depth of the tree, or a level out of order");
 	}
 	{
 		np_error_t why = { 0 };
