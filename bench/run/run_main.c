@@ -253,11 +253,11 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 			printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
 			       c.rpeak.cores, c.rpeak.cores_src, c.rpeak.ghz, c.rpeak.ghz_src,
 			       c.rpeak.flops_per_cycle, c.rpeak.fpc_src, c.rpeak.gflops);
-		if (o.mode != NP_MODE_LOCAL && !o.bind_plugin && !o.bind_slurm)
+		if (o.mode != NP_MODE_LOCAL && o.bind_via == NP_BIND_MASKS)
 			printf("  binding: srun --cpu-bind masks; %s\n", o.shared ?
 			       "--shared: no whole nodes asked, partial nodes fall back to the numaplan plugin" :
 			       "whole nodes asked (#SBATCH --exclusive): explicit masks need every CPU of a node");
-		else if (o.mode != NP_MODE_LOCAL && o.bind_slurm)
+		else if (o.mode != NP_MODE_LOCAL && o.bind_via == NP_BIND_SLURM)
 			/* no masks, so no need for whole nodes (the job script's rule) */
 			printf("  binding: Slurm's own, srun --cpu-bind=cores%s\n",
 			       o.exclusive || c.whole_nodes || c.array_tasks ? "; whole nodes asked (#SBATCH --exclusive)" : "");

@@ -162,9 +162,9 @@ static json_t *topo_summary(const np_run_ctx_t *c)
 static json_t *binding(const np_run_ctx_t *c)
 {
 	const np_run_opts_t *o = c->opts;
-	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin && !o->bind_slurm;
+	bool local = o->mode == NP_MODE_LOCAL, masks = !local && o->bind_via == NP_BIND_MASKS;
 	char *t = masks ? np_run_read(c, "raw/binding.txt") : NULL;
-	const char *how = local ? "local (mpiexec, numactl)" : o->bind_plugin ? "plugin" : o->bind_slurm ?
+	const char *how = local ? "local (mpiexec, numactl)" : o->bind_via == NP_BIND_PLUGIN ? "plugin" : o->bind_via == NP_BIND_SLURM ?
 	                  "slurm (srun --cpu-bind=cores)" : "masks";
 	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
 	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
