@@ -45,6 +45,8 @@ typedef struct np_optlist {
 #define NP_OPTF_RECORD 1u
 /* Parsing stops here and np_opt_parse returns 1 (--help). */
 #define NP_OPTF_STOP 2u
+/* DOUBLE: the range is [min, max], 0 and min included. */
+#define NP_OPTF_CLOSED 4u
 
 typedef struct np_optdef {
 	const char *name;           /* --NAME; NULL ends a table */
@@ -54,7 +56,7 @@ typedef struct np_optdef {
 	const char *arg;            /* the value in usage: N, DIR... */
 	const char *help;
 	const char *dflt;           /* default as typed, or NULL */
-	double min, max;            /* UINT: [min, max], DOUBLE: (min, max]; 0, 0: any */
+	double min, max;            /* UINT: [min, max], DOUBLE: (min, max]; max 0: no bound */
 	const char *want;           /* "a positive integer": what a value must be */
 	const char *choices;        /* CHOICE, ENUM: "XS|S|M|L|XL" */
 	int ival;                   /* CONST: the value it sets */

@@ -119,7 +119,8 @@ int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *va
 			return bad(err, d, opt, val);
 		break;
 	case NP_OPT_DOUBLE:
-		if (np_parse_double(val, -DBL_MAX, DBL_MAX, &x) < 0 || x <= d->min || (d->max > 0 && x > d->max))
+		if (np_parse_double(val, -DBL_MAX, DBL_MAX, &x) < 0 || x < d->min ||
+		    (x == d->min && !(d->flags & NP_OPTF_CLOSED)) || (d->max > 0 && x > d->max))
 			return bad(err, d, opt, val);
 		break;
 	case NP_OPT_BYTES:

@@ -21,16 +21,6 @@ static int check_policy(const char *opt, const char *val, np_error_t *err)
 	return 0;
 }
 
-/* (min, max] holds negative numbers down to min: 0 itself is a value here */
-static int check_nonneg(const char *opt, const char *val, np_error_t *err)
-{
-	double x;
-
-	if (np_parse_double(val, 0, 1000, &x) < 0)
-		return np_error_set(err, -EINVAL, "%s '%s': a number from 0 to 1000", opt, val);
-	return 0;
-}
-
 /* srun --mpi: the PMI the site's MPI speaks (srun --mpi=list shows the
  * plugins of a cluster). */
 static int check_mpi(const char *opt, const char *val, np_error_t *err)
@@ -97,7 +87,7 @@ static const np_optdef_t core_opts[] = {
 	  .want = "a percentage > 0" },
 	{ .name = "outlier-mad", .kind = NP_OPT_DOUBLE, .off = O(outlier_mad), .arg = "Z",
 	  .help = "with 3 nodes or more, also this many robust deviations (1.4826 MAD) off; 0: off",
-	  .dflt = "3.5", .min = -1, .max = 1000, .want = "a number from 0 to 1000", .check = check_nonneg },
+	  .dflt = "3.5", .max = 1000, .want = "a number from 0 to 1000", .flags = NP_OPTF_CLOSED },
 	{ .name = "parse-only", .kind = NP_OPT_FLAG, .off = O(parse_only),
 	  .help = "turn existing output into a run (see the suite)" },
 	{ .name = "topology", .kind = NP_OPT_STR, .off = O(topology), .arg = "FILE",
