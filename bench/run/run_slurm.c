@@ -233,22 +233,18 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
+/* sbatch the script: the job id (malloc'ed), or NULL with err set. */
+static char *submit(const char *script, np_error_t *err)
 {
-	const np_run_opts_t *o = c->opts;
-	char *sbatch = np_which("sbatch"), *cmd, *out, *jobid, *state = NULL, *elapsed = NULL, *exitc = NULL;
-	char last[256], shown[64] = "";
-	unsigned shown_done = 0, tick;
-	struct sigaction sa, old;
-	bool tty = isatty(STDOUT_FILENO) && !o->quiet;
-	int st, rc = 0, gone = 0, failed = 0;
-	job_info_t ji;
-	json_t *seen = json_object();
+	char *sbatch = np_which("sbatch"), *cmd, *out, *jobid;
+	int st;
 	np_sb_t b;
 
-	if (!sbatch)
-		return np_error_set(err, -ENOENT, "Slurm is not available: sbatch not found in PATH.  "
-		                    "Use --local to run on this machine, or --dry-run to only write the job script");
+	if (!sbatch) {
+		np_error_set(err, -ENOENT, "Slurm is not available: sbatch not found in PATH.  "
+		             "Use --local to run on this machine, or --dry-run to only write the job script");
+		return NULL;
+	}
 	free(sbatch);
 	np_sb_init(&b);
 	np_sb_add(&b, "sbatch --parsable ");
@@ -257,8 +253,10 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	cmd = np_sb_take(&b);
 	out = cmd ? np_cmd_output(cmd, &st) : NULL;
 	free(cmd);
-	if (!out)
-		return np_error_set(err, -ENOMEM, "cannot run sbatch");
+	if (!out) {
+		np_error_set(err, -ENOMEM, "cannot run sbatch");
+		return NULL;
+	}
 	if (st != 0) {
 		size_t n = strlen(out);
 		while (n && out[n - 1] == '\n')
@@ -266,115 +264,196 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 		np_error_set(err, -EIO, "sbatch failed (is the Slurm controller up? SLURM_CONF=%s): %s",
 		             getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "(unset)", out);
 		free(out);
-		return -EIO;
+		return NULL;
 	}
 	jobid = strndup(out, strspn(out, "0123456789"));
 	free(out);
 	if (!jobid || !*jobid) {
 		free(jobid);
-		return np_error_set(err, -EIO, "sbatch printed no job id");
+		np_error_set(err, -EIO, "sbatch printed no job id");
+		return NULL;
 	}
-	if (!o->quiet && c->array_tasks)
-		printf("submitted job array %s (%u one-node tasks, %u steps in all); Ctrl-C cancels it\n", jobid,
-		       c->array_tasks, nsteps);
-	else if (!o->quiet)
-		printf("submitted job %s (%u steps); Ctrl-C cancels it\n", jobid, nsteps);
-	fflush(stdout);
+	return jobid;
+}
+
+/* A submitted job as the follow loop sees it. */
+typedef struct follow {
+	const np_run_ctx_t *c;
+	char *jobid;
+	unsigned nsteps;
+	char *state, *elapsed, *exitc;  /* the last known; NULL: not known */
+	json_t *seen;                   /* the array tasks seen so far */
+	int gone, failed;               /* polls in a row that found no job, that failed */
+	bool tty;
+	char shown[64];                 /* the state last printed */
+	unsigned shown_done;            /* the steps done last printed */
+	bool cancelled;
+} follow_t;
+
+static void set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = src ? strdup(src) : NULL;
+}
+
+/* The job is purged from the controller (or the controller is gone):
+ * its end is judged by the array tasks seen, else the steps the script
+ * recorded. */
+static void judge_purged(follow_t *f)
+{
+	char last[256];
+	job_info_t ji;
+
+	if (f->c->array_tasks && json_object_size(f->seen)) {
+		/* every task ended and was purged: what was seen of them */
+		json_object_del(f->seen, "pending");
+		array_state(f->seen, f->c->array_tasks, &ji);
+		if (terminal_state(ji.state)) {
+			set_str(&f->state, ji.state);
+			set_str(&f->exitc, ji.exit_code);
+		}
+	}
+	if (!f->state || !terminal_state(f->state))
+		set_str(&f->state, steps_done(f->c->outdir, last, sizeof(last)) == f->nsteps ? "COMPLETED" : "UNKNOWN");
+}
+
+/* Ask Slurm (every other tick: squeue --json lists every job); false
+ * when the job is no longer to be followed. */
+static bool poll_job(follow_t *f, unsigned tick)
+{
+	job_info_t ji;
+	int q = 0;
+
+	if (tick % 2 == 0 && (q = query_job(f->jobid, f->c->array_tasks, f->seen, &ji)) == 1) {
+		set_str(&f->state, ji.state);
+		set_str(&f->elapsed, ji.elapsed);
+		set_str(&f->exitc, *ji.exit_code ? ji.exit_code : NULL);
+		f->gone = f->failed = 0;
+	} else if ((q == 0 && ++f->gone >= 3) || (q < 0 && ++f->failed >= 15)) {
+		judge_purged(f);
+		return false;
+	}
+	return true;
+}
+
+/* One line of progress: rewritten in place on a terminal, one line per
+ * change of state or step in a log. */
+static void show_progress(follow_t *f)
+{
+	const char *state = f->state ? f->state : "?";
+	char line[600], last[256];
+	unsigned done = steps_done(f->c->outdir, last, sizeof(last));
+
+	snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", f->jobid, state, f->elapsed ? f->elapsed : "",
+	         done, f->nsteps, last);
+	if (f->tty) {
+		printf("\r%-100.100s", line);
+		fflush(stdout);
+	} else if (!f->c->opts->quiet && (done != f->shown_done || strcmp(state, f->shown) != 0)) {
+		printf("%s\n", line);
+		fflush(stdout);
+	}
+	f->shown_done = done;
+	snprintf(f->shown, sizeof(f->shown), "%s", state);
+}
+
+/* Ctrl-C: scancel the job, and keep following until the controller says
+ * it ended. */
+static void cancel_job(follow_t *f)
+{
+	char *cancel = np_strdup_printf("scancel %s", f->jobid);
+
+	if (f->tty)
+		printf("\n");
+	fprintf(stderr, "numaplan run: interrupted: cancelling job %s\n", f->jobid);
+	if (cancel && system(cancel) != 0)
+		fprintf(stderr, "numaplan run: scancel %s failed\n", f->jobid);
+	free(cancel);
+	f->cancelled = true;
+}
+
+/* Follow the job until it ends, once a second. */
+static void follow_job(follow_t *f)
+{
+	struct sigaction sa, old;
+	unsigned tick;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	interrupted = 0;
-	for (tick = 0;; tick++) {
-		char line[600];
-		unsigned done;
-		int q = 0;
-		/* squeue --json lists every job: ask every other second */
-		if (tick % 2 == 0 && (q = query_job(jobid, c->array_tasks, seen, &ji)) == 1) {
-			free(state);
-			free(elapsed);
-			free(exitc);
-			state = strdup(ji.state);
-			elapsed = strdup(ji.elapsed);
-			exitc = *ji.exit_code ? strdup(ji.exit_code) : NULL;
-			gone = failed = 0;
-		} else if ((q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
-			/* Purged from the controller (or the controller is gone):
-			 * judge by the steps the script recorded. */
-			if (c->array_tasks && json_object_size(seen)) {
-				/* every task ended and was purged: what was seen of them */
-				json_object_del(seen, "pending");
-				array_state(seen, c->array_tasks, &ji);
-				if (terminal_state(ji.state)) {
-					free(state);
-					free(exitc);
-					state = strdup(ji.state);
-					exitc = strdup(ji.exit_code);
-				}
-			}
-			if (!state || !terminal_state(state)) {
-				free(state);
-				state = strdup(steps_done(c->outdir, last, sizeof(last)) == nsteps ? "COMPLETED" : "UNKNOWN");
-			}
-			break;
-		}
-		done = steps_done(c->outdir, last, sizeof(last));
-		snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", jobid, state ? state : "?",
-		         elapsed ? elapsed : "", done, nsteps, last);
-		if (tty) {
-			printf("\r%-100.100s", line);
-			fflush(stdout);
-		} else if (!o->quiet && (done != shown_done || strcmp(state ? state : "?", shown) != 0)) {
-			/* a log, not a terminal: one line per change of state or step */
-			printf("%s\n", line);
-			fflush(stdout);
-		}
-		shown_done = done;
-		snprintf(shown, sizeof(shown), "%s", state ? state : "?");
-		if (state && terminal_state(state))
+	for (tick = 0; poll_job(f, tick); tick++) {
+		show_progress(f);
+		if (f->state && terminal_state(f->state))
 			break;
 		if (interrupted) {
-			char *cancel = np_strdup_printf("scancel %s", jobid);
-			if (tty)
-				printf("\n");
-			fprintf(stderr, "numaplan run: interrupted: cancelling job %s\n", jobid);
-			if (cancel && system(cancel) != 0)
-				fprintf(stderr, "numaplan run: scancel %s failed\n", jobid);
-			free(cancel);
 			interrupted = 0;
-			rc = -ECANCELED;
-			/* keep following until the controller says it ended */
+			cancel_job(f);
 		}
 		sleep_ms(1000);
 	}
-	if (tty)
+	if (f->tty)
 		printf("\n");
 	sigaction(SIGINT, &old, NULL);
-	json_array_append_new(jobs, json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "id", jobid,
-	                                      "state", state ? state : "UNKNOWN", "exit_code", exitc,
-	                                      "elapsed", elapsed, "script", script));
-	if (c->array_tasks)
-		json_object_set_new(json_array_get(jobs, json_array_size(jobs) - 1), "array_tasks",
-		                    json_integer(c->array_tasks));
-	json_decref(seen);
-	if (rc == -ECANCELED) {
-		np_error_set(err, rc, "job %s cancelled by Ctrl-C; results hold what finished", jobid);
-	} else if (!state || strcmp(state, "COMPLETED") != 0) {
-		char *log = c->array_tasks ? np_strdup_printf("%s/slurm-%s_1.out", c->outdir, jobid)
-		            : np_strdup_printf("%s/slurm-%s.out", c->outdir, jobid);
-		np_error_set(err, -EIO, "job %s ended %s (exit code %s); see %s", jobid, state ? state : "?",
-		             exitc ? exitc : "?", log ? log : "its output");
-		if (log)
-			tail_file(stderr, log, 15);
-		free(log);
-		rc = -EIO;
-	} else if (!o->quiet) {
-		printf("job %s COMPLETED in %s\n", jobid, elapsed ? elapsed : "?");
+}
+
+/* The job's entry of results.json's jobs. */
+static void record_job(const follow_t *f, const char *script, json_t *jobs)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "id", f->jobid, "state", f->state ? f->state : "UNKNOWN",
+	                      "exit_code", f->exitc, "elapsed", f->elapsed, "script", script);
+
+	if (j && f->c->array_tasks)
+		json_object_set_new(j, "array_tasks", json_integer(f->c->array_tasks));
+	json_array_append_new(jobs, j);
+}
+
+/* How the job ended: 0 when it completed; -ECANCELED (Ctrl-C) or -EIO
+ * (with the tail of its log on stderr) with err set. */
+static int verdict(const follow_t *f, np_error_t *err)
+{
+	const np_run_ctx_t *c = f->c;
+	char *log;
+
+	if (f->cancelled)
+		return np_error_set(err, -ECANCELED, "job %s cancelled by Ctrl-C; results hold what finished", f->jobid);
+	if (f->state && strcmp(f->state, "COMPLETED") == 0) {
+		if (!c->opts->quiet)
+			printf("job %s COMPLETED in %s\n", f->jobid, f->elapsed ? f->elapsed : "?");
+		return 0;
 	}
-	free(jobid);
-	free(state);
-	free(elapsed);
-	free(exitc);
+	log = c->array_tasks ? np_strdup_printf("%s/slurm-%s_1.out", c->outdir, f->jobid)
+	                     : np_strdup_printf("%s/slurm-%s.out", c->outdir, f->jobid);
+	np_error_set(err, -EIO, "job %s ended %s (exit code %s); see %s", f->jobid, f->state ? f->state : "?",
+	             f->exitc ? f->exitc : "?", log ? log : "its output");
+	if (log)
+		tail_file(stderr, log, 15);
+	free(log);
+	return -EIO;
+}
+
+int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
+{
+	follow_t f = { .c = c, .nsteps = nsteps, .tty = isatty(STDOUT_FILENO) && !c->opts->quiet };
+	int rc;
+
+	if (!(f.jobid = submit(script, err)))
+		return err->code;
+	if (!c->opts->quiet && c->array_tasks)
+		printf("submitted job array %s (%u one-node tasks, %u steps in all); Ctrl-C cancels it\n", f.jobid,
+		       c->array_tasks, nsteps);
+	else if (!c->opts->quiet)
+		printf("submitted job %s (%u steps); Ctrl-C cancels it\n", f.jobid, nsteps);
+	fflush(stdout);
+	f.seen = json_object();
+	follow_job(&f);
+	record_job(&f, script, jobs);
+	rc = verdict(&f, err);
+	json_decref(f.seen);
+	free(f.jobid);
+	free(f.state);
+	free(f.elapsed);
+	free(f.exitc);
 	return rc;
 }
