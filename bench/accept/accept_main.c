@@ -181,21 +181,30 @@ static int load_results(accept_t *x)
 	return 0;
 }
 
-/* The options of run line i, parsed into o, with *out the run's
- * directory, which o->output points at: free it after o.  0, or -1 with
- * err set. */
-static int run_line_opts(const accept_t *x, unsigned i, np_run_opts_t *o, char **out, np_error_t *err)
+/* A run line's words as `numaplan run` takes them; o points into them. */
+typedef struct run_line_argv {
+	char *out;                  /* the run's directory (--output) */
+	char **av;                  /* the words (o->cmd points into it) */
+} run_line_argv_t;
+
+static void run_line_argv_free(run_line_argv_t *l)
 {
-	char **av = NULL;
+	free(l->av);
+	free(l->out);
+}
+
+/* The options of run line i, parsed into o, pointing into l: free l after
+ * o.  0, or -1 with err set. */
+static int run_line_opts(const accept_t *x, unsigned i, np_run_opts_t *o, run_line_argv_t *l, np_error_t *err)
+{
 	int ac, rc;
 
 	memset(o, 0, sizeof(*o));
-	*out = np_strdup_printf("%s/%u-%s", x->outdir, i + 1, x->spec.runs[i][1]);
-	if (!*out || !(av = run_argv(x->spec.runs[i], x->spec.run_argc[i], x->extra, x->nextra, *out, &ac)))
+	l->av = NULL;
+	l->out = np_strdup_printf("%s/%u-%s", x->outdir, i + 1, x->spec.runs[i][1]);
+	if (!l->out || !(l->av = run_argv(x->spec.runs[i], x->spec.run_argc[i], x->extra, x->nextra, l->out, &ac)))
 		return np_error_set(err, -ENOMEM, "out of memory");
-	/* o's strings point into the spec's words and *out, not into av */
-	rc = np_run_opts_parse(ac, av, o, err);
-	free(av);
+	rc = np_run_opts_parse(ac, l->av, o, err);
 	if (rc == 1)
 		np_error_set(err, -EINVAL, "--help is not a run option here");
 	return rc == 0 ? 0 : -1;
@@ -217,10 +226,10 @@ static int check_run_lines(accept_t *x)
 		return -1;
 	}
 	for (i = 0; i < x->spec.nruns; i++) {
-		char *out;
-		int rc = run_line_opts(x, i, &o, &out, &err);
+		run_line_argv_t l;
+		int rc = run_line_opts(x, i, &o, &l, &err);
 		np_run_opts_free(&o);
-		free(out);
+		run_line_argv_free(&l);
 		if (rc < 0) {
 			np_opt_print("accept: %s: run line %u: %s", x->spec_path, i + 1, err.msg);
 			return -1;
@@ -235,13 +244,14 @@ static int run_line(accept_t *x, unsigned i)
 {
 	np_error_t err = { 0 };
 	np_run_opts_t o;
-	char *out, *dir = NULL;
-	int rc = run_line_opts(x, i, &o, &out, &err);
+	run_line_argv_t l;
+	char *dir = NULL;
+	int rc = run_line_opts(x, i, &o, &l, &err);
 
 	if (rc == 0)
 		np_run_execute(&o, &dir);
 	np_run_opts_free(&o);
-	free(out);
+	run_line_argv_free(&l);
 	if (rc < 0)
 		return -1;      /* checked before: only memory can fail here */
 	if (!dir || !(x->results[x->nres] = np_results_load(dir, &err))) {

@@ -22,7 +22,7 @@ typedef struct opts {
 	bool verbose, help;
 	unsigned count;
 	const char *name;
-	double ratio;
+	double ratio, share;
 	unsigned long long mem;
 	const char *color;
 	int bind;
@@ -38,6 +38,8 @@ static const np_optdef_t defs[] = {
 	{ .name = "name", .key = 'n', .kind = NP_OPT_STR, .off = O(name) },
 	{ .name = "nickname", .kind = NP_OPT_STR, .off = O(name) },
 	{ .name = "ratio", .kind = NP_OPT_DOUBLE, .off = O(ratio), .max = 1 },
+	{ .name = "share", .kind = NP_OPT_DOUBLE, .off = O(share), .max = 100, .flags = NP_OPTF_CLOSED,
+	  .want = "a percentage from 0 to 100" },
 	{ .name = "mem", .kind = NP_OPT_BYTES, .off = O(mem) },
 	{ .name = "color", .kind = NP_OPT_CHOICE, .off = O(color), .choices = "red|green" },
 	{ .name = "bind", .kind = NP_OPT_ENUM, .off = O(bind), .choices = "masks|plugin|slurm", .dflt = "masks" },
@@ -151,6 +153,14 @@ static void test_values(void **state)
 	assert_string_equal(err.msg, "bad value '101' for --count: an integer from 1 to 100");
 	assert_int_equal(parse("--ratio", "1.5", NULL), -EINVAL);
 	assert_int_equal(parse("--ratio", "0", NULL), -EINVAL);     /* (min, max]: 0 is out */
+	/* a closed range holds both ends */
+	assert_int_equal(parse("--share", "0", NULL), 0);
+	assert_true(o.share == 0);
+	assert_int_equal(parse("--share", "100", NULL), 0);
+	assert_true(o.share == 100);
+	assert_int_equal(parse("--share", "-0.5", NULL), -EINVAL);
+	assert_string_equal(err.msg, "bad value '-0.5' for --share: a percentage from 0 to 100");
+	assert_int_equal(parse("--share", "100.5", NULL), -EINVAL);
 	assert_int_equal(parse("--mem", "lots", NULL), -EINVAL);
 	assert_int_equal(parse("--color", "blue", NULL), -EINVAL);
 	assert_string_equal(err.msg, "bad value 'blue' for --color: one of red, green");
@@ -255,10 +265,10 @@ static void test_choice_names(void **state)
 	char buf[16];
 
 	(void)state;
-	assert_string_equal(np_opt_choice(&defs[7], 0, buf, sizeof(buf)), "masks");
-	assert_string_equal(np_opt_choice(&defs[7], 2, buf, sizeof(buf)), "slurm");
-	assert_null(np_opt_choice(&defs[7], 3, buf, sizeof(buf)));
-	assert_null(np_opt_choice(&defs[7], -1, buf, sizeof(buf)));
+	assert_string_equal(np_opt_choice(np_opt_find(defs, "bind"), 0, buf, sizeof(buf)), "masks");
+	assert_string_equal(np_opt_choice(np_opt_find(defs, "bind"), 2, buf, sizeof(buf)), "slurm");
+	assert_null(np_opt_choice(np_opt_find(defs, "bind"), 3, buf, sizeof(buf)));
+	assert_null(np_opt_choice(np_opt_find(defs, "bind"), -1, buf, sizeof(buf)));
 }
 
 int main(void)
