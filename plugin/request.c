@@ -324,8 +324,10 @@ char *nps_help_text(const nps_site_t *s)
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"
 		"variable SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan.\n"
-		"Plugin: numaplan %s, built for Slurm %s\n"
-		"This cluster:\n%s", PACKAGE_VERSION, NP_SLURM_VERSION, site ? site : "  (unavailable)\n");
+		"Plugin: numaplan %s%s%s%s, built for Slurm %s\n"
+		"This cluster:\n%s", PACKAGE_VERSION, NP_PACKAGE_REVISION[0] ? " (package " : "",
+		NP_PACKAGE_REVISION, NP_PACKAGE_REVISION[0] ? ")" : "", NP_SLURM_VERSION,
+		site ? site : "  (unavailable)\n");
 	free(site);
 	return text;
 }

@@ -718,8 +718,10 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 
 			if (q->decision.verbose) {
 				/* which build runs: after an upgrade, the first question */
-				say(h, "numaplan: %s: numaplan %s, built for Slurm %s", q->node,
-				    PACKAGE_VERSION, NP_SLURM_VERSION);
+				say(h, "numaplan: %s: numaplan %s%s%s%s, built for Slurm %s", q->node,
+				    PACKAGE_VERSION, NP_PACKAGE_REVISION[0] ? " (package " : "",
+				    NP_PACKAGE_REVISION, NP_PACKAGE_REVISION[0] ? ")" : "",
+				    NP_SLURM_VERSION);
 				say(h, "numaplan: %s: topology: %s", q->node, q->topo_info.text);
 			}
 			say_lines(h, lines);
