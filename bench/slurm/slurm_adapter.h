@@ -70,6 +70,12 @@ int np_slurm_parse_jobid(const char *out, char *id, size_t idlen);
 int np_slurm_submit(const char *script, const char *const *args, char *id, size_t idlen, char **notes,
                     np_error_t *err);
 
+/* squeue --me -h -o '%F|%o' (the job, or the array's, id and its batch
+ * script): the id of the job that runs script, for a submission whose id
+ * was lost.  0 with id set, -ENOENT when none, -EEXIST when several. */
+int np_slurm_parse_job_of_script(const char *text, const char *script, char *id, size_t idlen);
+int np_slurm_job_of_script(const char *script, char *id, size_t idlen, np_error_t *err);
+
 /* ---- one job ------------------------------------------------------------------ */
 
 /* One record of `scontrol show job -o ID`: a job, or one task (or the

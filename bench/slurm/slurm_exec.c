@@ -70,7 +70,10 @@ int np_slurm_exec(const char *const *argv, unsigned timeout_s, np_slurm_out_t *r
 			dup2(dn, STDIN_FILENO);
 		dup2(po[1], STDOUT_FILENO);
 		dup2(pe[1], STDERR_FILENO);
-		signal(SIGINT, SIG_DFL);
+		/* Ctrl-C reaches the whole foreground group: sbatch killed between
+		 * submitting and printing the id would leave a job nobody tracks;
+		 * numaplan itself decides, and cancels what it submitted */
+		signal(SIGINT, SIG_IGN);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}

@@ -125,6 +125,27 @@ int np_slurm_parse_jobid(const char *out, char *id, size_t idlen)
 	return 0;
 }
 
+int np_slurm_parse_job_of_script(const char *text, const char *script, char *id, size_t idlen)
+{
+	const char *p = text ? text : "";
+	size_t sl = strlen(script);
+	int found = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n"), d = strspn(p, "0123456789");
+		if (d > 0 && d < idlen && p[d] == '|' && len == d + 1 + sl && strncmp(p + d + 1, script, sl) == 0) {
+			/* the tasks of one array share its id */
+			if (found && (strlen(id) != d || strncmp(id, p, d) != 0))
+				return -EEXIST;
+			memcpy(id, p, d);
+			id[d] = '\0';
+			found = 1;
+		}
+		p += len + (p[len] ? 1 : 0);
+	}
+	return found ? 0 : -ENOENT;
+}
+
 /* ---- scontrol's one-line records --------------------------------------------- */
 
 /* The value of "key=" in a one-line record (at its start or after a

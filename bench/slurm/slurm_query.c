@@ -82,6 +82,22 @@ int np_slurm_submit(const char *script, const char *const *args, char *id, size_
 	return rc;
 }
 
+int np_slurm_job_of_script(const char *script, char *id, size_t idlen, np_error_t *err)
+{
+	const char *argv[] = { "squeue", "--me", "-h", "-o", "%F|%o", NULL };
+	np_slurm_out_t r;
+	int rc;
+
+	if ((rc = np_slurm_exec(argv, QUERY_TIMEOUT_S, &r, err)) < 0)
+		return rc;
+	if (r.status != 0)
+		rc = np_error_set(err, -EIO, "squeue failed: %s", *r.err ? trimmed(r.err) : "no message");
+	else if ((rc = np_slurm_parse_job_of_script(r.out, script, id, idlen)) < 0)
+		np_error_set(err, rc, rc == -EEXIST ? "several of your jobs run %s" : "none of your jobs runs %s", script);
+	np_slurm_out_free(&r);
+	return rc;
+}
+
 /* Run `scontrol show WHAT -o ID`: 1 with its output, 0 when the
  * controller knows no such job, or an error. */
 static int show(const char *what, const char *id, char **out, np_error_t *err)
