@@ -268,14 +268,16 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 		char line[600], st[200];
 		unsigned done;
 		int q = 0;
-		/* one job's record every other second: the controller's cost of
-		 * following is one small RPC */
-		if (tick % 2 == 0 && (q = query_job(jobid, c->array_tasks, seen, &ji)) == 1) {
+		/* one job's record every other second, and when a step ended (its
+		 * state may have changed): the controller's cost of following is
+		 * one small RPC */
+		bool ask = tick % 2 == 0 || steps_done(c->outdir, last, sizeof(last)) != shown_done;
+		if (ask && (q = query_job(jobid, c->array_tasks, seen, &ji)) == 1) {
 			setstr(state, sizeof(state), ji.state);
 			setstr(elapsed, sizeof(elapsed), ji.elapsed);
 			setstr(exitc, sizeof(exitc), ji.exit_code);
 			gone = failed = 0;
-		} else if ((tick % 2 == 0 && q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
+		} else if ((ask && q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
 			/* Purged from the controller (or the controller is gone):
 			 * judge by the steps the script recorded. */
 			if (c->array_tasks && json_object_size(seen)) {

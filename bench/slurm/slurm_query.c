@@ -102,7 +102,10 @@ int np_slurm_job_of_script(const char *script, char *id, size_t idlen, np_error_
  * controller knows no such job, or an error. */
 static int show(const char *what, const char *id, char **out, np_error_t *err)
 {
-	const char *argv[] = { "scontrol", "show", what, "-o", id, NULL };
+	/* --local: without it, each call first asks for the federation's
+	 * clusters (REQUEST_FED_INFO, which cost slurmctld twice the job's
+	 * own record on the vcluster); numaplan's job is the local cluster's */
+	const char *argv[] = { "scontrol", "--local", "show", what, "-o", id, NULL };
 	np_slurm_out_t r;
 	int rc;
 

@@ -123,7 +123,7 @@ check "... reported with its exit code (3:0)" grep -q 'job 11 ended FAILED (exit
 check "... recorded: id, state, exit code, elapsed 00:00:01" \
 	jqt '.jobs == [{"id": "11", "state": "FAILED", "exit_code": "3:0", "elapsed": "00:00:01",
 	                "script": .jobs[0].script}]' "$tmp/sq/results.json"
-check "... asked about job 11 alone" [ "$(sort -u "$tmp/scontrol-args")" = "show job -o 11" ]
+check "... asked about job 11 alone" [ "$(sort -u "$tmp/scontrol-args")" = "--local show job -o 11" ]
 # Slurm 24.11's record of a job cancelled by signal 15 (JobId=4711)
 echo 4711 >"$tmp/fake/jobid"
 cp "$SD/24.11/job-cancelled.txt" "$tmp/fake/record"
