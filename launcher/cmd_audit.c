@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "opts.h"
 #include "bench_util.h"
+#include "slurm/slurm_adapter.h"
 
 typedef struct audit_args {
 	bool json, dry_run, collect, help;
@@ -69,28 +70,33 @@ typedef struct job {
 	char id[32], state[32], user[64], nodes[16];
 } job_t;
 
-/* squeue's view of the job: 1, 0 when it does not know it, -1 when Slurm
- * could not be asked (err says why). */
+/* Slurm's view of the job (scontrol show job ID, through the adapter): 1,
+ * 0 when it does not know it, -1 when Slurm could not be asked (err says
+ * why).  For an array task 123_4, its own record. */
 static int query(const char *jobid, job_t *j, np_error_t *err)
 {
-	char *cmd = np_strdup_printf("squeue -h -j %s -o '%%A|%%T|%%u|%%D' 2>&1", jobid), *out, *nl;
-	int st = -1, n;
+	np_slurm_job_t *v;
+	unsigned n, i;
+	const char *task = strchr(jobid, '_');
+	int rc = np_slurm_job(jobid, &v, &n, err);
 
-	out = cmd ? np_cmd_output(cmd, &st) : NULL;
-	free(cmd);
-	if (!out)
-		return np_error_set(err, -ENOMEM, "cannot run squeue");
-	if ((nl = strchr(out, '\n')))
-		*nl = '\0';
-	if (st != 0) {
-		/* squeue says "Invalid job id specified" for a job long gone */
-		n = strstr(out, "Invalid job id") ? 0 : np_error_set(err, -EIO, "squeue failed: %s", out);
-		free(out);
-		return n;
+	if (rc <= 0)
+		return rc < 0 ? -1 : 0;
+	rc = 0;
+	for (i = 0; i < n && !rc; i++) {
+		/* 123_4: the record of task 4 of array 123 */
+		if (task ? strncmp(v[i].array_id, jobid, (size_t)(task - jobid)) != 0 ||
+		           v[i].array_id[task - jobid] || strcmp(v[i].array_tasks, task + 1) != 0
+		         : strcmp(v[i].id, jobid) != 0)
+			continue;
+		snprintf(j->id, sizeof(j->id), "%s", v[i].id);
+		snprintf(j->state, sizeof(j->state), "%s", v[i].state);
+		snprintf(j->user, sizeof(j->user), "%s", v[i].user);
+		snprintf(j->nodes, sizeof(j->nodes), "%u", v[i].nodes);
+		rc = 1;
 	}
-	n = sscanf(out, "%31[^|]|%31[^|]|%63[^|]|%15s", j->id, j->state, j->user, j->nodes);
-	free(out);
-	return n == 4 ? 1 : 0;
+	free(v);
+	return rc;
 }
 
 static char *self_exe(void)

@@ -52,7 +52,7 @@ none_of "cli/: of the public headers, only the error type" < <(
 none_of "kernels/: no planner header (they link libnpcommon, not libnumaplan)" < <(
 	includes "$S"/kernels/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
 none_of "front ends and tests include nothing private of lib/, nor common's hwloc view" < <(
-	for d in plugin launcher cli bench bench/run bench/report bench/accept bench/suites kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
+	for d in plugin launcher cli bench bench/run bench/report bench/accept bench/suites bench/slurm kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
 	grep -E '"(topo_internal|plan_internal|plan_pool)\.h"|"common/cpuset_hwloc\.h"|"lib/')
 none_of "common/ and lib/ have no front end on their include path" < <(
 	grep -HE '^[A-Za-z_]*CPPFLAGS.*-I\$\(top_srcdir\)/(plugin|launcher|bench|kernels)' \
