@@ -224,7 +224,7 @@ static int submit(np_run_ctx_t *c, const char *script, char *jobid, size_t idlen
 int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
-	char *sbatch = np_which("sbatch"), *progress;
+	char *progress;
 	char jobid[32], last[256], shown[200] = "", state[32] = "", elapsed[32] = "", exitc[32] = "";
 	unsigned shown_done = 0, tick;
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -235,10 +235,9 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	job_info_t ji;
 	json_t *seen;
 
-	if (!sbatch)
+	if (!np_slurm_available())
 		return np_error_set(err, -ENOENT, "Slurm is not available: sbatch not found in PATH.  "
 		                    "Use --local to run on this machine, or --dry-run to only write the job script");
-	free(sbatch);
 	/* a line of an earlier job (the topology probe's) is no step of this one */
 	if ((progress = np_strdup_printf("%s/progress.log", c->outdir)))
 		unlink(progress);
