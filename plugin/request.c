@@ -306,7 +306,8 @@ char *nps_help_text(const nps_site_t *s)
 		"Policies:\n"
 		"  none      leave the tasks as Slurm placed them\n"
 		"  compact   fill the allocated cores in order, NUMA node by NUMA node\n"
-		"  spread    round-robin the tasks over the NUMA nodes\n"
+		"  spread    share the tasks out evenly, top down: over the packages,\n"
+		"            then the NUMA nodes of each package, then their L3 domains\n"
 		"  numa      each task whole NUMA nodes, or an equal share of one\n"
 		"  socket    the same by package\n"
 		"  l3        the same by L3 cache domain\n"
@@ -324,8 +325,10 @@ char *nps_help_text(const nps_site_t *s)
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"
 		"variable SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan.\n"
-		"Plugin: numaplan %s, built for Slurm %s\n"
-		"This cluster:\n%s", PACKAGE_VERSION, NP_SLURM_VERSION, site ? site : "  (unavailable)\n");
+		"Plugin: numaplan %s%s%s%s, built for Slurm %s\n"
+		"This cluster:\n%s", PACKAGE_VERSION, NP_PACKAGE_REVISION[0] ? " (package " : "",
+		NP_PACKAGE_REVISION, NP_PACKAGE_REVISION[0] ? ")" : "", NP_SLURM_VERSION,
+		site ? site : "  (unavailable)\n");
 	free(site);
 	return text;
 }
