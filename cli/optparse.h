@@ -29,6 +29,7 @@ typedef enum np_optkind {
 	NP_OPT_ENUM,                /* int: the index of the value in choices */
 	NP_OPT_CONST,               /* int set to ival, no value; see below */
 	NP_OPT_LIST,                /* np_optlist_t: each value of a repeated option */
+	NP_OPT_CUSTOM,              /* a type of the caller's: its parse and format hooks */
 } np_optkind_t;
 
 /* NP_OPT_CONST: several options set one field, each to its own value
@@ -62,6 +63,10 @@ typedef struct np_optdef {
 	int ival;                   /* CONST: the value it sets */
 	/* further checks of a value that parsed; 0 or -EINVAL with err set */
 	int (*check)(const char *opt, const char *val, np_error_t *err);
+	/* CUSTOM: the text into *dst (0, or -EINVAL with err naming opt and
+	 * val), and the value back as it would be typed (0, or -1) */
+	int (*parse)(void *dst, const char *opt, const char *val, np_error_t *err);
+	int (*format)(const void *src, char *buf, size_t n);
 	unsigned flags;
 } np_optdef_t;
 

@@ -32,6 +32,8 @@ json_t *np_opt_to_json(const np_optdef_t *d, const void *base)
 	case NP_OPT_CHOICE:
 		s = *CAT(base, d, const char *);
 		return s ? json_string(s) : json_null();
+	case NP_OPT_CUSTOM:
+		return d->format(CAT(base, d, char), name, sizeof(name)) == 0 ? json_string(name) : json_null();
 	case NP_OPT_LIST:
 		break;
 	}

@@ -13,6 +13,10 @@
 #include "suites/suite.h"
 
 extern const np_suite_t np_suite_screen;
+/* The suite's name: its other files know the suite by it (an experiment's
+ * "suite"), not by np_suite_screen, so that no file of it needs another
+ * back (tests/lib/25-file-cycles.t). */
+#define NP_SCREEN_NAME "screen"
 
 typedef struct screen_opts {
 	unsigned hpl_n;             /* 0: from mem_fraction of a node's memory */

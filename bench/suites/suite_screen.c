@@ -77,7 +77,7 @@ static const char *primary(const np_exp_t *e, bool *higher)
 }
 
 const np_suite_t np_suite_screen = {
-	.name = "screen",
+	.name = NP_SCREEN_NAME,
 	.summary = "every node of a partition or node list: HPL, STREAM per NUMA node, latency; outliers",
 	.rpeak = true,
 	.kernels = (const char *const[]){ "screen-hpl", "screen-stream", "screen-osu", NULL },
