@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -301,8 +302,12 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 			snprintf(st, sizeof(st), "%s", *state ? state : "?");
 		snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", jobid, st, elapsed, done, nsteps, last);
 		if (tty) {
-			/* the whole line again, what was left of a longer one erased */
-			printf("\r%.*s\033[K", 150, line);
+			/* the whole line again, what was left of a longer one erased;
+			 * never wider than the terminal, where \r would go back to the
+			 * start of its last row only */
+			struct winsize ws;
+			int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+			printf("\r%.*s\033[K", cols, line);
 			fflush(stdout);
 		} else if (!o->quiet && (done != shown_done || strcmp(st, shown) != 0)) {
 			/* a log, not a terminal: one line per change of state or step */
