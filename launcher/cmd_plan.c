@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/spool.h"
 #include "commands.h"
 #include "opts.h"
 
@@ -119,13 +120,9 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		return np_error_set(err, -EINVAL, "--ntasks N is required");
 	if (!have_p)
 		return np_error_set(err, -EINVAL, "--policy P is required (valid: %s)", np_policy_list());
-	if (a->po.hca && a->po.policy != NP_POLICY_HCA_NEAR)
-		return np_error_set(err, -EINVAL, "--hca applies only to --policy hca-near (the policy is %s)",
-		                    np_policy_name(a->po.policy));
-	if (a->po.rails > 1 && a->po.policy != NP_POLICY_HCA_NEAR && a->po.policy != NP_POLICY_GPU_NEAR)
-		return np_error_set(err, -EINVAL, "--rails applies only to --policy hca-near or gpu-near "
-		                    "(the policy is %s)", np_policy_name(a->po.policy));
-	if (a->po.hca && np_hca_list_check(a->po.hca, err) < 0)
+	/* the library's rules (what the policy takes: --hca, --rails), as
+	 * a usage error before any topology is read */
+	if (np_plan_opts_check(&a->po, err) < 0)
 		return -EINVAL;
 	if (optind < argc && !strcmp(argv[optind - 1], "--"))
 		a->cmd = join_command(argc - optind, argv + optind);
@@ -141,9 +138,10 @@ int np_cmd_plan(int argc, char **argv)
 	np_error_t err = { 0 };
 	np_topo_t *t = NULL;
 	np_plan_t *p = NULL;
-	char **hosts = NULL, *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
+	char **hosts = NULL;
+	np_spool_t *spool = NULL;
+	FILE *mem = NULL;
+	int wrc;
 	int rc = parse_args(argc, argv, &a, &err);
 
 	if (rc == 1) {
@@ -175,21 +173,23 @@ int np_cmd_plan(int argc, char **argv)
 	if (p->note)
 		np_opt_print("plan: warning: %s", p->note);
 	/* Nothing reaches stdout unless the whole plan was written. */
-	mem = open_memstream(&buf, &len);
-	if (!mem || np_plan_write(mem, t, p, a.fmt, a.cmd, &err) < 0) {
-		if (mem)
-			fclose(mem);
+	spool = np_spool_open(&mem);
+	wrc = spool ? np_plan_write(mem, t, p, a.fmt, a.cmd, &err) : -ENOMEM;
+	if (spool && np_spool_close(spool, mem) < 0 && wrc == 0)
+		wrc = np_error_set(&err, -ENOMEM, "out of memory");
+	if (wrc < 0) {
 		np_opt_fail("plan", err.msg[0] ? err.msg : "out of memory");
-		/* a plan the format cannot carry (host names, hydra's limit) is
-		 * bad input; memory and I/O are failures */
-		rc = err.code == -EINVAL || err.code == -E2BIG ? NP_EXIT_USAGE : NP_EXIT_FAIL;
+		/* a plan the format cannot carry (host names, hydra's limit,
+		 * text JSON cannot hold) is bad input; memory and I/O are
+		 * failures */
+		rc = err.code == -EINVAL || err.code == -E2BIG || err.code == -EILSEQ ?
+		     NP_EXIT_USAGE : NP_EXIT_FAIL;
 		goto out;
 	}
-	fclose(mem);
-	fwrite(buf, 1, len, stdout);
+	np_spool_copy(spool, stdout);
 	rc = fflush(stdout) == 0 ? NP_EXIT_OK : NP_EXIT_FAIL;
 out:
-	free(buf);
+	np_spool_free(spool);
 	free(hosts);
 	free(a.cmd);
 	np_plan_free(p);

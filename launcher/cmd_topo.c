@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "opts.h"
@@ -47,6 +48,7 @@ int np_cmd_topo(int argc, char **argv)
 	char *site_xml = NULL, *why = NULL;
 	np_topo_t *t;
 	np_error_t err = { 0 };
+	struct stat st;
 
 	optind = 1;
 	opterr = 0;
@@ -84,7 +86,13 @@ int np_cmd_topo(int argc, char **argv)
 		return np_opt_fail("topo", err.msg);
 	}
 	free(site_xml);
-	if (export) {
+	if (export && lstat(export, &st) == 0 && S_ISLNK(st.st_mode)) {
+		/* the library would replace the link itself (never write
+		 * through it); a user who names a link means its target:
+		 * neither is done, the link is named */
+		np_opt_print("topo: '%s' is a symbolic link, not a regular file: not replaced", export);
+		rc = NP_EXIT_FAIL;
+	} else if (export) {
 		rc = np_topo_export_xml(t, export, &err) < 0 ? NP_EXIT_FAIL : NP_EXIT_OK;
 		if (rc != NP_EXIT_OK)
 			np_opt_print("topo: %s", err.msg);

@@ -11,6 +11,7 @@
 
 #include <numaplan/format.h>
 
+#include "common/text.h"
 #include "format_internal.h"
 
 
@@ -343,7 +344,6 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
                   const char *cmd, np_error_t *err)
 {
 	int rc = 0;
-	char *js;
 
 	/* Launcher lines and files are read by shells and launchers: a host
 	 * name from --hosts or from an XML's HostName must be a plain one. */
@@ -352,14 +352,19 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 			return np_error_set(err, -EINVAL, "host name '%.300s' cannot be written: a host "
 			                    "name is 1-255 letters, digits, '.', '-' and '_', starting "
 			                    "with a letter or digit", p->hosts[h] ? p->hosts[h] : "");
+	/* The command is written into a comment line (the rankfiles) or a
+	 * command line: a newline would end it and start a line of the
+	 * command's making, an escape would reach the terminal. */
+	if (fmt != NP_FMT_JSON && fmt != NP_FMT_TABLE && cmd && np_has_control(cmd, "\t"))
+		return np_error_set(err, -EINVAL, "the command holds a control character (a newline, an escape, ...): "
+		                    "written into the %s lines it would end them or reach the terminal; give the "
+		                    "command without it", fmt == NP_FMT_SLURM ? "srun" : fmt == NP_FMT_MPICH ? "mpiexec" :
+		                    fmt == NP_FMT_NUMACTL ? "numactl" : "rankfile header");
 	switch (fmt) {
 	case NP_FMT_TABLE: rc = np_plan_write_table(f, t, p); break;
 	case NP_FMT_JSON:
-		js = np_plan_to_json(t, p);
-		if (!js)
-			return np_error_set(err, -ENOMEM, "out of memory");
-		fprintf(f, "%s\n", js);
-		free(js);
+		if ((rc = np_plan_write_json(f, t, p, err)) < 0)
+			return rc;
 		break;
 	case NP_FMT_OMPI: rc = write_ompi(f, t, p, cmd, 1, err); break;
 	case NP_FMT_OMPI4: rc = write_ompi(f, t, p, cmd, 0, err); break;

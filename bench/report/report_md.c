@@ -5,26 +5,39 @@
 
 #include "report/report.h"
 
+/* Text of results.json (names, commands, nodes' answers): no control
+ * byte reaches the terminal, no '|' or newline breaks the table. */
 static void cell(FILE *f, const char *s)
 {
-	for (; *s; s++) {
+	size_t n;
+
+	for (; *s; s += n ? n : 1) {
+		if ((n = np_fput_control(f, s, "\n")) != 0)
+			continue;
 		if (*s == '|')
 			fputs("\\|", f);
-		else if (*s == '\n')
-			fputc(' ', f);
 		else
-			fputc(*s, f);
+			fputc(*s == '\n' ? ' ' : *s, f);
 	}
+}
+
+static void line(FILE *f, const char *s)
+{
+	np_fputs_visible(f, s, NULL);
 }
 
 int np_report_md(FILE *f, json_t *res, const np_report_t *r)
 {
 	unsigned i, j, k;
 
-	fprintf(f, "# numaplan %s report\n\n", np_json_str(res, "suite"));
+	fputs("# numaplan ", f);
+	line(f, np_json_str(res, "suite"));
+	fputs(" report\n\n", f);
 	for (i = 0; i < r->n; i++) {
 		const np_table_t *t = &r->t[i];
-		fprintf(f, "## %s\n\n|", t->title);
+		fputs("## ", f);
+		line(f, t->title);
+		fputs("\n\n|", f);
 		for (j = 0; j < t->ncols; j++) {
 			fputc(' ', f);
 			cell(f, t->cols[j]);
@@ -43,8 +56,11 @@ int np_report_md(FILE *f, json_t *res, const np_report_t *r)
 			}
 			fputc('\n', f);
 		}
-		if (t->note)
-			fprintf(f, "\n%s\n", t->note);
+		if (t->note) {
+			fputc('\n', f);
+			np_fputs_visible(f, t->note, "\n");
+			fputc('\n', f);
+		}
 		fputc('\n', f);
 	}
 	return ferror(f) ? -5 : 0;

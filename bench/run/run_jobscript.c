@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 
 static const char prelude[] =
@@ -314,7 +315,7 @@ static char *pinned_nodes(const np_run_ctx_t *c, unsigned *nodes)
 	return np_sb_take(&b);
 }
 
-int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err)
+int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	bool local = o->mode == NP_MODE_LOCAL;
@@ -427,7 +428,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	np_sb_add(&b, "if [ \"$NP_FAILED\" -ne 0 ]; then\n"
 	          "\techo \"numaplan: $NP_FAILED of $NP_NSTEPS steps failed\" >&2\n\texit 1\nfi\n"
 	          "echo \"numaplan: all $NP_NSTEPS steps done\"\n");
-	rc = np_write_sb(path, &b, true, err);
+	rc = np_outdir_write_sb(c->outfd, c->outdir, name, &b, true, err);
 	/* the follower counts the steps of every task of an array */
 	if (nsteps)
 		*nsteps = total * (array ? c->array_tasks : 1);

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 #include "slurm/slurm_adapter.h"
 
@@ -81,35 +82,41 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 {
-	char stamp[32], *dir = NULL, *plans, *cpuinfo;
+	char stamp[32], *dir = NULL, *cpuinfo;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->outfd = -1;
 	c->opts = o;
+	/* the directory is ours and no one else's to fill: every file of the
+	 * run is written through its descriptor (outdir.h) */
 	if (o->output) {
-		dir = strdup(o->output);
+		if (!(c->outdir = np_abspath(o->output)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		rc = np_outdir_open(c->outdir, true, &c->made_outdir, err);
 	} else {
+		/* the default name ends in a random part and is made at once:
+		 * nobody can have prepared it */
 		np_time_compact(stamp, sizeof(stamp));
 		dir = np_strdup_printf("numaplan-%s-%s", o->suite->name, stamp);
+		c->outdir = dir ? np_abspath(dir) : NULL;
+		free(dir);
+		if (!c->outdir)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		rc = np_outdir_make_unique(c->outdir, &dir, err);
+		if (rc >= 0) {
+			free(c->outdir);
+			c->outdir = dir;
+			c->made_outdir = true;
+		}
 	}
-	c->outdir = dir ? np_abspath(dir) : NULL;
-	free(dir);
-	if (!c->outdir)
-		return np_error_set(err, -ENOMEM, "out of memory");
-	if (np_file_exists(c->outdir)) {
-		char *res = np_strdup_printf("%s/results.json", c->outdir);
-		char *job = np_strdup_printf("%s/job.sh", c->outdir);
-		bool used = (res && np_file_exists(res)) || (job && np_file_exists(job));
-		free(res);
-		free(job);
-		if (used)
-			return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
-	}
-	c->made_outdir = !np_file_exists(c->outdir);
-	plans = np_strdup_printf("%s/plans", c->outdir);
-	rc = plans ? np_mkdirs(plans, err) : -ENOMEM;
-	free(plans);
 	if (rc < 0)
+		return rc;
+	c->outfd = rc;
+	/* a dangling link named so counts as well */
+	if (np_outdir_has(c->outfd, "results.json") || np_outdir_has(c->outfd, "job.sh"))
+		return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
+	if ((rc = np_outdir_mkdirs(c->outfd, "plans", err)) < 0)
 		return rc;
 	/* the nodes' topology: asked of them, or stated where it comes from */
 	if ((rc = np_run_topology(c, err)) < 0)
@@ -138,8 +145,11 @@ void np_run_ctx_free(np_run_ctx_t *c)
 	np_exp_list_free(&c->exps);
 	np_node_types_free(c);
 	free(c->outdir);
+	if (c->outfd >= 0)
+		close(c->outfd);
 	json_decref(c->summary);
 	memset(c, 0, sizeof(*c));
+	c->outfd = -1;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -161,17 +171,13 @@ static void undo_outdir(np_run_ctx_t *c)
 static int write_experiments(np_run_ctx_t *c, np_error_t *err)
 {
 	json_t *a = json_array();
-	char *path = np_strdup_printf("%s/experiments.json", c->outdir);
 	unsigned i;
 	int rc;
 
 	for (i = 0; i < c->exps.n; i++)
 		json_array_append_new(a, np_exp_to_json(c->exps.v[i]));
-	rc = path ? json_dump_file(a, path, JSON_INDENT(2)) : -1;
+	rc = np_outdir_write_json(c->outfd, c->outdir, "experiments.json", a, JSON_INDENT(2), err);
 	json_decref(a);
-	if (rc != 0)
-		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "experiments.json");
-	free(path);
 	return rc;
 }
 
@@ -278,7 +284,7 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	}
 	if (!o.parse_only) {
 		script = np_strdup_printf("%s/job.sh", c.outdir);
-		if (!script || np_jobscript_write(&c, script, &nsteps, &err) < 0)
+		if (!script || np_jobscript_write(&c, "job.sh", &nsteps, &err) < 0)
 			goto fail;
 	}
 	if (o.dry_run || o.plan_only) {
@@ -307,10 +313,13 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	if (np_results_collect(&c, jobs, &res, &err) < 0)
 		goto fail;
 	respath = np_strdup_printf("%s/results.json", c.outdir);
-	if (!respath || json_dump_file(res, respath, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-		np_error_set(&err, -EIO, "cannot write %s", respath ? respath : "results.json");
+	if (!respath) {
+		np_error_set(&err, -ENOMEM, "out of memory");
 		goto fail;
 	}
+	if (np_outdir_write_json(c.outfd, c.outdir, "results.json", res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+	                         &err) < 0)
+		goto fail;
 	if (!o.quiet)
 		np_results_print_summary(stdout, res);
 	{

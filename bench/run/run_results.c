@@ -29,45 +29,6 @@ static const char *primary_metric(const np_exp_t *e, bool *higher)
 	return "wall_s";
 }
 
-static const np_metric_t *metric_find(const char *m)
-{
-	unsigned i, k;
-
-	for (i = 0; m && np_suites[i]; i++)
-		for (k = 0; np_suites[i]->metrics && np_suites[i]->metrics[k].name; k++)
-			if (strcmp(np_suites[i]->metrics[k].name, m) == 0)
-				return &np_suites[i]->metrics[k];
-	return NULL;
-}
-
-/* Figures without an entry in a suite follow the naming convention. */
-const char *np_metric_unit(const char *m)
-{
-	const np_metric_t *d = metric_find(m);
-	size_t n = m ? strlen(m) : 0;
-
-	if (d)
-		return d->unit;
-	if (n > 5 && strcmp(m + n - 5, "_mbps") == 0)
-		return "MB/s";
-	if (n > 3 && strcmp(m + n - 3, "_us") == 0)
-		return "us";
-	if (n > 2 && strcmp(m + n - 2, "_s") == 0)
-		return "s";
-	if (n > 4 && strcmp(m + n - 4, "_pct") == 0)
-		return "%";
-	if (n && strcmp(m, "seconds") == 0)
-		return "s";
-	return "";
-}
-
-const char *np_metric_label(const char *m)
-{
-	const np_metric_t *d = metric_find(m);
-
-	return d && d->label ? d->label : m ? m : "";
-}
-
 /* Figures across experiments, suite by suite in registry order. */
 static void derive(json_t *exps, json_t *summary)
 {
@@ -212,7 +173,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		unsigned nsys = 0;
 
 		for (r = 1; r <= c->opts->repeat; r++)
-			np_records_collect(c, e, r, runs);
+			np_records_collect(c, e, np_suite_of_kernel(e->kernel), r, runs);
 		/* a %sys sample per run: as many as the partition has nodes */
 		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
 		if (!sys) {
@@ -305,6 +266,9 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 void np_results_print_summary(FILE *f, json_t *res)
 {
 	json_t *exps = json_object_get(res, "experiments"), *e, *o;
+	/* names, nodes and errors come from files of the run directory (and
+	 * the nodes' outputs): escaped, as every message is */
+	char name[NP_ESCAPED_SIZE(128)], node[NP_ESCAPED_SIZE(128)], text[NP_ESCAPED_SIZE(1024)];
 	size_t i;
 
 	fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s\n", "experiment", "status", "runs", "median", "min",
@@ -319,16 +283,20 @@ void np_results_print_summary(FILE *f, json_t *res)
 		np_fmt_num(d, sizeof(d), np_rep_stat(e, "sys_pct", "median"));
 		snprintf(runs, sizeof(runs), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
 		         (long long)json_integer_value(json_object_get(e, "runs_total")));
-		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", np_json_str(e, "name"),
-		        np_json_str(e, "status"), runs, a, b, cc, d, m, np_json_str(e, "unit"));
+		np_escape(name, sizeof(name), np_json_str(e, "name"));
+		np_escape(text, sizeof(text), m);
+		np_escape(node, sizeof(node), np_json_str(e, "unit"));
+		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", name, np_json_str(e, "status"), runs, a, b, cc, d,
+		        text, node);
 		if (!np_json_streq(e, "status", "ok")) {
 			json_t *r;
 			size_t k;
 			json_array_foreach(json_object_get(e, "runs"), k, r)
 				if (json_object_get(r, "error")) {
+					np_escape(node, sizeof(node), np_json_str(r, "node"));
+					np_escape(text, sizeof(text), np_json_str(r, "error"));
 					fprintf(f, "    failed: rep %lld node %s: %s\n",
-					        (long long)json_integer_value(json_object_get(r, "rep")),
-					        np_json_str(r, "node"), np_json_str(r, "error"));
+					        (long long)json_integer_value(json_object_get(r, "rep")), node, text);
 					break;
 				}
 		}
@@ -342,21 +310,23 @@ void np_results_print_summary(FILE *f, json_t *res)
 		}
 	}
 	json_array_foreach(json_object_get(res, "outliers"), i, o)
-		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+		fprintf(f, "outlier: %s\n", np_escape(text, sizeof(text), np_json_str(o, "message")));
 	json_array_foreach(json_object_get(res, "same_machine"), i, o) {
 		json_t *n;
 		size_t k;
 		fprintf(f, "note: nodes");
 		json_array_foreach(o, k, n)
-			fprintf(f, "%s %s", k ? "," : "", json_string_value(n));
+			fprintf(f, "%s %s", k ? "," : "", np_escape(node, sizeof(node), json_string_value(n)));
 		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
 		        "loopback network, not a cluster's\n");
 	}
-	json_array_foreach(json_object_get(res, "shared_cpus"), i, o)
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, o) {
+		np_escape(name, sizeof(name), json_string_value(json_array_get(json_object_get(o, "nodes"), 0)));
+		np_escape(node, sizeof(node), json_string_value(json_array_get(json_object_get(o, "nodes"), 1)));
 		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
-		        "nodes measure that machine, not separate nodes\n",
-		        json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
-		        json_string_value(json_array_get(json_object_get(o, "nodes"), 1)), np_json_str(o, "cpus"));
+		        "nodes measure that machine, not separate nodes\n", name, node,
+		        np_escape(text, sizeof(text), np_json_str(o, "cpus")));
+	}
 	o = json_object_get(res, "binding");
 	if (o && !np_json_streq(o, "used", np_json_str(o, "requested")))
 		fprintf(f, "note: bound by %s, not %s: %s\n", np_json_str(o, "used"), np_json_str(o, "requested"),

@@ -79,7 +79,7 @@ static int add_hpl(gen_t *g, np_error_t *err)
 	json_object_set_new(e->params, "rpeak_gflops", json_real(c->rpeak.gflops));
 	if (mem)
 		json_object_set_new(e->params, "memory_per_node", json_integer((json_int_t)mem));
-	return e->desc ? np_exp_plan(c, e, "compact", ranks, 1, err) : np_error_set(err, -ENOMEM, "out of memory");
+	return e->desc ? np_exp_plan(c, e, NP_POLICY_COMPACT, ranks, 1, err) : np_error_set(err, -ENOMEM, "out of memory");
 }
 
 static int add_stream(gen_t *g, np_error_t *err)

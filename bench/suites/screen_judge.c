@@ -244,7 +244,11 @@ void np_screen_derive(json_t *exps, json_t *summary)
 			free(w);
 		}
 		json_array_foreach(json_object_get(e, "outliers"), k, o) {
-			char *w = np_strdup_printf("%s %.0f%% %s the median (%s)", np_metric_label(np_json_str(o, "metric")),
+			/* the label run_stats.c wrote (its metric name in results
+			 * from before it did) */
+			const char *label = json_is_string(json_object_get(o, "label")) ? np_json_str(o, "label") :
+			                    np_json_str(o, "metric");
+			char *w = np_strdup_printf("%s %.0f%% %s the median (%s)", label,
 			                           fabs(np_json_real(o, "deviation_pct")),
 			                           np_json_real(o, "deviation_pct") < 0 ? "below" : "above", name);
 			node_finding(nodes, np_json_str(o, "node"), w, false);
