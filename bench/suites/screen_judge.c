@@ -46,7 +46,7 @@ static void judge_pairs(json_t *exps, json_t *nodes, json_t *flags)
 	size_t i;
 
 	json_array_foreach(exps, i, e) {
-		if (!np_suite_has(&np_suite_screen, e) || !np_json_streq(e, "group", "pairs"))
+		if (!np_json_streq(e, "suite", NP_SCREEN_SUITE) || !np_json_streq(e, "group", "pairs"))
 			continue;
 		rule = json_object_get(e, "outlier_rule");
 		json_object_foreach(json_object_get(e, "per_node"), label, v) {
@@ -163,7 +163,7 @@ static json_t *latency_matrix(json_t *exps)
 		const char *name = np_json_str(e, "name"), *at = strchr(name, '@');
 		json_t *p = json_object_get(e, "params"), *m;
 		char key[64];
-		if (!np_suite_has(&np_suite_screen, e) || !np_json_streq(e, "group", "latency") ||
+		if (!np_json_streq(e, "suite", NP_SCREEN_SUITE) || !np_json_streq(e, "group", "latency") ||
 		    !json_is_integer(json_object_get(p, "numa_a")) || !json_is_integer(json_object_get(p, "numa_b")))
 			continue;
 		if (!(m = json_object_get(by_type, at ? at + 1 : ""))) {
@@ -227,7 +227,7 @@ void np_screen_derive(json_t *exps, json_t *summary)
 	json_array_foreach(exps, i, e) {
 		const char *name = np_json_str(e, "name");
 		bool pairs;
-		if (!np_suite_has(&np_suite_screen, e))
+		if (!np_json_streq(e, "suite", NP_SCREEN_SUITE))
 			continue;
 		if (!facts && json_object_get(json_object_get(e, "params"), "screen_nodes"))
 			facts = json_object_get(e, "params");

@@ -12,7 +12,7 @@
 
 #include "suites/screen.h"
 
-extern const np_suite_t np_suite_hpl, np_suite_stream, np_suite_osu;
+extern const np_suite_t np_suite_screen, np_suite_hpl, np_suite_stream, np_suite_osu;
 
 #define O(field) offsetof(screen_opts_t, field)
 static const np_optdef_t options[] = {
@@ -43,6 +43,11 @@ static const np_optdef_t options[] = {
 	{ .name = NULL },
 };
 #undef O
+
+static int generate(np_run_ctx_t *c, np_error_t *err)
+{
+	return np_screen_generate(c, np_suite_opts(c->opts, &np_suite_screen), err);
+}
 
 /* ---- outputs ------------------------------------------------------------- */
 
@@ -85,7 +90,7 @@ const np_suite_t np_suite_screen = {
 	.opts = options,
 	.opts_size = sizeof(screen_opts_t),
 	.size_opt = "hpl-n",
-	.generate = np_screen_generate,
+	.generate = generate,
 	.parse = parse,
 	.primary = primary,
 	.strict_nodes = true,
