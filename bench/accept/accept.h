@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * accept.h - `numaplan accept --spec FILE`: thresholds over results.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * accept_check.c - measured vs required for every check, as a PASS/FAIL
  * table.  A check that matches no experiment, or names a figure the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * accept_spec.c - reading an acceptance spec.  Every error names the file
  * and line; a spec with an error runs nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_main.c - `numaplan report DIR [--format md|html|json|csv] [-o FILE]`
  * and `numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]`.

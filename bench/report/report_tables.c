@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_tables.c - the tables of a report, built once from results.json
  * and then written as markdown or HTML.

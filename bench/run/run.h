@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run.h - `numaplan run`: suites turn the topology into a list of
  * experiments; one job script runs them (under sbatch, inside an

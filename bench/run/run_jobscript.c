@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_jobscript.c - the one script that runs every experiment of a run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_main.c - `numaplan run SUITE`: plan the experiments, write the job
  * script, run it (sbatch, inline or local), collect results.json.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_options.c - the command line of `numaplan run` (also used by accept
  * for the run lines of a spec): the core's option table here, each

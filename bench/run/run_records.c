@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_records.c - the raw outputs of one repetition of an experiment to
  * its run records: one per node for per-node experiments, one for an MPI

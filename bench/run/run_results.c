@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_results.c - raw outputs to results.json: the run records of every
  * repetition (run_records.c), statistics over the runs that passed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_slurm.c - submit the job script with sbatch, follow it (job id,
  * state and pending reason, elapsed, current step), and cancel it on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_stats.c - statistics over the runs of an experiment: min, median,
  * mean and max of every figure over the runs that passed (a failed run is

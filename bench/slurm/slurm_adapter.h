@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slurm_adapter.h - the one place numaplan talks to Slurm's commands:
  * the nodes (sinfo), submitting a batch script (sbatch), one job's state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slurm_query.c - the questions numaplan asks Slurm, each one command
  * about numaplan's own job or the nodes: sinfo, sbatch, scontrol show

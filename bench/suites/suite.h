@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite.h - the suite registry: what `numaplan run SUITE` can run.
  *

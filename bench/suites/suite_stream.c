@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_stream.c - STREAM over the memory domains of a node: one core,
  * one L3 domain, each NUMA node, each socket, the whole node, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # run-lib.sh - shared by the tests/run scripts: a scratch directory, the
 # results.json schema check, and whether the vcluster can take jobs.
 
