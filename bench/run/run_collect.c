@@ -29,7 +29,7 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 	if (m) {
 		np_run_opts_record(o, m);      /* the suites' options the results depend on */
 		json_object_set_new(m, "node_types", np_node_types_json(c));
-		json_object_set_new(m, "bind_via", json_string(o->bind_via ? o->bind_via : "masks"));
+		json_object_set_new(m, "bind_via", json_string(np_bind_via_name(o->bind_via)));
 		if (c->probe_jobs)
 			json_object_set(m, "probe_jobs", c->probe_jobs);
 		if (c->array_tasks)
@@ -106,8 +106,9 @@ int np_run_collect(const np_run_opts_t *in)
 		goto out;
 	}
 	o.cpuset = json_string_value(json_object_get(meta, "cpuset"));
-	if (json_is_string(json_object_get(meta, "bind_via")))
-		o.bind_via = json_string_value(json_object_get(meta, "bind_via"));
+	/* a run of another version may name a binding this one does not know:
+	 * the default then */
+	np_bind_via_parse(json_string_value(json_object_get(meta, "bind_via")), &o.bind_via);
 	if (np_node_types_restore(&c, json_object_get(meta, "node_types"),
 	                          json_string_value(json_object_get(meta, "topology")), &err) < 0) {
 		np_opt_print("run --collect: %s", err.msg);

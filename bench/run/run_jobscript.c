@@ -208,7 +208,7 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 	unsigned i, per_node = e->ntasks / (e->nodes ? e->nodes : 1);
 	bool bound = e->nrank_cpus > 0;
 
-	bool masks = bound && !c->opts->bind_plugin && !c->opts->bind_slurm;
+	bool masks = bound && c->opts->bind_via == NP_BIND_MASKS;
 
 	if (e->sets) {
 		/* np_sets runs one srun per set, with its nodes and outputs */
@@ -229,9 +229,9 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 		np_sb_shq(b, e->nodelist);
 		np_sb_add(b, " ");
 	}
-	if (c->opts->bind_plugin && (bound || e->policy)) {
+	if (c->opts->bind_via == NP_BIND_PLUGIN && (bound || e->policy)) {
 		np_sb_printf(b, "--numa-plan=%s ", np_exp_plugin_policy(e));
-	} else if (c->opts->bind_slurm) {
+	} else if (c->opts->bind_via == NP_BIND_SLURM) {
 		/* each task on the cores Slurm gave it, whatever their numbers
 		 * on that node: nodes that number their CPUs differently */
 		np_sb_add(b, "--cpu-bind=cores ");
@@ -320,7 +320,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	bool local = o->mode == NP_MODE_LOCAL;
 	unsigned i, r, idx = 0, nodes = 1, cpn = 1, total;
 	bool array = !local && c->array_tasks > 0;
-	bool masks = !local && !o->bind_plugin && !o->bind_slurm;
+	bool masks = !local && o->bind_via == NP_BIND_MASKS;
 	/* an array task is one node, and two tasks must never share one */
 	bool whole = o->exclusive || c->whole_nodes || array || (masks && !o->shared);
 	char *pin = NULL;

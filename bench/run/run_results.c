@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "bench_util.h"
 #include "suites/suite.h"
+#include "slurm/slurm_adapter.h"
 
 /* The figure an experiment is judged by, from the suite that reads its
  * kernel: its wall time when no suite does. */
@@ -90,9 +91,9 @@ static json_t *software(bool slurm)
 		json_object_set_new(s, "mpich", json_string(v));
 	free(v);
 	/* sbatch rereads slurm.conf for a minute when it is missing: only ask
-	 * when the run used Slurm, and not for long */
+	 * when the run used Slurm (the adapter asks for 10 s at most) */
 	v = NULL;
-	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
+	if (slurm && (v = np_slurm_version()))
 		json_object_set_new(s, "slurm", json_string(v));
 	free(v);
 	{
@@ -162,9 +163,9 @@ static json_t *topo_summary(const np_run_ctx_t *c)
 static json_t *binding(const np_run_ctx_t *c)
 {
 	const np_run_opts_t *o = c->opts;
-	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin && !o->bind_slurm;
+	bool local = o->mode == NP_MODE_LOCAL, masks = !local && o->bind_via == NP_BIND_MASKS;
 	char *t = masks ? np_run_read(c, "raw/binding.txt") : NULL;
-	const char *how = local ? "local (mpiexec, numactl)" : o->bind_plugin ? "plugin" : o->bind_slurm ?
+	const char *how = local ? "local (mpiexec, numactl)" : o->bind_via == NP_BIND_PLUGIN ? "plugin" : o->bind_via == NP_BIND_SLURM ?
 	                  "slurm (srun --cpu-bind=cores)" : "masks";
 	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
 	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
@@ -205,7 +206,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
 		bool higher;
 		const char *prim = primary_metric(e, &higher);
-		unsigned nok;
+		unsigned nok, planned = 0;
 		size_t k;
 		double *sys;
 		unsigned nsys = 0;
@@ -232,9 +233,13 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 				                                          json_object_get(b, "blas") ? "; " : "",
 				                                          json_object_get(b, "blas") ?
 				                                          np_json_str(b, "blas") : ""));
-			total_runs++;
+			/* a step that did not run stands for each run it was to give */
+			unsigned w = json_is_integer(json_object_get(rr, "planned_runs")) ?
+			             (unsigned)json_integer_value(json_object_get(rr, "planned_runs")) : 1;
+			total_runs += w;
+			planned += w;
 			if (!np_json_streq(rr, "status", "ok"))
-				failed_runs++;
+				failed_runs += w;
 			else if (json_is_number(sp))
 				sys[nsys++] = json_number_value(sp);
 		}
@@ -253,8 +258,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(j, "stats", st);
 		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
 		json_object_set_new(j, "runs_ok", json_integer(nok));
-		json_object_set_new(j, "runs_total", json_integer(json_array_size(runs)));
-		json_object_set_new(j, "status", json_string(nok == json_array_size(runs) ? "ok" : nok ? "partial"
+		json_object_set_new(j, "runs_total", json_integer(planned));
+		json_object_set_new(j, "status", json_string(nok == planned ? "ok" : nok ? "partial"
 		                                             : "failed"));
 		json_object_set_new(j, "derived", json_object());
 		if (nok == 0)
