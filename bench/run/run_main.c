@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "bench_util.h"
+#include "slurm/slurm_adapter.h"
 #include "suites/suite.h"
 
 /* With several node types, an experiment runs on the nodes of its own
@@ -137,6 +138,7 @@ void np_run_ctx_free(np_run_ctx_t *c)
 	np_exp_list_free(&c->exps);
 	np_node_types_free(c);
 	free(c->outdir);
+	free(c->enforced);
 	json_decref(c->summary);
 	memset(c, 0, sizeof(*c));
 }
@@ -327,6 +329,42 @@ out:
 	return rc;
 }
 
+/* A policy the site enforces, asked of the plugin before anything is
+ * submitted: 0, or an exit status with the message printed (2: refused,
+ * nothing submitted). */
+static int site_policy(np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	np_error_t err = { 0 };
+	char *help, *enforced = NULL;
+	int rc;
+
+	if (o->mode == NP_MODE_LOCAL || o->parse_only || !(help = np_slurm_plugin_help(o->partition)))
+		return 0;
+	rc = np_site_rules_parse(help, &enforced, &err);
+	free(help);
+	if (rc < 0) {
+		/* an older plugin's text: said, and the run goes on; the
+		 * placement check still marks what ran elsewhere */
+		if (!o->quiet)
+			printf("  site policy: unknown (%s)\n", err.msg);
+		return 0;
+	}
+	rc = np_site_policy_apply(c, enforced, &err);
+	if (rc < 0) {
+		np_opt_print("run %s: %s", o->suite->name, err.msg);
+		free(enforced);
+		undo_outdir(c);
+		return rc == -EPERM ? 2 : 1;
+	}
+	if (enforced && !o->quiet)
+		printf("  site policy: '%s' enforced on every step; %u experiment%s planned with it bind through the "
+		       "plugin%s\n", enforced, c->exps.n - c->enforced_others, c->exps.n - c->enforced_others == 1 ?
+		       "" : "s", c->enforced_others ? "; the others run anyway (--if-enforced run) and are checked" : "");
+	free(enforced);
+	return 0;
+}
+
 /* Everything after the experiments are known: their record, the job
  * script, the run, the results.  An exit status; the message printed. */
 static int run_experiments(np_run_ctx_t *c, np_error_t *err)
@@ -337,6 +375,10 @@ static int run_experiments(np_run_ctx_t *c, np_error_t *err)
 	unsigned nsteps = 0;
 	int status = 0, rc;
 
+	if ((status = site_policy(c)) != 0) {
+		json_decref(jobs);
+		return status;
+	}
 	if (write_experiments(c, err) < 0 || np_run_write_meta(c, err) < 0)
 		goto fail;
 	if (!o->quiet)
