@@ -64,8 +64,7 @@ typedef struct np_run_opts {
 	const char *job_setup;      /* shell text run first in the job */
 	np_bind_via_t bind_via;
 	np_if_enforced_t if_enforced;
-	const char *time_budget;    /* --time-budget, as given; NULL: none */
-	double time_budget_s;       /* parsed, 0: none */
+	const char *time_budget;    /* --time-budget, as given (checked); NULL: none */
 	bool exclusive;
 	double outlier_pct;
 	double outlier_mad;         /* robust z above which a node stands out; 0: off */
@@ -248,6 +247,22 @@ int np_site_rules_parse(const char *help, char **enforced, np_error_t *err);
 int np_site_policy_apply(np_run_ctx_t *c, const char *enforced, np_error_t *err);
 /* Whether the site's enforced policy binds this experiment as planned. */
 bool np_site_binds(const np_run_ctx_t *c, const np_exp_t *e);
+
+/* The estimate of a job's time (run_estimate.c): the job's start, and
+ * per step its launch overhead and its kernel's modelled time. */
+#define NP_JOB_OVERHEAD_S 5.0
+#define NP_STEP_OVERHEAD_S 1.0
+/* Bytes per second one core is assumed to move, at least, in STREAM. */
+#define NP_STREAM_CORE_BPS 2e9
+/* A STREAM step's kernel time without --time-budget, at most. */
+#define NP_STREAM_STEP_CAP_S 20.0
+/* --time-budget: N[s|m|h] (a bare number is minutes) or [HH:]MM:SS, more
+ * than 0; -EINVAL otherwise. */
+int np_duration_parse(const char *s, double *sec);
+void np_duration_format(char *b, size_t n, double s);
+/* The whole job's estimated seconds; the kernels without a model in
+ * nomodel ("hpl, osu") and the number of such experiments in *nno. */
+double np_run_estimate(const np_run_ctx_t *c, char *nomodel, size_t len, unsigned *nno);
 
 /* Job script */
 int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err);

@@ -365,6 +365,38 @@ static int site_policy(np_run_ctx_t *c)
 	return 0;
 }
 
+/* The job's estimated time, said before it is submitted: 0, or 2 when it
+ * exceeds --time-budget (with the message printed). */
+static int estimate(const np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	char nomodel[256], t[32], b[32];
+	unsigned nno, nsteps = c->exps.n * o->repeat * (c->array_tasks ? c->array_tasks : 1);
+	double total, budget = 0;
+
+	if (o->parse_only)
+		return 0;
+	total = np_run_estimate(c, nomodel, sizeof(nomodel), &nno);
+	np_duration_format(t, sizeof(t), total);
+	if (!o->quiet) {
+		printf("  estimate: about %s for the whole job, %u steps (%.0f s start + %.0f s launch per step + "
+		       "each kernel's modelled time; see numaplan-run(1))", t, nsteps, NP_JOB_OVERHEAD_S,
+		       NP_STEP_OVERHEAD_S);
+		if (nno)
+			printf("; without the time of %u experiment%s with no model (%s)", nno, nno > 1 ? "s" : "",
+			       nomodel);
+		printf("\n");
+		fflush(stdout);
+	}
+	if (o->time_budget && np_duration_parse(o->time_budget, &budget) == 0 && total > budget) {
+		np_duration_format(b, sizeof(b), budget);
+		np_opt_print("run %s: the estimate, %s, exceeds --time-budget %s (%s): nothing submitted; fewer "
+		             "--repeat, fewer experiments, or a longer budget", o->suite->name, t, o->time_budget, b);
+		return 2;
+	}
+	return 0;
+}
+
 /* Everything after the experiments are known: their record, the job
  * script, the run, the results.  An exit status; the message printed. */
 static int run_experiments(np_run_ctx_t *c, np_error_t *err)
@@ -383,6 +415,11 @@ static int run_experiments(np_run_ctx_t *c, np_error_t *err)
 		goto fail;
 	if (!o->quiet)
 		print_plan(c);
+	if ((status = estimate(c)) != 0) {
+		undo_outdir(c);
+		json_decref(jobs);
+		return status;
+	}
 	if (!o->parse_only) {
 		script = np_strdup_printf("%s/job.sh", c->outdir);
 		if (!script || np_jobscript_write(c, script, &nsteps, err) < 0)

@@ -34,6 +34,16 @@ static int check_mpi(const char *opt, const char *val, np_error_t *err)
 	                    "(srun --mpi=list shows the cluster's)", val, opt);
 }
 
+static int check_duration(const char *opt, const char *val, np_error_t *err)
+{
+	double s;
+
+	if (np_duration_parse(val, &s) < 0)
+		return np_error_set(err, -EINVAL, "bad value '%s' for %s: a duration more than 0, as 90s, 15m, 2h, "
+		                    "MM:SS or HH:MM:SS (a bare number is minutes)", val, opt);
+	return 0;
+}
+
 #define O(field) offsetof(np_run_opts_t, field)
 static const np_optdef_t core_opts[] = {
 	{ .name = "nodes", .key = 'N', .kind = NP_OPT_UINT, .off = O(nodes), .arg = "N",
@@ -57,6 +67,8 @@ static const np_optdef_t core_opts[] = {
 	  .help = "these nodes (a Slurm host list; --nodes defaults to its length)" },
 	{ .name = "time", .kind = NP_OPT_STR, .off = O(time_limit), .arg = "T",
 	  .help = "sbatch time limit" },
+	{ .name = "time-budget", .kind = NP_OPT_STR, .off = O(time_budget), .arg = "DURATION",
+	  .help = "cap default sizes so the job's estimate fits (90s, 15m, 2h, HH:MM:SS)", .check = check_duration },
 	{ .name = "exclusive", .kind = NP_OPT_FLAG, .off = O(exclusive),
 	  .help = "whole nodes (#SBATCH --exclusive; the default with --bind-via masks)" },
 	{ .name = "shared", .kind = NP_OPT_FLAG, .off = O(shared),
