@@ -14,6 +14,7 @@
 #include "bench_util.h"
 #include "slurm/slurm_adapter.h"
 #include "suites/suite.h"
+#include "slurm/slurm_adapter.h"
 
 /* With several node types, an experiment runs on the nodes of its own
  * type: a per-node experiment on as many of them as there are, any other
@@ -210,13 +211,11 @@ static int preflight(np_run_opts_t *o)
 		o->mode = NP_MODE_LOCAL;
 	}
 	if (o->mode == NP_MODE_SLURM && (!o->dry_run || o->plan_only)) {
-		char *sb = np_which("sbatch");
-		if (!sb) {
+		if (!np_slurm_available()) {
 			fprintf(stderr, "numaplan run %s: Slurm is not available: sbatch not found in PATH.  Use --local "
 			        "to run on this machine, or --dry-run to only write the job script\n", o->suite->name);
 			return 1;
 		}
-		free(sb);
 	}
 	return 0;
 }

@@ -405,14 +405,13 @@ static int verdict(const follow_t *f, np_error_t *err)
 int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
 {
 	follow_t f = { .c = c, .nsteps = nsteps, .tty = isatty(STDOUT_FILENO) && !c->opts->quiet };
-	char *sbatch = np_which("sbatch"), *progress;
+	char *progress;
 	struct sigaction old[NCANCEL_SIGS];
 	int rc;
 
-	if (!sbatch)
+	if (!np_slurm_available())
 		return np_error_set(err, -ENOENT, "Slurm is not available: sbatch not found in PATH.  "
 		                    "Use --local to run on this machine, or --dry-run to only write the job script");
-	free(sbatch);
 	/* a line of an earlier job (the topology probe's) is no step of this one */
 	if ((progress = np_strdup_printf("%s/progress.log", c->outdir)))
 		unlink(progress);

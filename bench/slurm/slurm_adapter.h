@@ -120,6 +120,10 @@ int np_slurm_steps(const char *id, np_slurm_step_t **steps, unsigned *n, np_erro
 /* scancel ID: 0, or -EIO with scancel's message in err. */
 int np_slurm_cancel(const char *id, np_error_t *err);
 
+/* Whether Slurm's commands are here (sbatch in PATH): Slurm runs can be
+ * submitted. */
+bool np_slurm_available(void);
+
 /* ---- the numaplan plugin ---------------------------------------------------- */
 
 /* srun [--partition=P] --numa-plan=help: the numaplan SPANK plugin's

@@ -173,6 +173,15 @@ int np_slurm_cancel(const char *id, np_error_t *err)
 	return rc;
 }
 
+bool np_slurm_available(void)
+{
+	char *p = np_which("sbatch");
+	bool ok = p != NULL;
+
+	free(p);
+	return ok;
+}
+
 char *np_slurm_version(void)
 {
 	const char *argv[] = { "sbatch", "--version", NULL };

@@ -347,12 +347,53 @@ static void test_steps(void **state)
 	free(t);
 }
 
+/* ---- squeue --me -o '%F|%o': a submission whose id was lost ------------------- */
+
+static void test_job_of_script(void **state)
+{
+	/* as squeue 22.05 printed on the vcluster: a job, and an array's two
+	 * tasks (one id, %F) running one script */
+	const char *q = "16|/tmp/sa4/arr.sh\n17|/tmp/run/job.sh\n17|/tmp/run/job.sh\n18|/tmp/run/job.sh.old\n";
+	char id[32];
+
+	(void)state;
+	assert_int_equal(np_slurm_parse_job_of_script(q, "/tmp/run/job.sh", id, sizeof(id)), 0);
+	assert_string_equal(id, "17");
+	assert_int_equal(np_slurm_parse_job_of_script(q, "/tmp/run/job", id, sizeof(id)), -ENOENT);
+	assert_int_equal(np_slurm_parse_job_of_script("5|/a.sh\n6|/a.sh\n", "/a.sh", id, sizeof(id)), -EEXIST);
+	assert_int_equal(np_slurm_parse_job_of_script("", "/a.sh", id, sizeof(id)), -ENOENT);
+}
+
+/* ---- running a command -------------------------------------------------------- */
+
+static void test_exec(void **state)
+{
+	const char *both[] = { "sh", "-c", "echo 42; echo 'sbatch: warning: x' >&2; exit 3", NULL };
+	const char *slow[] = { "sleep", "5", NULL };
+	const char *none[] = { "numaplan-no-such-command", NULL };
+	np_slurm_out_t r;
+	np_error_t err = { 0 };
+
+	(void)state;
+	/* the two streams apart, whatever order they came in */
+	assert_int_equal(np_slurm_exec(both, 10, &r, NULL), 0);
+	assert_string_equal(r.out, "42\n");
+	assert_string_equal(r.err, "sbatch: warning: x\n");
+	assert_int_equal(r.status, 3);
+	np_slurm_out_free(&r);
+	assert_int_equal(np_slurm_exec(slow, 1, &r, &err), -ETIMEDOUT);
+	assert_non_null(strstr(err.msg, "sleep did not answer within 1 s"));
+	assert_int_equal(np_slurm_exec(none, 10, &r, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "not found in PATH"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nodes_2205), cmocka_unit_test(test_nodes_2411), cmocka_unit_test(test_nodes_bad),
 		cmocka_unit_test(test_jobid), cmocka_unit_test(test_job_2205), cmocka_unit_test(test_array_2205),
 		cmocka_unit_test(test_job_2411), cmocka_unit_test(test_job_bad), cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_job_of_script), cmocka_unit_test(test_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
