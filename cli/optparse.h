@@ -29,6 +29,7 @@ typedef enum np_optkind {
 	NP_OPT_ENUM,                /* int: the index of the value in choices */
 	NP_OPT_CONST,               /* int set to ival, no value; see below */
 	NP_OPT_LIST,                /* np_optlist_t: each value of a repeated option */
+	NP_OPT_PARSED,              /* a value of the caller's type: its parse and format */
 } np_optkind_t;
 
 /* NP_OPT_CONST: several options set one field, each to its own value
@@ -62,6 +63,11 @@ typedef struct np_optdef {
 	int ival;                   /* CONST: the value it sets */
 	/* further checks of a value that parsed; 0 or -EINVAL with err set */
 	int (*check)(const char *opt, const char *val, np_error_t *err);
+	/* PARSED: read val into the field (the message names opt and what is
+	 * valid; the field unchanged on error), and its text back (malloc'ed,
+	 * for run.json): types this layer does not know, e.g. a policy */
+	int (*parse)(void *field, const char *opt, const char *val, np_error_t *err);
+	char *(*format)(const void *field);
 	unsigned flags;
 } np_optdef_t;
 

@@ -109,6 +109,10 @@ int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *va
 		return 0;
 	case NP_OPT_LIST:
 		return set_list(d, base, val, err);
+	case NP_OPT_PARSED:
+		if (d->check && d->check(opt, val, err) < 0)
+			return -EINVAL;
+		return d->parse((char *)base + d->off, opt, val, err);
 	default:
 		break;
 	}

@@ -3,6 +3,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/optjson.h"
@@ -32,6 +33,12 @@ json_t *np_opt_to_json(const np_optdef_t *d, const void *base)
 	case NP_OPT_CHOICE:
 		s = *CAT(base, d, const char *);
 		return s ? json_string(s) : json_null();
+	case NP_OPT_PARSED: {
+		char *t = d->format((const char *)base + d->off);
+		json_t *j = t ? json_string(t) : json_null();
+		free(t);
+		return j;
+	}
 	case NP_OPT_LIST:
 		break;
 	}

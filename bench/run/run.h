@@ -38,6 +38,20 @@ typedef enum np_if_enforced {
 
 struct np_suite;
 
+/* Policies in the order given, each at most once (compare's --policies). */
+typedef struct np_policies {
+	unsigned n;
+	np_policy_t v[NP_POLICY_COUNT];
+} np_policies_t;
+
+/* NP_OPT_PARSED callbacks of a policy option (np_policy_t) and of a list of
+ * policies (np_policies_t): the one place bench/ reads a policy's name, the
+ * message naming the value and every valid one (run_options.c). */
+int np_opt_policy_parse(void *field, const char *opt, const char *val, np_error_t *err);
+char *np_opt_policy_format(const void *field);
+int np_opt_policies_parse(void *field, const char *opt, const char *val, np_error_t *err);
+char *np_opt_policies_format(const void *field);
+
 /* The options of every suite are the suites' own (suite.h); these are
  * the core's, described by the table in run_options.c. */
 typedef struct np_run_opts {
@@ -53,7 +67,7 @@ typedef struct np_run_opts {
 	const char *nodelist;       /* --nodelist: these nodes (#SBATCH --nodelist) */
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
-	const char *policy;         /* NULL: the suite's default */
+	np_policy_t policy;         /* --policy of the MPI suites (default compact) */
 	const char *topology;       /* compute node topology XML, NULL: ask the nodes */
 	bool plan_only;             /* probe the nodes and plan, run nothing */
 	bool shared;                /* --bind-via masks without whole nodes */
@@ -75,6 +89,9 @@ typedef struct np_run_opts {
 	char *cmdline;              /* how run was invoked, for the record */
 	const char *collect;        /* --collect DIR: results from an existing run */
 	void **sopts;               /* each suite's option struct, in registry order */
+	/* the suite of each of them (np_suites): np_suite_opts finds a
+	 * suite's struct without naming the registry, which names every suite */
+	const struct np_suite *const *sopts_suites;
 } np_run_opts_t;
 
 /* One experiment: a kernel under one placement, repeated opts->repeat
@@ -180,7 +197,7 @@ void np_exp_list_free(np_exp_list_t *l);
 int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus);
 /* Fill rank_cpus from a plan computed with the given policy for one node
  * of ntasks_per_node ranks of `threads` cores; writes plans/NAME.json. */
-int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
+int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
                 unsigned ntasks_per_node, unsigned threads, np_error_t *err);
 json_t *np_exp_to_json(const np_exp_t *e);
 /* The inverse, for --collect: appended to c->exps. */
@@ -282,8 +299,12 @@ typedef struct np_step {
 	double user, sys, idle;
 } np_step_t;
 
-/* Run records of one repetition of an experiment, appended to runs. */
-void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs);
+/* Run records of one repetition of an experiment, appended to runs;
+ * owner is the suite that reads its kernel's outputs (np_suite_of_kernel),
+ * NULL for none.  The caller looks it up: the suites use the records' own
+ * calls (np_run_record...), so this file names no suite. */
+void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
+                        unsigned rep, json_t *runs);
 /* The differences between where a run's ranks and threads said they ran
  * (the kernel's placement records) and the experiment's plan, as an array
  * of sentences (empty: as planned); NULL on ENOMEM. */
@@ -297,22 +318,13 @@ bool np_run_valid(json_t *run);
 /* Statistics of the runs that passed: per figure of field_name ("values"),
  * per message size of the series, and the per-node medians of the primary
  * figure with the nodes that stand out (appended to all, see
- * np_node_outlier). */
+ * np_node_outlier in bench_util.h). */
 json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok);
 json_t *np_runs_series_stats(json_t *runs);
 /* strict: a node with any failed run is left out of the comparison and
  * listed in the experiment's failed_nodes instead (a node that gave a
  * wrong answer is no reference for the others, nor compared with them). */
 void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict);
-/* Whether a node's value v stands out among n nodes, in the bad
- * direction: more than pct percent worse than med, the median of the
- * nodes, and, with 3 nodes or more and mad_z > 0, more than mad_z robust
- * standard deviations (1.4826 x MAD) from the other nodes (omed, omad: the
- * median and MAD of every node but this one).  *dev_pct gets the
- * deviation from med, *z the robust z-score (infinite when omad is 0 and v
- * differs from omed; NAN with fewer than 3 nodes). */
-bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
-                     double mad_z, double *dev_pct, double *z);
 
 /* raw/hosts.txt ("NODE BOOT_ID CPUS" lines) to {NODE: {boot_id, cpus}},
  * and the pairs of nodes of one machine (same boot id) with CPUs in

@@ -12,7 +12,9 @@
 #include "bench_util.h"
 #include "suites/suite.h"
 
-extern const np_suite_t np_suite_screen;
+/* The suite's name: the screen_* files name it without the suite's
+ * struct, which names them (no circle between the files). */
+#define NP_SCREEN_SUITE "screen"
 
 typedef struct screen_opts {
 	unsigned hpl_n;             /* 0: from mem_fraction of a node's memory */
@@ -33,7 +35,7 @@ typedef struct screen_opts {
 int np_screen_nodes(np_run_ctx_t *c, unsigned *nodes, json_t *names_out, json_t *skipped, np_error_t *err);
 /* The experiments: HPL, STREAM per NUMA node, the latency matrix, and
  * with --pairs the node-pair bandwidth rounds. */
-int np_screen_generate(np_run_ctx_t *c, np_error_t *err);
+int np_screen_generate(np_run_ctx_t *c, const screen_opts_t *so, np_error_t *err);
 /* summary.screen: each node's status, findings and figures. */
 void np_screen_derive(json_t *exps, json_t *summary);
 /* The node table, the latency matrices and the nodes not screened; one

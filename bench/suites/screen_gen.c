@@ -27,7 +27,7 @@ typedef struct gen {
 static np_exp_t *node_exp(gen_t *g, const char *kernel, const char *name, const char *group,
                           unsigned ranks, unsigned threads, bool mpi, char *cmd, np_error_t *err)
 {
-	np_exp_t *e = cmd ? np_exp_new(g->c, np_suite_screen.name, kernel, name, group) : NULL;
+	np_exp_t *e = cmd ? np_exp_new(g->c, NP_SCREEN_SUITE, kernel, name, group) : NULL;
 
 	if (!e) {
 		free(cmd);
@@ -79,7 +79,7 @@ static int add_hpl(gen_t *g, np_error_t *err)
 	json_object_set_new(e->params, "rpeak_gflops", json_real(c->rpeak.gflops));
 	if (mem)
 		json_object_set_new(e->params, "memory_per_node", json_integer((json_int_t)mem));
-	return e->desc ? np_exp_plan(c, e, "compact", ranks, 1, err) : np_error_set(err, -ENOMEM, "out of memory");
+	return e->desc ? np_exp_plan(c, e, NP_POLICY_COMPACT, ranks, 1, err) : np_error_set(err, -ENOMEM, "out of memory");
 }
 
 static int add_stream(gen_t *g, np_error_t *err)
@@ -271,10 +271,9 @@ static int add_pairs(gen_t *g, unsigned nodes, np_error_t *err)
 	return 0;
 }
 
-int np_screen_generate(np_run_ctx_t *c, np_error_t *err)
+int np_screen_generate(np_run_ctx_t *c, const screen_opts_t *so, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
-	const screen_opts_t *so = np_suite_opts(o, &np_suite_screen);
 	json_t *names = json_array(), *skipped = json_object();
 	gen_t g = { .c = c, .so = so };
 	unsigned nodes, i;

@@ -46,7 +46,7 @@ static void judge_pairs(json_t *exps, json_t *nodes, json_t *flags)
 	size_t i;
 
 	json_array_foreach(exps, i, e) {
-		if (!np_suite_has(&np_suite_screen, e) || !np_json_streq(e, "group", "pairs"))
+		if (!np_json_streq(e, "suite", NP_SCREEN_SUITE) || !np_json_streq(e, "group", "pairs"))
 			continue;
 		rule = json_object_get(e, "outlier_rule");
 		json_object_foreach(json_object_get(e, "per_node"), label, v) {
@@ -163,7 +163,7 @@ static json_t *latency_matrix(json_t *exps)
 		const char *name = np_json_str(e, "name"), *at = strchr(name, '@');
 		json_t *p = json_object_get(e, "params"), *m;
 		char key[64];
-		if (!np_suite_has(&np_suite_screen, e) || !np_json_streq(e, "group", "latency") ||
+		if (!np_json_streq(e, "suite", NP_SCREEN_SUITE) || !np_json_streq(e, "group", "latency") ||
 		    !json_is_integer(json_object_get(p, "numa_a")) || !json_is_integer(json_object_get(p, "numa_b")))
 			continue;
 		if (!(m = json_object_get(by_type, at ? at + 1 : ""))) {
@@ -227,7 +227,7 @@ void np_screen_derive(json_t *exps, json_t *summary)
 	json_array_foreach(exps, i, e) {
 		const char *name = np_json_str(e, "name");
 		bool pairs;
-		if (!np_suite_has(&np_suite_screen, e))
+		if (!np_json_streq(e, "suite", NP_SCREEN_SUITE))
 			continue;
 		if (!facts && json_object_get(json_object_get(e, "params"), "screen_nodes"))
 			facts = json_object_get(e, "params");
@@ -244,7 +244,11 @@ void np_screen_derive(json_t *exps, json_t *summary)
 			free(w);
 		}
 		json_array_foreach(json_object_get(e, "outliers"), k, o) {
-			char *w = np_strdup_printf("%s %.0f%% %s the median (%s)", np_metric_label(np_json_str(o, "metric")),
+			/* the label run_stats.c wrote (its metric name in results
+			 * from before it did) */
+			const char *label = json_is_string(json_object_get(o, "label")) ? np_json_str(o, "label") :
+			                    np_json_str(o, "metric");
+			char *w = np_strdup_printf("%s %.0f%% %s the median (%s)", label,
 			                           fabs(np_json_real(o, "deviation_pct")),
 			                           np_json_real(o, "deviation_pct") < 0 ? "below" : "above", name);
 			node_finding(nodes, np_json_str(o, "node"), w, false);

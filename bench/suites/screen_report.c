@@ -156,7 +156,7 @@ void np_screen_plots(json_t *res, np_sb_t *b)
 	if (!s)
 		return;
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
-		if (np_suite_has(&np_suite_screen, e) && np_json_streq(e, "group", "hpl"))
+		if (np_json_streq(e, "suite", NP_SCREEN_SUITE) && np_json_streq(e, "group", "hpl"))
 			hpl = e;
 	/* one experiment: its real median and limit; the groups: relative */
 	l = limit_of(hpl, true, lim, sizeof(lim));

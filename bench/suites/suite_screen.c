@@ -76,8 +76,15 @@ static const char *primary(const np_exp_t *e, bool *higher)
 	return *higher ? "bw_max_mbps" : "lat_8B_us";
 }
 
+extern const np_suite_t np_suite_screen;
+
+static int generate(np_run_ctx_t *c, np_error_t *err)
+{
+	return np_screen_generate(c, np_suite_opts(c->opts, &np_suite_screen), err);
+}
+
 const np_suite_t np_suite_screen = {
-	.name = "screen",
+	.name = NP_SCREEN_SUITE,
 	.summary = "every node of a partition or node list: HPL, STREAM per NUMA node, latency; outliers",
 	.rpeak = true,
 	.kernels = (const char *const[]){ "screen-hpl", "screen-stream", "screen-osu", NULL },
@@ -85,7 +92,7 @@ const np_suite_t np_suite_screen = {
 	.opts = options,
 	.opts_size = sizeof(screen_opts_t),
 	.size_opt = "hpl-n",
-	.generate = np_screen_generate,
+	.generate = generate,
 	.parse = parse,
 	.primary = primary,
 	.strict_nodes = true,
