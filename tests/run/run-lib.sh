@@ -2,7 +2,7 @@
 # run-lib.sh - shared by the tests/run scripts: a scratch directory, the
 # results.json schema check, and whether the vcluster can take jobs.
 
-tmp=$(mktemp -d /tmp/np-run-test.XXXXXX)
+tmp=$(mktemp -d /tmp/np-run-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 chmod 0755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 DATA=$NP_SRCDIR/tests/run/data
