@@ -10,16 +10,18 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "accept/accept.h"
 #include "bench.h"
+#include "report/report.h"
 #include "run/run.h"
 #include "bench_util.h"
 
 static void usage(FILE *f)
 {
 	fputs("usage: numaplan accept --spec FILE [--results DIR]... [--baseline DIR [--tolerance PCT]]\n"
-	      "                       [--output DIR] [--json FILE] [-- RUN-OPTIONS]\n"
+	      "                       [--output DIR] [--json FILE] [--site NAME] [-- RUN-OPTIONS]\n"
 	      "   or: numaplan accept --baseline DIR --results DIR... [--tolerance PCT] [--json FILE]\n"
 	      "Without --results, runs the spec's 'run' lines (RUN-OPTIONS, e.g. --local --repeat 2,\n"
 	      "are added to each).  --baseline: every figure of DIR's results against its counterpart,\n"
@@ -64,6 +66,43 @@ static char **run_argv(char **line, unsigned n, char **extra, unsigned nextra, c
 	return v;
 }
 
+/* Slurm's ClusterName where a run went through Slurm; else the host. */
+static char *cluster_name(json_t *const *results, unsigned nres)
+{
+	unsigned k;
+	char host[256];
+
+	for (k = 0; k < nres; k++)
+		if (np_json_streq(results[k], "mode", "slurm")) {
+			char *c = np_cmd_firstline("scontrol show config 2>/dev/null | "
+			                           "sed -n 's/^ClusterName *= *//p'");
+			if (c && *c)
+				return c;
+			free(c);
+			break;
+		}
+	if (gethostname(host, sizeof(host)) != 0)
+		return NULL;
+	host[sizeof(host) - 1] = '\0';
+	return np_strdup_printf("%s (%s)", k < nres ? "Slurm" : "local run", host);
+}
+
+static int write_report(const char *dir, const char *name, const char *fmt, json_t *acc,
+                        json_t *const *results, unsigned nres)
+{
+	char *p = np_strdup_printf("%s/%s", dir, name);
+	FILE *f = p ? fopen(p, "w") : NULL;
+	int rc;
+
+	free(p);
+	if (!f)
+		return -errno;
+	rc = np_report_accept(f, fmt, acc, results, nres);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
+
 int np_cmd_accept(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -73,10 +112,13 @@ int np_cmd_accept(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "tolerance", required_argument, NULL, 't' },
+		{ "site", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec_path = NULL, *outbase = NULL, *jsonp = NULL, *base_dir = NULL, *tol_text = NULL;
+	const char *site = NULL;
+	json_t *dirs = json_array();
 	json_t *bres = NULL;
 	double tol = 0.05;
 	unsigned k;
@@ -86,6 +128,8 @@ int np_cmd_accept(int argc, char **argv)
 	unsigned nextra = 0;
 	int c, dd = argc, status = 2;
 	json_t *results[64], *report = json_array();
+	json_t *acc = NULL, *caveats = NULL, *warnings = NULL, *cv;
+	size_t ci;
 	np_spec_t spec;
 	np_error_t err;
 
@@ -105,6 +149,7 @@ int np_cmd_accept(int argc, char **argv)
 		case 's': spec_path = optarg; break;
 		case 'b': base_dir = optarg; break;
 		case 't': tol_text = optarg; break;
+		case 'S': site = optarg; break;
 		case 'r':
 			if (nr == 64) {
 				np_opt_print("accept: at most 64 --results");
@@ -164,8 +209,12 @@ int np_cmd_accept(int argc, char **argv)
 				np_opt_print("accept: %s", err.msg);
 				goto out;
 			}
+			json_array_append_new(dirs, json_string(rdirs[i]));
 			nres++;
 		}
+		/* with --results, --output is where the report goes */
+		if (outbase && !(base = strdup(outbase)))
+			goto out;
 	} else {
 		if (spec.nruns == 0) {
 			np_opt_print("accept: %s has no 'run' line; give --results DIR of an earlier run",
@@ -221,32 +270,63 @@ int np_cmd_accept(int argc, char **argv)
 				status = 1;
 				goto out;
 			}
+			/* relative to the report, so the directory can move */
+			json_array_append_new(dirs, json_string(strncmp(dir, base, strlen(base)) == 0 &&
+			                                        dir[strlen(base)] == '/' ? dir + strlen(base) + 1 : dir));
 			free(dir);
 			nres++;
 		}
 	}
+	caveats = json_array();
+	warnings = json_array();
+	np_accept_caveats(results, nres, caveats, warnings);
 	printf("\nacceptance: %s%s%s%s\n", spec_path ? spec_path : "", spec_path && base_dir ? ", " : "",
 	       base_dir ? "baseline " : "", base_dir ? base_dir : "");
+	json_array_foreach(caveats, ci, cv)
+		printf("caveat: %s\n", json_string_value(cv));
 	if (base_dir)
 		printf("baseline: every figure of %s, no more than %g%% worse (the direction is the suite's)\n",
 		       base_dir, tol * 100);
 	failures = np_accept_evaluate(spec_path ? &spec : NULL, results, nres, bres, tol, stdout, report);
+	json_array_foreach(warnings, ci, cv)
+		printf("warning: %s\n", json_string_value(cv));
 	printf("%u of %u checks failed: %s\n", failures, (unsigned)json_array_size(report),
 	       failures ? "NOT ACCEPTED" : "ACCEPTED");
 	if (!jsonp && base)
 		jsonp = own_json = np_strdup_printf("%s/accept.json", base);
 	if (jsonp) {
-		json_t *j = json_pack("{s:s?, s:b, s:i, s:O}", "spec", spec_path, "accepted", failures == 0,
-		                      "failures", (int)failures, "checks", report);
+		char when[40];
+		char *cl = cluster_name(results, nres);
+		np_time_iso(when, sizeof(when));
+		acc = json_pack("{s:s?, s:b, s:i, s:O}", "spec", spec_path, "accepted", failures == 0,
+		                "failures", (int)failures, "checks", report);
+		json_object_set_new(acc, "site", json_string(site ? site : "unnamed (accept --site NAME)"));
+		json_object_set_new(acc, "cluster", json_string(cl ? cl : "unknown"));
+		json_object_set_new(acc, "created", json_string(when));
+		json_object_set(acc, "results", dirs);
+		json_object_set(acc, "caveats", caveats);
+		json_object_set(acc, "warnings", warnings);
+		free(cl);
 		if (base_dir)
-			json_object_set_new(j, "baseline", json_pack("{s:s, s:f}", "results", base_dir,
+			json_object_set_new(acc, "baseline", json_pack("{s:s, s:f}", "results", base_dir,
 			                                             "tolerance", tol));
-		if (json_dump_file(j, jsonp, JSON_INDENT(2)) != 0)
+		if (base && np_mkdirs(base, &err) < 0)
+			np_opt_print("accept: %s", err.msg);
+		if (json_dump_file(acc, jsonp, JSON_INDENT(2)) != 0)
 			np_opt_print("accept: cannot write %s", jsonp);
-		json_decref(j);
+		/* the deliverable: one report, verdict first, beside accept.json */
+		if (base && (write_report(base, "accept.html", "html", acc, results, nres) < 0 ||
+		             write_report(base, "accept.md", "md", acc, results, nres) < 0))
+			np_opt_print("accept: cannot write the report in %s", base);
+		else if (base)
+			printf("report: %s/accept.html (and accept.md, accept.json)\n", base);
 	}
 	status = failures ? 1 : 0;
 out:
+	json_decref(acc);
+	json_decref(dirs);
+	json_decref(caveats);
+	json_decref(warnings);
 	free(own_json);
 	for (i = 0; i < nres; i++)
 		json_decref(results[i]);

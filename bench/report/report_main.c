@@ -11,15 +11,72 @@
 #include "bench.h"
 #include "report/report.h"
 #include "run/run.h"
+#include "bench_util.h"
 
 static void usage(FILE *f)
 {
-	fputs("usage: numaplan report DIR [--format md|html|json|csv] [--output FILE]\n"
+	fputs("usage: numaplan report DIR [--format md|html|json|csv|reframe] [--output FILE]\n"
 	      "       numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]\n"
 	      "                       [--format md|html|json|csv] [--output FILE]\n"
-	      "DIR is a numaplan run directory (or its results.json); --history: each figure over\n"
+	      "DIR is a numaplan run directory (or its results.json) or an accept directory (with\n"
+	      "accept.json: the acceptance report); --history: each figure over\n"
 	      "the runs by date, regressions against the first run (or --baseline) flagged;\n"
 	      "see numaplan-report(1)\n", f);
+}
+
+/* An accept directory: its accept.json and the runs it names (relative
+ * to the directory, or absolute), read before the output is created. */
+static int accept_report(const char *dir, const char *fmt, const char *outp)
+{
+	char *ap = np_strdup_printf("%s/accept.json", dir);
+	json_error_t je;
+	json_t *acc = ap ? json_load_file(ap, 0, &je) : NULL, *d, *res[64];
+	unsigned n = 0, k;
+	np_error_t err;
+	FILE *f = stdout;
+	size_t i;
+	int rc = 2;
+
+	np_error_clear(&err);
+	if (!acc || !json_is_array(json_object_get(acc, "checks"))) {
+		np_opt_print("report: %s: not an accept.json%s%s", ap ? ap : dir, acc ? "" : ": ", acc ? "" : je.text);
+		goto out;
+	}
+	json_array_foreach(json_object_get(acc, "results"), i, d) {
+		const char *p = json_string_value(d);
+		char *full;
+		if (!p || n == 64)
+			continue;
+		full = p[0] == '/' ? strdup(p) : np_strdup_printf("%s/%s", dir, p);
+		res[n] = full ? np_results_load(full, &err) : NULL;
+		if (!res[n] && p[0] != '/') {
+			/* --results DIR as given, relative to where accept ran */
+			np_error_clear(&err);
+			res[n] = np_results_load(p, &err);
+		}
+		free(full);
+		if (!res[n]) {
+			np_opt_print("report: %s: run %s: %s", ap, p, err.msg);
+			goto out;
+		}
+		n++;
+	}
+	if (outp && !(f = fopen(outp, "w"))) {
+		np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
+		goto out;
+	}
+	rc = np_report_accept(f, strcmp(fmt, "markdown") == 0 ? "md" : fmt, acc, res, n);
+	if (f != stdout && fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	if (rc < 0)
+		np_opt_print("report: %s", rc == -ENOMEM ? "out of memory" : "write error");
+	rc = rc < 0 ? 1 : 0;
+out:
+	for (k = 0; k < n; k++)
+		json_decref(res[k]);
+	json_decref(acc);
+	free(ap);
+	return rc;
 }
 
 int np_cmd_report(int argc, char **argv)
@@ -62,8 +119,12 @@ int np_cmd_report(int argc, char **argv)
 		}
 	}
 	if (strcmp(fmt, "md") && strcmp(fmt, "markdown") && strcmp(fmt, "html") && strcmp(fmt, "json") &&
-	    strcmp(fmt, "csv")) {
-		np_opt_print("report: unknown format '%s' (valid: md, html, json, csv)", fmt);
+	    strcmp(fmt, "csv") && strcmp(fmt, "reframe")) {
+		np_opt_print("report: unknown format '%s' (valid: md, html, json, csv, reframe)", fmt);
+		return 2;
+	}
+	if (history && strcmp(fmt, "reframe") == 0) {
+		np_opt_print("report: --format reframe is for one run or accept directory, not --history");
 		return 2;
 	}
 	if ((base || tol_text) && !history) {
@@ -112,6 +173,13 @@ int np_cmd_report(int argc, char **argv)
 	}
 	dir = argv[optind];
 	np_error_clear(&err);
+	{
+		char *ap = np_strdup_printf("%s/accept.json", dir);
+		bool is_accept = ap && np_file_exists(ap);
+		free(ap);
+		if (is_accept)
+			return accept_report(dir, fmt, outp);
+	}
 	res = np_results_load(dir, &err);
 	if (!res) {
 		np_opt_print("report: %s", err.msg);
@@ -134,6 +202,8 @@ int np_cmd_report(int argc, char **argv)
 		rc = np_report_json(f, res);
 	else if (strcmp(fmt, "csv") == 0)
 		rc = np_report_csv(f, res);
+	else if (strcmp(fmt, "reframe") == 0)
+		rc = np_report_reframe(f, &res, 1, NULL, NULL);
 	else
 		rc = np_report_md(f, res, &rep);
 	if (f != stdout && fclose(f) != 0)

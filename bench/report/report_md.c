@@ -17,14 +17,12 @@ static void cell(FILE *f, const char *s)
 	}
 }
 
-int np_report_md(FILE *f, json_t *res, const np_report_t *r)
+void np_report_md_table(FILE *f, const np_table_t *t)
 {
-	unsigned i, j, k;
+	unsigned j, k;
 
-	fprintf(f, "# numaplan %s report\n\n", np_json_str(res, "suite"));
-	for (i = 0; i < r->n; i++) {
-		const np_table_t *t = &r->t[i];
-		fprintf(f, "## %s\n\n|", t->title);
+	fputc('|', f);
+	{
 		for (j = 0; j < t->ncols; j++) {
 			fputc(' ', f);
 			cell(f, t->cols[j]);
@@ -47,5 +45,21 @@ int np_report_md(FILE *f, json_t *res, const np_report_t *r)
 			fprintf(f, "\n%s\n", t->note);
 		fputc('\n', f);
 	}
+}
+
+void np_report_md_tables(FILE *f, const np_report_t *r, const char *hashes)
+{
+	unsigned i;
+
+	for (i = 0; i < r->n; i++) {
+		fprintf(f, "%s %s\n\n", hashes, r->t[i].title);
+		np_report_md_table(f, &r->t[i]);
+	}
+}
+
+int np_report_md(FILE *f, json_t *res, const np_report_t *r)
+{
+	fprintf(f, "# numaplan %s report\n\n", np_json_str(res, "suite"));
+	np_report_md_tables(f, r, "##");
 	return ferror(f) ? -5 : 0;
 }
