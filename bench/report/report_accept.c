@@ -13,6 +13,20 @@
 #include "report/svg.h"
 #include "bench_util.h"
 
+/* A caveat once, however many runs share it. */
+static void add_once(json_t *a, json_t *s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (json_equal(v, s)) {
+			json_decref(s);
+			return;
+		}
+	json_array_append_new(a, s);
+}
+
 void np_accept_caveats(json_t *const *results, unsigned nres, json_t *caveats, json_t *warnings)
 {
 	unsigned k;
@@ -24,21 +38,21 @@ void np_accept_caveats(json_t *const *results, unsigned nres, json_t *caveats, j
 		np_sb_t b;
 
 		if (np_json_streq(r, "mode", "local"))
-			json_array_append_new(caveats, json_sprintf("%s: a local run on one node, without Slurm", suite));
+			add_once(caveats, json_sprintf("%s: a local run on one node, without Slurm", suite));
 		json_array_foreach(json_object_get(r, "same_machine"), i, o) {
 			np_sb_init(&b);
-			np_sb_printf(&b, "%s: nodes", suite);
+			np_sb_add(&b, "nodes");
 			json_array_foreach(o, j, n)
 				np_sb_printf(&b, "%s %s", j ? "," : "", json_string_value(n));
 			np_sb_add(&b, " are one machine (one kernel, as on the vcluster): figures across them measure "
 			          "its memory and loopback network, not a cluster's");
 			if (!b.oom)
-				json_array_append_new(caveats, json_string(b.s));
+				add_once(caveats, json_string(b.s));
 			np_sb_free(&b);
 		}
 		json_array_foreach(json_object_get(r, "shared_cpus"), i, o)
-			json_array_append_new(caveats, json_sprintf("%s: nodes %s and %s shared CPUs %s: they ran on the "
-			                      "same cores, so figures of one node are not a whole node's", suite,
+			add_once(caveats, json_sprintf("nodes %s and %s shared CPUs %s: they ran on the same cores, so "
+			                      "figures of one node are not a whole node's",
 			                      json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
 			                      json_string_value(json_array_get(json_object_get(o, "nodes"), 1)),
 			                      np_json_str(o, "cpus")));
@@ -225,7 +239,8 @@ static int write_html(FILE *f, json_t *acc, json_t *const *results, unsigned nre
 	np_sb_add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	          "<title>numaplan acceptance</title>\n<style>");
 	np_sb_add(&b, np_report_css);
-	np_sb_add(&b, ".verdict{font-size:1.6em;font-weight:bold}</style>\n</head>\n<body>\n");
+	np_sb_add(&b, ".verdict{font-size:1.6em;font-weight:bold}"
+	          "#checks td,#failed_checks td{text-align:left;white-space:pre-wrap}</style>\n</head>\n<body>\n");
 	np_sb_printf(&b, "<h1>numaplan acceptance</h1>\n<p id=\"verdict\" class=\"verdict %s\">%s</p>\n",
 	             ok ? "ok" : "failed", verdict(acc));
 	np_sb_printf(&b, "<p>%lld of %zu checks failed.</p>\n<table id=\"about\">\n",

@@ -38,6 +38,10 @@ static json_t *reference(json_t *checks, const char *name, const char *metric)
 		m = text + strcspn(text, " \t");
 		m += strspn(m, " \t");
 		ml = strcspn(m, " \t:");
+		/* the record holds medians: a check on another statistic is
+		 * not their reference */
+		if (m[ml] == ':' && strncmp(m + ml, ":median", 7) != 0)
+			continue;
 		if (ml == strlen(metric) && strncmp(m, metric, ml) == 0 && json_is_number(json_object_get(c, "required")))
 			return c;
 	}
