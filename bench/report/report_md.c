@@ -22,29 +22,27 @@ void np_report_md_table(FILE *f, const np_table_t *t)
 	unsigned j, k;
 
 	fputc('|', f);
-	{
+	for (j = 0; j < t->ncols; j++) {
+		fputc(' ', f);
+		cell(f, t->cols[j]);
+		fputs(" |", f);
+	}
+	fputs("\n|", f);
+	for (j = 0; j < t->ncols; j++)
+		fputs(j == 0 ? " --- |" : " ---: |", f);
+	fputc('\n', f);
+	for (k = 0; k < t->nrows; k++) {
+		fputc('|', f);
 		for (j = 0; j < t->ncols; j++) {
 			fputc(' ', f);
-			cell(f, t->cols[j]);
+			cell(f, t->cells[k * t->ncols + j]);
 			fputs(" |", f);
 		}
-		fputs("\n|", f);
-		for (j = 0; j < t->ncols; j++)
-			fputs(j == 0 ? " --- |" : " ---: |", f);
-		fputc('\n', f);
-		for (k = 0; k < t->nrows; k++) {
-			fputc('|', f);
-			for (j = 0; j < t->ncols; j++) {
-				fputc(' ', f);
-				cell(f, t->cells[k * t->ncols + j]);
-				fputs(" |", f);
-			}
-			fputc('\n', f);
-		}
-		if (t->note)
-			fprintf(f, "\n%s\n", t->note);
 		fputc('\n', f);
 	}
+	if (t->note)
+		fprintf(f, "\n%s\n", t->note);
+	fputc('\n', f);
 }
 
 void np_report_md_tables(FILE *f, const np_report_t *r, const char *hashes)

@@ -55,6 +55,18 @@ check "accept.md: caveats, failed checks, warnings, then the runs" bash -c \
 	 w=$(grep -n "^## Warnings" "$1" | cut -d: -f1); r=$(grep -n "^## Run 1" "$1" | cut -d: -f1)
 	 [ -n "$c" ] && [ "$c" -lt "$f" ] && [ "$f" -lt "$w" ] && [ "$w" -lt "$r" ]' _ "$M"
 
+# A spec the run misses: NOT ACCEPTED, and the failed check at the top.
+printf 'check stream.node triad_mbps >= 1000 TB/s\ncheck stream.core triad_mbps > 0\n' >"$tmp/miss.spec"
+run numaplan accept --spec "$tmp/miss.spec" --results "$tmp/acc/1-stream" --output "$tmp/miss"
+check "a missed spec with --results --output: exit 1" [ "$RC" -eq 1 ]
+check "... its report says NOT ACCEPTED first" \
+	sh -c "head -1 '$tmp/miss/accept.md' | grep -qx '# numaplan acceptance: NOT ACCEPTED'"
+check "... the failed check (only) under Failed checks, before every check" bash -c \
+	'sed -n "/^## Failed checks/,/^## Warnings/p" "$1" >"$1.failed"
+	 grep -q "| failed | stream.node triad_mbps >= 1000 TB/s | stream.node |" "$1.failed" &&
+	 ! grep -q "stream.core" "$1.failed"' _ "$tmp/miss/accept.md"
+check "... accept.html marks the verdict failed" grep -q '<p id="verdict" class="verdict failed">NOT ACCEPTED</p>' "$tmp/miss/accept.html"
+
 run numaplan report "$tmp/acc"
 check "report reads the accept directory: exit 0" [ "$RC" -eq 0 ]
 check "... the acceptance report, verdict first" bash -c "head -1 <<<\"\$0\" | grep -qx '# numaplan acceptance: ACCEPTED'" "$OUT"
