@@ -240,7 +240,7 @@ static int write_html(FILE *f, json_t *acc, json_t *const *results, unsigned nre
 	          "<title>numaplan acceptance</title>\n<style>");
 	np_sb_add(&b, np_report_css);
 	np_sb_add(&b, ".verdict{font-size:1.6em;font-weight:bold}"
-	          "#checks td,#failed_checks td{text-align:left;white-space:pre-wrap}</style>\n</head>\n<body>\n");
+	          "#checks td,#failed_checks td,#checks th,#failed_checks th{text-align:left;white-space:pre-wrap}</style>\n</head>\n<body>\n");
 	np_sb_printf(&b, "<h1>numaplan acceptance</h1>\n<p id=\"verdict\" class=\"verdict %s\">%s</p>\n",
 	             ok ? "ok" : "failed", verdict(acc));
 	np_sb_printf(&b, "<p>%lld of %zu checks failed.</p>\n<table id=\"about\">\n",
