@@ -1,5 +1,6 @@
 /*
- * report_main.c - `numaplan report DIR [--format md|html|json|csv] [-o FILE]`
+ * report_main.c - `numaplan report DIR [--format md|html|json|csv|reframe] [-o FILE]`
+ * (DIR a run directory, or an accept directory: the acceptance report)
  * and `numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]`.
  */
 #include <errno.h>
