@@ -175,11 +175,20 @@ int np_cmd_report(int argc, char **argv)
 	dir = argv[optind];
 	np_error_clear(&err);
 	{
-		char *ap = np_strdup_printf("%s/accept.json", dir);
+		size_t dl = strlen(dir);
+		char *ap = np_strdup_printf("%s/accept.json", dir), *d = NULL;
 		bool is_accept = ap && np_file_exists(ap);
 		free(ap);
 		if (is_accept)
 			return accept_report(dir, fmt, outp);
+		/* DIR/accept.json itself names the accept directory */
+		if (dl >= 11 && strcmp(dir + dl - 11, "accept.json") == 0 && (dl == 11 || dir[dl - 12] == '/') &&
+		    np_file_exists(dir)) {
+			d = dl == 11 ? strdup(".") : strndup(dir, dl - 12 ? dl - 12 : 1);
+			rc = d ? accept_report(d, fmt, outp) : 1;
+			free(d);
+			return rc;
+		}
 	}
 	res = np_results_load(dir, &err);
 	if (!res) {

@@ -70,6 +70,8 @@ check "... accept.html marks the verdict failed" grep -q '<p id="verdict" class=
 run numaplan report "$tmp/acc"
 check "report reads the accept directory: exit 0" [ "$RC" -eq 0 ]
 check "... the acceptance report, verdict first" bash -c "head -1 <<<\"\$0\" | grep -qx '# numaplan acceptance: ACCEPTED'" "$OUT"
+run numaplan report "$tmp/acc/accept.json"
+check "report of DIR/accept.json is the same report" bash -c "head -1 <<<\"\$0\" | grep -qx '# numaplan acceptance: ACCEPTED'" "$OUT"
 run numaplan report "$tmp/acc" --format html -o "$tmp/r.html"
 check "report --format html of it is accept.html" cmp -s "$tmp/r.html" "$H"
 
