@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/spool.h"
 #include "commands.h"
 #include "opts.h"
 
@@ -137,9 +138,10 @@ int np_cmd_plan(int argc, char **argv)
 	np_error_t err = { 0 };
 	np_topo_t *t = NULL;
 	np_plan_t *p = NULL;
-	char **hosts = NULL, *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
+	char **hosts = NULL;
+	np_spool_t *spool = NULL;
+	FILE *mem = NULL;
+	int wrc;
 	int rc = parse_args(argc, argv, &a, &err);
 
 	if (rc == 1) {
@@ -171,21 +173,23 @@ int np_cmd_plan(int argc, char **argv)
 	if (p->note)
 		np_opt_print("plan: warning: %s", p->note);
 	/* Nothing reaches stdout unless the whole plan was written. */
-	mem = open_memstream(&buf, &len);
-	if (!mem || np_plan_write(mem, t, p, a.fmt, a.cmd, &err) < 0) {
-		if (mem)
-			fclose(mem);
+	spool = np_spool_open(&mem);
+	wrc = spool ? np_plan_write(mem, t, p, a.fmt, a.cmd, &err) : -ENOMEM;
+	if (spool && np_spool_close(spool, mem) < 0 && wrc == 0)
+		wrc = np_error_set(&err, -ENOMEM, "out of memory");
+	if (wrc < 0) {
 		np_opt_fail("plan", err.msg[0] ? err.msg : "out of memory");
-		/* a plan the format cannot carry (host names, hydra's limit) is
-		 * bad input; memory and I/O are failures */
-		rc = err.code == -EINVAL || err.code == -E2BIG ? NP_EXIT_USAGE : NP_EXIT_FAIL;
+		/* a plan the format cannot carry (host names, hydra's limit,
+		 * text JSON cannot hold) is bad input; memory and I/O are
+		 * failures */
+		rc = err.code == -EINVAL || err.code == -E2BIG || err.code == -EILSEQ ?
+		     NP_EXIT_USAGE : NP_EXIT_FAIL;
 		goto out;
 	}
-	fclose(mem);
-	fwrite(buf, 1, len, stdout);
+	np_spool_copy(spool, stdout);
 	rc = fflush(stdout) == 0 ? NP_EXIT_OK : NP_EXIT_FAIL;
 out:
-	free(buf);
+	np_spool_free(spool);
 	free(hosts);
 	free(a.cmd);
 	np_plan_free(p);

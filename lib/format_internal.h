@@ -10,5 +10,8 @@
 
 /* The table for people (format_text.c), one of np_plan_write's formats. */
 int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p);
+/* The JSON document and a newline (format_plan_json.c); -EILSEQ, and
+ * nothing written, for a plan with a string that is not UTF-8. */
+int np_plan_write_json(FILE *f, const np_topo_t *t, const np_plan_t *p, np_error_t *err);
 
 #endif /* NP_FORMAT_INTERNAL_H */

@@ -1,8 +1,7 @@
 /*
- * format_json.c - the JSON forms of plans and topologies.  The plan's
- * fields are a contract: the launcher, the tests and external tools read
- * "policy", "ranks"[].{rank,host,cpus,mems,hca,env}; fields are only
- * ever added.
+ * format_json.c - the JSON form of a topology (a plan's, which may hold
+ * a million ranks, is written as it goes: format_plan_json.c).  Its fields
+ * are a contract, read by tools: they are only ever added.
  *
  * jansson leaves a member out, and says so only in a return value, when a
  * value could not be made: every member goes through put()/push(), and a
@@ -63,89 +62,6 @@ static json_t *cpulist(const np_cpuset_t *s)
 
 	free(txt);
 	return j;
-}
-
-static json_t *rank_json(const np_topo_t *t, const np_rank_t *r, bool *bad)
-{
-	json_t *o = json_object(), *env = json_object();
-
-	put(o, "rank", json_integer(r->rank), bad);
-	put(o, "local_rank", json_integer(r->local_rank), bad);
-	put(o, "host", json_string(r->host), bad);
-	put(o, "bound", json_boolean(r->bound), bad);
-	put(o, "cpus", cpulist(r->cpus), bad);
-	put(o, "ncpus", json_integer(np_cpuset_count(r->cpus)), bad);
-	put(o, "mems", cpulist(r->mems), bad);
-	put(o, "mempolicy", json_string(r->mem == NP_MEM_NONE ? "none" :
-	                    r->mem == NP_MEM_INTERLEAVE ? "interleave" : "bind"), bad);
-	put(o, "hca", r->hca ? json_string(r->hca) : json_null(), bad);
-	if (r->hca) {
-		put(o, "hca_port", r->port ? json_integer(r->port) : json_null(), bad);
-		put(o, "hca_local", json_boolean(r->hca_local), bad);
-		if (r->device >= 0)
-			put(o, "hca_kind", json_string(np_dev_kind_name(t->devices[r->device].kind)), bad);
-	}
-	for (unsigned i = 0; i < r->nenv; i++)
-		put(env, r->env[i].name, json_string(r->env[i].value), bad);
-	put(o, "env", env, bad);
-	{
-		json_t *g = json_array(), *gi = json_array(), *h = json_array();
-
-		for (unsigned i = 0; i < r->ngpus; i++) {
-			push(g, json_string(r->gpus[i]), bad);
-			push(gi, json_integer(r->gpu_index[i]), bad);
-		}
-		for (unsigned i = 0; i < r->nhcas; i++)
-			push(h, r->hca_ports[i] ? json_sprintf("%s:%u", r->hcas[i], r->hca_ports[i]) :
-			        json_string(r->hcas[i]), bad);
-		put(o, "gpus", g, bad);
-		put(o, "gpu_index", gi, bad);
-		put(o, "gpu_local", r->ngpus ? json_boolean(r->gpu_local) : json_null(), bad);
-		put(o, "hcas", h, bad);
-		put(o, "gpu_mems", cpulist(r->gpu_mems), bad);
-	}
-	return o;
-}
-
-static json_t *skipped_json(const np_plan_t *p, bool *bad)
-{
-	json_t *a = json_array();
-
-	for (unsigned i = 0; i < p->nskipped; i++)
-		push(a, json_pack("{s:s, s:s}", "name", p->skipped[i].name,
-		                                   "reason", p->skipped[i].reason), bad);
-	return a;
-}
-
-char *np_plan_to_json(const np_topo_t *t, const np_plan_t *p)
-{
-	json_t *root = json_object(), *ranks = json_array(), *hosts = json_array();
-	bool failed = false, *bad = &failed;
-
-	put(root, "policy", json_string(np_policy_name(p->policy)), bad);
-	put(root, "requested_policy", json_string(np_policy_name(p->requested)), bad);
-	put(root, "topology", json_string(t->source), bad);
-	put(root, "ntasks", json_integer(p->nranks), bad);
-	put(root, "cpus_per_task", json_integer(p->cpus_per_task), bad);
-	put(root, "threads", json_boolean(p->threads), bad);
-	put(root, "overcommitted", json_boolean(p->overcommitted), bad);
-	for (unsigned i = 0; i < p->nhosts; i++)
-		push(hosts, json_string(p->hosts[i]), bad);
-	put(root, "hosts", hosts, bad);
-	put(root, "note", p->note ? json_string(p->note) : json_null(), bad);
-	put(root, "port_states", json_string(t->ports_from ? t->ports_from : "topology"), bad);
-	put(root, "skipped_devices", skipped_json(p, bad), bad);
-	{
-		json_t *u = json_array();
-
-		for (unsigned i = 0; i < p->nunused; i++)
-			push(u, json_string(p->unused[i]), bad);
-		put(root, "unused_devices", u, bad);
-	}
-	for (unsigned i = 0; i < p->nranks; i++)
-		push(ranks, rank_json(t, &p->ranks[i], bad), bad);
-	put(root, "ranks", ranks, bad);
-	return dump(root, failed);
 }
 
 static json_t *device_json(const np_device_t *d, bool *bad)

@@ -343,7 +343,6 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
                   const char *cmd, np_error_t *err)
 {
 	int rc = 0;
-	char *js;
 
 	/* Launcher lines and files are read by shells and launchers: a host
 	 * name from --hosts or from an XML's HostName must be a plain one. */
@@ -355,11 +354,8 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 	switch (fmt) {
 	case NP_FMT_TABLE: rc = np_plan_write_table(f, t, p); break;
 	case NP_FMT_JSON:
-		js = np_plan_to_json(t, p);
-		if (!js)
-			return np_error_set(err, -ENOMEM, "out of memory");
-		fprintf(f, "%s\n", js);
-		free(js);
+		if ((rc = np_plan_write_json(f, t, p, err)) < 0)
+			return rc;
 		break;
 	case NP_FMT_OMPI: rc = write_ompi(f, t, p, cmd, 1, err); break;
 	case NP_FMT_OMPI4: rc = write_ompi(f, t, p, cmd, 0, err); break;

@@ -15,10 +15,12 @@
  * as hwloc_obj is for hwloc's: every front end walks these arrays, and a
  * getter per field would double the interface without hiding anything a
  * caller may not rely on.  The library allocates and frees them, and adds
- * fields only at the end.  What callers must not see has no layout here:
- * the hwloc handle is an opaque pointer (priv), the sets are opaque
- * (numaplan/cpuset.h), and the planner's own structures (slot pool,
- * rails) are in no installed header.
+ * fields only at the end; callers index arrays of them all the same, so a
+ * new field is a change of the binary interface, and of the library's
+ * soname (lib/Makefile.am, numaplan(3)).  What callers must not see has
+ * no layout here: the hwloc handle is an opaque pointer (priv), the sets
+ * are opaque (numaplan/cpuset.h), and the planner's own structures (slot
+ * pool, rails) are in no installed header.
  */
 #ifndef NUMAPLAN_TOPO_H
 #define NUMAPLAN_TOPO_H

@@ -1,7 +1,8 @@
 /*
  * bench_planner.c - load and plan times over the stored topologies, live
- * discovery for comparison, and plan time against the task count up to
- * 1,000,000 ranks.  Not a test: it prints figures.
+ * discovery for comparison, plan time against the task count up to
+ * 1,000,000 ranks, and the time to write such plans in every format.  Not
+ * a test: it prints figures.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -11,6 +12,8 @@
 #include <time.h>
 
 #include <numaplan.h>
+
+#include "common/spool.h"
 
 static double now(void)
 {
@@ -165,6 +168,103 @@ static double time_plan(const np_topo_t *t, np_policy_t pol, unsigned n, int rep
 	return best;
 }
 
+/* Writing one plan in a format into memory, as `numaplan plan` does before
+ * anything reaches stdout (a spool): best wall and CPU time of reps in ms,
+ * and the size. */
+static struct scale_time time_write(const np_topo_t *t, const np_plan_t *p, np_format_t fmt,
+                                    int reps, size_t *size)
+{
+	struct scale_time best = { 1e12, 1e12, 1e12 };
+
+	for (int i = 0; i < reps; i++) {
+		FILE *f;
+		np_spool_t *s = np_spool_open(&f);
+		np_error_t err;
+		double w0 = now(), c0 = cpu_now(), w, c;
+
+		if (!s || np_plan_write(f, t, p, fmt, "./a.out", &err) < 0 ||
+		    np_spool_close(s, f) < 0) {
+			fprintf(stderr, "write: %s\n", s ? err.msg : "out of memory");
+			exit(1);
+		}
+		w = (now() - w0) * 1e3;
+		c = (cpu_now() - c0) * 1e3;
+		if (w < best.wall)
+			best.wall = w;
+		if (c < best.cpu)
+			best.cpu = c;
+		*size = np_spool_size(s);
+		np_spool_free(s);
+	}
+	return best;
+}
+
+/*
+ * Plan output at scale: 100,000 and 1,000,000 overcommitted compact ranks,
+ * the plan's time and then each format's, as a ratio to the table (the
+ * format for people, written line by line) and per rank.  "plan+write" is
+ * what `numaplan plan --format F` spends besides loading the topology; the
+ * goal is under 2 s at 1,000,000 ranks in every format.  Wall and CPU
+ * times are both best of a few; on a shared machine the CPU time (one
+ * thread: user + system) is what an idle one would take.
+ */
+static void output_table(const char *dir, const char *file)
+{
+	static const struct { np_format_t fmt; const char *name; } fmts[] = {
+		{ NP_FMT_TABLE, "table" }, { NP_FMT_JSON, "json" }, { NP_FMT_OMPI, "ompi" },
+		{ NP_FMT_OMPI4, "ompi4" }, { NP_FMT_SLURM, "slurm" }, { NP_FMT_MPICH, "mpich" },
+		{ NP_FMT_NUMACTL, "numactl" },
+	};
+	static const unsigned counts[] = { 100000, 1000000 };
+	char path[4096];
+	np_topo_t *t = NULL;
+	double worst = 0, worst_wall = 0;
+	const char *worst_fmt = "";
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	time_load(path, 1, &t);
+	printf("\n== plan output: %s (%u cores; compact, overcommitted)\n", file, t->ncores);
+	printf("%-8s %8s %9s %9s %9s %9s %8s %8s %7s %11s %11s\n", "format", "ranks", "plan wall",
+	       "plan cpu", "out wall", "out cpu", "x table", "ns/rank", "MB", "total wall",
+	       "total cpu");
+	for (size_t j = 0; j < sizeof(counts) / sizeof(counts[0]); j++) {
+		unsigned n = counts[j];
+		int reps = n >= 1000000 ? 2 : 3;
+		struct scale_time plan = time_scale(t, NP_POLICY_COMPACT, n, reps);
+		double table = 0;
+		np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+		np_error_t err;
+		np_plan_t *p;
+
+		o.ntasks = n;
+		o.overcommit = true;
+		if (np_plan_compute(t, &o, &p, &err) < 0) {
+			fprintf(stderr, "plan: %s\n", err.msg);
+			exit(1);
+		}
+		for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+			size_t size;
+			struct scale_time w = time_write(t, p, fmts[k].fmt, reps, &size);
+
+			if (k == 0)
+				table = w.cpu;
+			printf("%-8s %8u %9.0f %9.0f %9.0f %9.0f %8.2f %8.0f %7.1f %11.0f %11.0f\n",
+			       fmts[k].name, n, plan.wall, plan.cpu, w.wall, w.cpu, w.cpu / table,
+			       w.cpu * 1e6 / n, (double)size / 1e6, plan.wall + w.wall, plan.cpu + w.cpu);
+			if (n == 1000000 && plan.cpu + w.cpu > worst) {
+				worst = plan.cpu + w.cpu;
+				worst_wall = plan.wall + w.wall;
+				worst_fmt = fmts[k].name;
+			}
+		}
+		np_plan_free(p);
+	}
+	printf("(x table and ns/rank: CPU time of the output)\n");
+	printf("slowest 1,000,000-rank plan and output: %.0f ms CPU, %.0f ms wall (%s; goal < 2000 ms)\n",
+	       worst, worst_wall, worst_fmt);
+	np_topo_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "tests/topologies";
@@ -176,6 +276,14 @@ int main(int argc, char **argv)
 	if (n < 0) {
 		perror(dir);
 		return 1;
+	}
+	/* bench_planner DIR output: the plan-output figures alone */
+	if (argc > 2 && !strcmp(argv[2], "output")) {
+		while (n--)
+			free(names[n]);
+		free(names);
+		output_table(dir, "amd-epyc7763-2s-milan-cpuonly-from-cpuid.xml");
+		return 0;
 	}
 	live = time_load(NULL, 5, NULL);
 	printf("%-52s %9s %5s %10s %10s %10s %10s\n", "topology", "load ms", "cores", "1 rank",
@@ -212,5 +320,8 @@ int main(int argc, char **argv)
 	printf("slowest all-core spread plan: %.4f ms (goal: < 1 ms for the 384-PU UV2000)\n", worst_all);
 	scaling_table(dir, "amd-epyc7551-2s-nps4-8numa-mlx5.xml");
 	scaling_table(dir, "sgi-uv2000-24s-24numa-mlx4.xml");
+	/* two 64-core EPYCs, the size of the EPYC 7742 nodes the figures
+	 * were first taken on (the tree has the 7763, Milan, of that size) */
+	output_table(dir, "amd-epyc7763-2s-milan-cpuonly-from-cpuid.xml");
 	return 0;
 }

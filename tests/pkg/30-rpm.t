@@ -67,7 +67,7 @@ check "left out: the libtool archives and the contrib tools' pages, nothing else
 # ---- the layout the issue asks for, spelled out
 main=$(rpmfile numaplan) slurm=$(rpmfile numaplan-slurm) bench=$(rpmfile numaplan-benchmarks) devel=$(rpmfile numaplan-devel)
 check "numaplan: the command, the library, the checker, numaplan(1)" \
-	eval 'l=$(files_of "$main"); for f in /usr/bin/numaplan /usr/lib64/libnumaplan.so.0 /usr/libexec/numaplan/numaplan-topo-check /usr/share/man/man1/numaplan.1; do grep -qx "$f" <<<"$l" || exit 1; done'
+	eval 'l=$(files_of "$main"); for f in /usr/bin/numaplan /usr/lib64/libnumaplan.so.$NP_SOMAJOR /usr/libexec/numaplan/numaplan-topo-check /usr/share/man/man1/numaplan.1; do grep -qx "$f" <<<"$l" || exit 1; done'
 check "numaplan: LICENSE, README.md and INSTALL.md as documentation" \
 	eval '[ "$(rpm -qp --licensefiles "$main" | sed "s|.*/||")" = LICENSE ] && [ "$(rpm -qp --docfiles "$main" | grep "^/usr/share/doc/" | sed "s|.*/||" | sort | tr "\n" " ")" = "INSTALL.md README.md " ]'
 check "numaplan-devel: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc, numaplan(3)" \

@@ -22,7 +22,7 @@ for t in dpkg-buildpackage dh apt-get; do
 done
 need_tarball || { notok "no tarball: make dist failed (see $PKGDIR/dist.log)"; done_testing; exit 1; }
 
-DEBS="libnumaplan0 numaplan libnumaplan-dev numaplan-slurm numaplan-benchmarks"
+DEBS="libnumaplan$NP_SOMAJOR numaplan libnumaplan-dev numaplan-slurm numaplan-benchmarks"
 PLUGINDIR=/usr/lib/$MULTIARCH/slurm-wlm
 PLUGIN=$PLUGINDIR/numaplan.so
 SNIPPET=/etc/slurm/plugstack.conf.d/numaplan.conf
@@ -97,7 +97,7 @@ if read -r smaj smin smic < <(slurm_version_parts); then
 	dep=$(dpkg-deb -f "$(debfile numaplan-slurm)" Depends)
 	check "numaplan-slurm depends on Slurm $series's plugins, not the next major release's" \
 		eval 'grep -qF "slurm-wlm-basic-plugins (>= $series~)" <<<"$dep" && grep -qF "slurm-wlm-basic-plugins (<< $next~)" <<<"$dep"'
-	check "numaplan-slurm depends on the library package (the topology checker)" grep -qF "libnumaplan0 (= " <<<"$dep"
+	check "numaplan-slurm depends on the library package (the topology checker)" grep -qF "libnumaplan$NP_SOMAJOR (= " <<<"$dep"
 fi
 
 check "numaplan depends on numactl (the job scripts of numaplan run bind with it)" \
@@ -121,8 +121,8 @@ installed() {
 }
 check "installed: numaplan and numaplan-probe are /usr/bin's" \
 	[ "$(installed bash -c 'command -v numaplan numaplan-probe numaplan-probe-mpi' | tr '\n' ' ')" = "/usr/bin/numaplan /usr/bin/numaplan-probe /usr/bin/numaplan-probe-mpi " ]
-check "installed: /usr/bin/numaplan loads /usr/lib/$MULTIARCH/libnumaplan.so.0" \
-	grep -q "libnumaplan.so.0 => /usr/lib/$MULTIARCH/libnumaplan.so.0 " <<<"$(installed ldd /usr/bin/numaplan)"
+check "installed: /usr/bin/numaplan loads /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR" \
+	grep -q "libnumaplan.so.$NP_SOMAJOR => /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR " <<<"$(installed ldd /usr/bin/numaplan)"
 diag "without LD_LIBRARY_PATH: $(ldd /usr/bin/numaplan | grep libnumaplan | sed 's/^[[:space:]]*//')"
 check "installed: the plugin needs no libnumaplan.so (the planner is linked in)" \
 	bash -c '! ldd "$1" | grep -q libnumaplan' _ "$PLUGIN"
@@ -164,7 +164,7 @@ rapt install -y $DEBS
 check "upgrade: every numaplan package at $next from the local repository" all_at "$next"
 rapt install -y numaplan-slurm="$prev"
 rc=$?
-check "apt-get install numaplan-slurm=$prev alone fails (its exact-version dependency on libnumaplan0), changes nothing" \
+check "apt-get install numaplan-slurm=$prev alone fails (its exact-version dependency on libnumaplan$NP_SOMAJOR), changes nothing" \
 	eval '[ "$rc" -ne 0 ] && all_at "$next"'
 cmd=$(grep -m1 -E '^ +apt-get install --allow-downgrades ' "$NP_SRCDIR/INSTALL.md" | sed 's/^ *//')
 check "INSTALL.md gives the rollback command" [ -n "$cmd" ]
@@ -285,5 +285,5 @@ check "removed, required line left: every srun fails" [ "$RC" -ne 0 ]
 echo "" >"$conf"
 purge
 check "apt-get purge: nothing of numaplan left in /usr and /etc" \
-	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.0 ] && [ ! -d /usr/libexec/numaplan ]'
+	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR ] && [ ! -d /usr/libexec/numaplan ]'
 done_testing

@@ -16,6 +16,10 @@
 PKGDIR=$NP_BUILDDIR/pkg
 NP_VERSION=$(sed -n 's/^AC_INIT(\[numaplan\], \[\([^]]*\)\].*/\1/p' "$NP_SRCDIR/configure.ac")
 TARBALL=$NP_BUILDDIR/numaplan-$NP_VERSION.tar.gz
+# The library's soname number, CURRENT - AGE of its -version-info
+# (lib/Makefile.am): libnumaplan.so.N, Debian's libnumaplanN.
+NP_SOMAJOR=$(sed -n 's/^libnumaplan_la_LDFLAGS = -version-info \([0-9]*\):[0-9]*:\([0-9]*\).*/\1 \2/p' \
+	"$NP_SRCDIR/lib/Makefile.am" | { read -r c a; echo $((c - a)); })
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 # the pages of kernels/ go with the benchmarks
 KERNEL_PAGES="numaplan-stream.1 numaplan-himeno.1 numaplan-osu.1 numaplan-hpl.1 numaplan-probe.1"
@@ -56,7 +60,7 @@ expected_layout() {
 	done
 	local libdir=/usr/lib64 main=numaplan lib=numaplan dev=numaplan-devel
 	if [ "$kind" = deb ]; then
-		libdir=/usr/lib/$MULTIARCH; lib=libnumaplan0; dev=libnumaplan-dev
+		libdir=/usr/lib/$MULTIARCH; lib=libnumaplan$NP_SOMAJOR; dev=libnumaplan-dev
 	fi
 	(cd "$dest" && find . ! -type d | sed 's|^\.||') | sort | while read -r f; do
 		local rel='' to='' pkg='?' base=${f##*/}

@@ -26,6 +26,7 @@
 #include "common/plugstack.h"
 #include "common/hpl_grid.h"
 #include "common/parse.h"
+#include "common/spool.h"
 
 static void test_parse_u64(void **state)
 {
@@ -205,6 +206,43 @@ static void test_mempolicy(void **state)
 	np_cpuset_free(want);
 }
 
+/* A spool gives back exactly what was written, across its chunks (1 MiB)
+ * and in writes both smaller and larger than one. */
+static void test_spool(void **state)
+{
+	size_t n = 3u << 20, len = 0;
+	char *want = malloc(n), *got = NULL;
+	FILE *f, *out;
+	np_spool_t *s;
+
+	(void)state;
+	assert_non_null(want);
+	for (size_t i = 0; i < n; i++)
+		want[i] = (char)('a' + (i * 7 + i / 4099) % 26);
+	assert_non_null(s = np_spool_open(&f));
+	fputs("x", f);
+	fwrite(want + 1, 1, 1000, f);
+	fwrite(want + 1001, 1, (3u << 19) - 1001, f);   /* 1.5 MiB in one write */
+	for (size_t i = 3u << 19; i < n; i++)
+		fputc(want[i], f);
+	want[0] = 'x';
+	assert_int_equal(np_spool_close(s, f), 0);
+	assert_int_equal(np_spool_size(s), n);
+	assert_non_null(out = open_memstream(&got, &len));
+	np_spool_copy(s, out);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(len, n);
+	assert_memory_equal(got, want, n);
+	np_spool_free(s);
+	free(got);
+	free(want);
+	/* an empty one */
+	assert_non_null(s = np_spool_open(&f));
+	assert_int_equal(np_spool_close(s, f), 0);
+	assert_int_equal(np_spool_size(s), 0);
+	np_spool_free(s);
+}
+
 /* topology= for a node, as the plugin and `numaplan topo --site` both
  * read it (common/plugstack.c) */
 static void expands(const char *pattern, const char *node, const char *want)
@@ -250,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_hpl_grid),
 		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_mempolicy),
+		cmocka_unit_test(test_spool),
 		cmocka_unit_test(test_plugstack_expand),
 	};
 

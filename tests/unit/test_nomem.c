@@ -20,6 +20,7 @@
 #include <hwloc.h>
 
 #include "plan_helpers.h"
+#include "common/spool.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 
@@ -244,9 +245,59 @@ static void test_gpu_near_and_json(void **state)
 	np_topo_free(t);
 }
 
+/* The spool numaplan plan writes into: each allocation failing in turn,
+ * either something fails (open, or close with -ENOMEM) or all of the
+ * 3 MiB written comes back. */
+static void test_spool(void **state)
+{
+	size_t n = 3u << 20;
+	char *want = __libc_malloc(n);
+	long k, failed = 0;
+
+	(void)state;
+	assert_non_null(want);
+	for (size_t i = 0; i < n; i++)
+		want[i] = (char)('a' + i % 23);
+	for (k = 0;; k++) {
+		np_spool_t *s;
+		FILE *f = NULL, *out;
+		char *got = NULL;
+		size_t len = 0;
+		int rc = 0;
+
+		arm(k);
+		if ((s = np_spool_open(&f))) {
+			for (size_t i = 0; i < n; i += 4096)
+				fwrite(want + i, 1, 4096, f);
+			rc = np_spool_close(s, f);
+		}
+		disarm();
+		if (!s || rc < 0) {
+			assert_true(injected);
+			assert_true(!s || rc == -ENOMEM);
+			np_spool_free(s);
+			failed++;
+			continue;
+		}
+		assert_non_null(out = open_memstream(&got, &len));
+		np_spool_copy(s, out);
+		assert_int_equal(fclose(out), 0);
+		assert_int_equal(len, n);
+		assert_memory_equal(got, want, n);
+		free(got);
+		np_spool_free(s);
+		if (!injected)
+			break;
+	}
+	print_message("# spool: %ld allocations, %ld failures reported\n", k, failed);
+	assert_true(failed > 0);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spool),
 		cmocka_unit_test(test_big_machine),
 		cmocka_unit_test(test_hca_near_and_json),
 		cmocka_unit_test(test_gpu_near_and_json),
