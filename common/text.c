@@ -195,6 +195,41 @@ char *np_read_file(const char *path, size_t *len, np_error_t *err)
 	return np_sb_take(&b);
 }
 
+size_t np_control_len(const char *str, const char *keep)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (*s == 0x7f || (*s < 0x20 && !(keep && strchr(keep, *s))))
+		return 1;
+	return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 0;
+}
+
+size_t np_fput_control(FILE *f, const char *s, const char *keep)
+{
+	size_t n = np_control_len(s, keep);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "\\x%02x", (unsigned char)s[i]);
+	return n;
+}
+
+void np_fputs_visible(FILE *f, const char *s, const char *keep)
+{
+	size_t n;
+
+	for (; *s; s += n ? n : 1)
+		if ((n = np_fput_control(f, s, keep)) == 0)
+			fputc(*s, f);
+}
+
+bool np_has_control(const char *s, const char *keep)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (np_control_len((const char *)p, keep))
+			return true;
+	return false;
+}
+
 /* Figures print with about 3 significant digits but never in exponent
  * form above 0.01: 123456, 1234, 12.3, 1.235, 0.123, 0.00123. */
 void np_fmt_num(char *buf, size_t n, double v)

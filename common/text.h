@@ -53,6 +53,21 @@ char *np_read_file(const char *path, size_t *len, np_error_t *err);
  * may drive the terminal or fake a line.  No newline in fmt. */
 void np_opt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Write s to f with every control byte written as \xHH: C0 (but the ones
+ * in keep, which the format itself handles), DEL, and the C1 controls as
+ * UTF-8 encodes them (U+0080-U+009F, which some terminals obey).  Other
+ * bytes are kept, UTF-8 names stay readable.  Text from result files and
+ * jobs that a document or a table shows goes through it: it must not
+ * drive a terminal or end a line the format depends on. */
+void np_fputs_visible(FILE *f, const char *s, const char *keep);
+/* The length of the control character np_fputs_visible would escape at
+ * s (1, or 2 for a C1 in UTF-8), 0 for any other; np_fput_control writes
+ * it escaped to f and returns that length (0: nothing written), for the
+ * writers that handle some characters of their own (a table's '|'). */
+size_t np_control_len(const char *s, const char *keep);
+size_t np_fput_control(FILE *f, const char *s, const char *keep);
+bool np_has_control(const char *s, const char *keep);
+
 /* A figure for a table or a summary line: "-" when not finite, else about
  * 3 significant digits (every command prints a value the same way). */
 void np_fmt_num(char *buf, size_t n, double v);

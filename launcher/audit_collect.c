@@ -8,6 +8,11 @@
  * v2), which holds the tasks and everything they started; the task's
  * environment says its rank.  Reading another process's environ and
  * numa_maps needs to be its owner or root: the job's owner runs this.
+ *
+ * Names and values are the processes' own (a thread can name itself
+ * anything with prctl): they reach JSON as valid UTF-8, an invalid byte
+ * written \xHH, and a process that still cannot be packed is counted
+ * as unreported, never dropped, so no name hides a task from the audit.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -20,6 +25,54 @@
 
 #include "audit.h"
 #include "bench_util.h"
+
+/* A JSON string of text a process chose: valid UTF-8 kept, each byte of
+ * an invalid sequence (and the backslash, so the form is unambiguous)
+ * written \xHH / \\.  NULL only when memory ran out. */
+static json_t *jstr(const char *s, size_t len)
+{
+	np_sb_t b;
+	json_t *j;
+	size_t i = 0;
+
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	while (i < len) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		size_t n = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 :
+		           (u[0] & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = n > 0 && i + n <= len && u[0] != 0;
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (u[k] & 0xc0) == 0x80;
+		/* overlong forms, surrogates and code points past U+10FFFF are
+		 * what jansson refuses as well */
+		if (ok && n == 2)
+			ok = u[0] >= 0xc2;
+		if (ok && n == 3)
+			ok = !(u[0] == 0xe0 && u[1] < 0xa0) && !(u[0] == 0xed && u[1] >= 0xa0);
+		if (ok && n == 4)
+			ok = !(u[0] == 0xf0 && u[1] < 0x90) && u[0] <= 0xf4 && !(u[0] == 0xf4 && u[1] >= 0x90);
+		if (ok && u[0] == '\\')
+			np_sb_add(&b, "\\\\");
+		else if (ok)
+			np_sb_addn(&b, s + i, n);
+		else
+			np_sb_printf(&b, "\\x%02x", u[0]);
+		i += ok ? n : 1;
+	}
+	if (b.oom) {
+		np_sb_free(&b);
+		return NULL;
+	}
+	j = json_string(b.s);
+	np_sb_free(&b);
+	return j;
+}
+
+static json_t *jstr0(const char *s)
+{
+	return jstr(s ? s : "", s ? strlen(s) : 0);
+}
 
 /* the variables a task's binding is judged by, and its place */
 static const char *const env_keys[] = {
@@ -187,10 +240,7 @@ static json_t *env_of(const char *environ, size_t len)
 		for (unsigned i = 0; env_keys[i]; i++) {
 			size_t kl = strlen(env_keys[i]);
 			if (l > kl && strncmp(p, env_keys[i], kl) == 0 && p[kl] == '=') {
-				char *v = strndup(p + kl + 1, l - kl - 1);
-				if (v)
-					json_object_set_new(env, env_keys[i], json_string(v));
-				free(v);
+				json_object_set_new(env, env_keys[i], jstr(p + kl + 1, l - kl - 1));
 			}
 		}
 		p += l + 1;
@@ -198,8 +248,9 @@ static json_t *env_of(const char *environ, size_t len)
 	return env;
 }
 
-/* Each thread of a process with its CPUs. */
-static json_t *threads_of(const char *proc, const char *pid)
+/* Each thread of a process with its CPUs; *lost counts those that could
+ * not be packed. */
+static json_t *threads_of(const char *proc, const char *pid, unsigned *lost)
 {
 	char *dir = np_strdup_printf("%s/%s/task", proc, pid);
 	DIR *d = dir ? opendir(dir) : NULL;
@@ -214,9 +265,9 @@ static json_t *threads_of(const char *proc, const char *pid)
 		st = rel ? read_proc(proc, pid, rel, NULL) : NULL;
 		cpus = st ? np_audit_status_field(st, "Cpus_allowed_list") : NULL;
 		name = st ? np_audit_status_field(st, "Name") : NULL;
-		if (cpus)
-			json_array_append_new(a, json_pack("{s:I, s:s, s:s}", "tid", (json_int_t)atoll(de->d_name), "cpus",
-			                                   cpus, "comm", name ? name : ""));
+		if (cpus && json_array_append_new(a, json_pack("{s:I, s:o, s:o}", "tid", (json_int_t)atoll(de->d_name),
+		                                               "cpus", jstr0(cpus), "comm", jstr0(name))) < 0)
+			++*lost;
 		free(rel);
 		free(st);
 		free(cpus);
@@ -230,7 +281,7 @@ static json_t *threads_of(const char *proc, const char *pid)
 
 /* One process of the job: what its binding is now.  NULL when it went
  * away meanwhile. */
-static json_t *process(const char *proc, const char *pid, const char *step, json_t *errors)
+static json_t *process(const char *proc, const char *pid, const char *step, json_t *errors, unsigned *lost)
 {
 	size_t elen = 0;
 	char *status = read_proc(proc, pid, "status", NULL);
@@ -239,7 +290,8 @@ static json_t *process(const char *proc, const char *pid, const char *step, json
 	char *cpus = status ? np_audit_status_field(status, "Cpus_allowed_list") : NULL;
 	char *mems = status ? np_audit_status_field(status, "Mems_allowed_list") : NULL;
 	char *comm = status ? np_audit_status_field(status, "Name") : NULL;
-	json_t *pages = json_object(), *p = NULL, *env;
+	json_t *pages = json_object(), *p = NULL, *env, *threads;
+	unsigned tlost = 0;
 	char policy[96];
 
 	if (!cpus)
@@ -248,15 +300,31 @@ static json_t *process(const char *proc, const char *pid, const char *step, json
 	 * too, without a rank) */
 	if (environ && !memmem(environ, elen, "SLURM_PROCID=", 13))
 		goto out;
+	/* the same slurmstepd, root's, when the job's owner collects (as root
+	 * does for a user's job): no task can be root and named so */
+	if (!environ && comm && strcmp(comm, "slurmstepd") == 0 && getuid() != 0) {
+		char *uid = np_audit_status_field(status, "Uid");
+		bool root = uid && atoi(uid) == 0;
+		free(uid);
+		if (root)
+			goto out;
+	}
 	if (!environ || !maps)
 		json_array_append_new(errors, json_sprintf("process %s: cannot read its %s (not its owner?)", pid,
 		                                           !environ ? "environ" : "numa_maps"));
 	env = environ ? env_of(environ, elen) : json_object();
 	np_audit_numa_maps(maps ? maps : "", policy, sizeof(policy), pages);
-	p = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "pid", (json_int_t)atoll(pid), "step", step,
-	              "comm", comm ? comm : "", "cpus", cpus, "mems_allowed", mems ? mems : "",
-	              "policy", maps ? policy : "?", "pages_kb", pages, "env", env, "threads", threads_of(proc, pid));
+	threads = threads_of(proc, pid, &tlost);
+	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)atoll(pid), "step",
+	              jstr0(step), "comm", jstr0(comm), "cpus", jstr0(cpus), "mems_allowed", jstr0(mems), "policy",
+	              jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "threads", threads);
 	pages = NULL;
+	/* a task the audit cannot show is said so, not left out */
+	if (!p || tlost) {
+		json_array_append_new(errors, json_sprintf("process %s: %s could not be reported (out of memory)", pid,
+		                                           p ? "some of its threads" : "it"));
+		++*lost;
+	}
 out:
 	json_decref(pages);
 	free(status);
@@ -291,6 +359,7 @@ static json_t *numa_of(np_error_t *err)
 json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_step, np_error_t *err)
 {
 	json_t *node, *procs = json_array(), *errors = json_array(), *numa, *prefixes;
+	unsigned lost = 0;
 	DIR *d = opendir(proc);
 	struct dirent *de;
 	char host[256] = "?";
@@ -325,12 +394,15 @@ json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_s
 		/* batch and extern are not tasks of a step; our own step is us */
 		if (cg && step_of(cg, jobid, prefixes, step, sizeof(step)) && strcmp(step, "batch") != 0 &&
 		    strcmp(step, "extern") != 0 && strcmp(step, "interactive") != 0 &&
-		    !(self_step && strcmp(step, self_step) == 0) && (p = process(proc, de->d_name, step, errors)))
+		    !(self_step && strcmp(step, self_step) == 0) && (p = process(proc, de->d_name, step, errors, &lost)))
 			json_array_append_new(procs, p);
 		free(cg);
 	}
 	closedir(d);
 	json_decref(prefixes);
-	node = json_pack("{s:s, s:o, s:o, s:o}", "node", host, "numa", numa, "processes", procs, "errors", errors);
+	node = json_pack("{s:o, s:o, s:o, s:o, s:i}", "node", jstr0(host), "numa", numa, "processes", procs, "errors",
+	                 errors, "unreported", (int)lost);
+	if (!node)
+		np_error_set(err, -ENOMEM, "out of memory");
 	return node;
 }

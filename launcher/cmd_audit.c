@@ -6,28 +6,57 @@
  *
  * It runs `numaplan audit --collect JOBID` as a short step of the job
  * (srun --jobid --overlap, one task per node), so it needs what any step
- * of the job needs: to be the job's owner or root.
+ * of the job needs: to be the job's owner or root.  slurmctld creates a
+ * step only for the job's own user (root's srun is refused, "Access/
+ * permission denied", and srun --uid gets no valid credential), so root
+ * runs that srun as the job's owner, with the owner's groups.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "audit.h"
+#include "cli/optparse.h"
 #include "commands.h"
 #include "opts.h"
 #include "bench_util.h"
+#include "slurm/slurm_adapter.h"
+
+typedef struct audit_args {
+	bool json, dry_run, collect, help;
+	double far_pct;
+	const char *jobid;
+} audit_args_t;
+
+#define O(f) offsetof(audit_args_t, f)
+static const np_optdef_t audit_opts[] = {
+	{ .name = "json", .kind = NP_OPT_FLAG, .off = O(json), .help = "the summary and deviations as JSON" },
+	{ .name = "far-pct", .kind = NP_OPT_DOUBLE, .off = O(far_pct), .arg = "PCT",
+	  .help = "pages off their planned NUMA nodes above this share are a deviation", .dflt = "10",
+	  .max = 100, .want = "a percentage from 0 to 100", .flags = NP_OPTF_CLOSED },
+	{ .name = "dry-run", .kind = NP_OPT_FLAG, .off = O(dry_run), .help = "print the srun line, run nothing" },
+	{ .name = "collect", .kind = NP_OPT_FLAG, .off = O(collect),
+	  .help = "what audit runs on each node, inside the job" },
+	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
+	  .flags = NP_OPTF_STOP },
+	{ .name = NULL },
+};
+#undef O
 
 static void usage(FILE *f)
 {
 	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--dry-run]\n"
 	      "       numaplan audit --collect JOBID   (what audit runs on each node, inside the job)\n"
 	      "Check the running job's tasks against their plan: every thread's CPUs, the memory\n"
-	      "policy and where the pages are; one line per deviation.  See numaplan-audit(1).\n", f);
+	      "policy and where the pages are; one line per deviation.\n", f);
+	np_opt_usage(f, audit_opts);
+	fputs("see numaplan-audit(1)\n", f);
 }
 
 /* A job id as squeue and srun take it: 123, or 123_4 for an array task. */
@@ -46,28 +75,33 @@ typedef struct job {
 	char id[32], state[32], user[64], nodes[16];
 } job_t;
 
-/* squeue's view of the job: 1, 0 when it does not know it, -1 when Slurm
- * could not be asked (err says why). */
+/* Slurm's view of the job (scontrol show job ID, through the adapter): 1,
+ * 0 when it does not know it, -1 when Slurm could not be asked (err says
+ * why).  For an array task 123_4, its own record. */
 static int query(const char *jobid, job_t *j, np_error_t *err)
 {
-	char *cmd = np_strdup_printf("squeue -h -j %s -o '%%A|%%T|%%u|%%D' 2>&1", jobid), *out, *nl;
-	int st = -1, n;
+	np_slurm_job_t *v;
+	unsigned n, i;
+	const char *task = strchr(jobid, '_');
+	int rc = np_slurm_job(jobid, &v, &n, err);
 
-	out = cmd ? np_cmd_output(cmd, &st) : NULL;
-	free(cmd);
-	if (!out)
-		return np_error_set(err, -ENOMEM, "cannot run squeue");
-	if ((nl = strchr(out, '\n')))
-		*nl = '\0';
-	if (st != 0) {
-		/* squeue says "Invalid job id specified" for a job long gone */
-		n = strstr(out, "Invalid job id") ? 0 : np_error_set(err, -EIO, "squeue failed: %s", out);
-		free(out);
-		return n;
+	if (rc <= 0)
+		return rc < 0 ? -1 : 0;
+	rc = 0;
+	for (i = 0; i < n && !rc; i++) {
+		/* 123_4: the record of task 4 of array 123 */
+		if (task ? strncmp(v[i].array_id, jobid, (size_t)(task - jobid)) != 0 ||
+		           v[i].array_id[task - jobid] || strcmp(v[i].array_tasks, task + 1) != 0
+		         : strcmp(v[i].id, jobid) != 0)
+			continue;
+		snprintf(j->id, sizeof(j->id), "%s", v[i].id);
+		snprintf(j->state, sizeof(j->state), "%s", v[i].state);
+		snprintf(j->user, sizeof(j->user), "%s", v[i].user);
+		snprintf(j->nodes, sizeof(j->nodes), "%u", v[i].nodes);
+		rc = 1;
 	}
-	n = sscanf(out, "%31[^|]|%31[^|]|%63[^|]|%15s", j->id, j->state, j->user, j->nodes);
-	free(out);
-	return n == 4 ? 1 : 0;
+	free(v);
+	return rc;
 }
 
 static char *self_exe(void)
@@ -79,6 +113,55 @@ static char *self_exe(void)
 		return np_which("numaplan");
 	buf[n] = '\0';
 	return strdup(buf);
+}
+
+/* np_cmd_output of cmd run by the user pw (root only): the child drops
+ * to the user's groups, group and uid before the shell starts, and makes
+ * sure it cannot get root back.  NULL when it could not be started. */
+static char *output_as(const struct passwd *pw, const char *cmd, int *status)
+{
+	int fd[2], st = -1;
+	pid_t pid;
+	FILE *f;
+	np_sb_t b;
+
+	if (pipe(fd) < 0)
+		return NULL;
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		if (dup2(fd[1], STDOUT_FILENO) < 0 || initgroups(pw->pw_name, pw->pw_gid) < 0 ||
+		    setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0 || (pw->pw_uid != 0 && setuid(0) == 0)) {
+			np_opt_print("audit: cannot become %s to run the audit step", pw->pw_name);
+			_exit(127);
+		}
+		close(fd[1]);
+		/* root's working directory may be closed to the owner */
+		if (chdir("/") < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	if (!(f = fdopen(fd[0], "r"))) {
+		close(fd[0]);
+		waitpid(pid, NULL, 0);
+		return NULL;
+	}
+	np_sb_init(&b);
+	np_sb_add(&b, "");
+	np_sb_add_stream(&b, f);
+	fclose(f);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status)
+		*status = st;
+	return np_sb_take(&b);
 }
 
 static int collect(const char *jobid)
@@ -134,94 +217,96 @@ static void print_table(json_t *devs)
 		}
 }
 
-int np_cmd_audit(int argc, char **argv)
+/* 0, 1 for --help, or an exit status of 2 with the message printed. */
+static int parse(int argc, char **argv, audit_args_t *o)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "far-pct", required_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "collect", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	np_audit_opts_t o = { .far_pct = 10 };
-	bool json = false, dry = false, coll = false;
-	const char *jobid;
+	np_opttable_t t = { audit_opts, o };
+	np_optargs_t a;
 	np_error_t err = { 0 };
-	job_t j;
-	char *exe, *cmd, *out, *line, *save = NULL;
-	json_t *nodes, *devs, *summary;
+	int rc;
+
+	np_opt_defaults(audit_opts, o, &err);
+	rc = np_opt_parse("audit", &t, 1, argc, argv, &a, &err);
+	if (rc == 0 && a.noperands + a.nrest != 1)
+		rc = np_error_set(&err, -EINVAL, "%s", a.noperands + a.nrest ? "one job id only"
+		                                                             : "which job? numaplan audit JOBID");
+	if (rc == 0)
+		o->jobid = a.noperands ? a.operands[0] : a.rest[0];
+	np_optargs_free(&a);
+	if (rc < 0)
+		return np_opt_fail("audit", err.msg);
+	if (rc == 0 && !job_id_ok(o->jobid)) {
+		np_opt_print("audit: '%s' is not a job id (123, or 123_4 for a task of an array)", o->jobid);
+		return NP_EXIT_USAGE;
+	}
+	return rc;
+}
+
+/* The job must run and be the caller's (or the caller root): 0, or an
+ * exit status with the message printed.  *owner: the job's owner when
+ * root audits another user's job (the step runs as that user), else NULL. */
+static int check_job(const char *jobid, job_t *j, struct passwd **owner)
+{
+	np_error_t err = { 0 };
 	struct passwd *pw;
-	int c, st = -1, q, rc;
-	np_sb_t b;
+	int q;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'n': dry = true; break;
-		case 'c': coll = true; break;
-		case 'f':
-			if (np_parse_double(optarg, 0, 100, &o.far_pct) < 0)
-				return np_opt_fail("audit", "--far-pct: a percentage from 0 to 100");
-			break;
-		case 'h': usage(stdout); return NP_EXIT_OK;
-		case ':':
-			np_opt_print("audit: option %s needs a value", argv[optind - 1]);
-			return NP_EXIT_USAGE;
-		default:
-			np_opt_print("audit: unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return NP_EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		np_opt_print("audit: %s", optind >= argc ? "which job? numaplan audit JOBID" : "one job id only");
-		return NP_EXIT_USAGE;
-	}
-	jobid = argv[optind];
-	if (!job_id_ok(jobid)) {
-		np_opt_print("audit: '%s' is not a job id (123, or 123_4 for a task of an array)", jobid);
-		return NP_EXIT_USAGE;
-	}
-	if (coll)
-		return collect(jobid);
-
-	if ((q = query(jobid, &j, &err)) < 0)
+	if ((q = query(jobid, j, &err)) < 0)
 		return np_opt_fail("audit", err.msg);
 	if (q == 0) {
 		np_opt_print("audit: Slurm knows no job %s (it may have ended)", jobid);
 		return NP_EXIT_USAGE;
 	}
-	if (strcmp(j.state, "RUNNING") != 0) {
-		np_opt_print("audit: job %s is %s: only a running job's tasks can be audited", jobid, j.state);
+	if (strcmp(j->state, "RUNNING") != 0) {
+		np_opt_print("audit: job %s is %s: only a running job's tasks can be audited", jobid, j->state);
 		return NP_EXIT_USAGE;
 	}
 	pw = getpwuid(getuid());
-	if (getuid() != 0 && (!pw || strcmp(pw->pw_name, j.user) != 0)) {
-		np_opt_print("audit: job %s belongs to %s: only its owner or root may audit it", jobid, j.user);
+	if (getuid() != 0 && (!pw || strcmp(pw->pw_name, j->user) != 0)) {
+		np_opt_print("audit: job %s belongs to %s: only its owner or root may audit it", jobid, j->user);
 		return NP_EXIT_USAGE;
 	}
-	if (!(exe = self_exe()))
-		return np_opt_fail("audit", "cannot find the numaplan program to run on the nodes");
+	*owner = NULL;
+	/* root audits a user's job as that user: Slurm makes steps for the
+	 * job's owner only */
+	if (getuid() == 0 && strcmp(j->user, "root") != 0) {
+		/* (no other getpw* call follows: the entry stays as it is) */
+		if (!(*owner = getpwnam(j->user))) {
+			np_opt_print("audit: job %s belongs to %s, who has no account here to run the audit step as",
+			             jobid, j->user);
+			return NP_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* The step audit runs in the job: srun of `numaplan audit --collect`. */
+static char *step_command(const job_t *j)
+{
+	char *exe = self_exe();
+	np_sb_t b;
+
+	if (!exe)
+		return NULL;
 	np_sb_init(&b);
 	/* a step beside the job's own, one task per node, bound to nothing */
-	np_sb_printf(&b, "srun --jobid=%s --overlap -N %s -n %s --ntasks-per-node=1 --cpu-bind=none --quiet ", j.id,
-	             j.nodes, j.nodes);
+	np_sb_printf(&b, "srun --jobid=%s --overlap -N %s -n %s --ntasks-per-node=1 --cpu-bind=none --quiet ", j->id,
+	             j->nodes, j->nodes);
 	np_sb_shq(&b, exe);
-	np_sb_printf(&b, " audit --collect %s", j.id);
+	np_sb_printf(&b, " audit --collect %s", j->id);
 	free(exe);
-	if (!(cmd = np_sb_take(&b)))
-		return np_opt_fail("audit", "out of memory");
-	if (dry) {
-		printf("%s\n", cmd);
-		free(cmd);
-		return NP_EXIT_OK;
-	}
-	out = np_cmd_output(cmd, &st);
-	free(cmd);
-	nodes = json_array();
+	return np_sb_take(&b);
+}
+
+/* Each node's answer, one JSON line each, of the step; NULL with the
+ * message printed when the step failed or no node answered. */
+static json_t *run_step(const job_t *j, const char *cmd, const struct passwd *owner)
+{
+	char *out, *line, *save = NULL;
+	json_t *nodes = json_array();
+	int st = -1;
+
+	out = owner ? output_as(owner, cmd, &st) : np_cmd_output(cmd, &st);
 	for (line = out ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
 		json_t *n = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
 		if (json_is_object(n))
@@ -231,40 +316,107 @@ int np_cmd_audit(int argc, char **argv)
 	}
 	free(out);
 	if (st != 0 || !json_array_size(nodes)) {
-		np_opt_print("audit: the audit step in job %s failed (exit status %d)%s", j.id, st,
+		np_opt_print("audit: the audit step in job %s failed (exit status %d)%s", j->id, st,
 		             json_array_size(nodes) ? "" : ": no node answered");
 		json_decref(nodes);
+		return NULL;
+	}
+	return nodes;
+}
+
+static void print_json(const job_t *j, json_t *summary, json_t *devs)
+{
+	json_t *all = json_pack("{s:s, s:O, s:O}", "job", j->id, "summary", summary, "deviations", devs);
+	char *s = all ? json_dumps(all, JSON_INDENT(2)) : NULL;
+
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	json_decref(all);
+}
+
+static long long count(json_t *summary, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(summary, key));
+}
+
+static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *devs)
+{
+	json_t *n, *e;
+	size_t i, k;
+
+	printf("numaplan audit: job %s: %lld task(s), %lld process(es), %lld thread(s) on %lld node(s); "
+	       "%lld deviation(s)\n", j->id, count(summary, "tasks"), count(summary, "processes"),
+	       count(summary, "threads"), count(summary, "nodes"), count(summary, "deviations"));
+	if (json_array_size(devs))
+		print_table(devs);
+	if (count(summary, "unplanned"))
+		printf("note: %lld process(es) carry no plan (neither numaplan's NUMAPLAN_CPUS nor srun "
+		       "--cpu-bind masks): not compared\n", count(summary, "unplanned"));
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "errors"), k, e)
+			np_opt_print("audit: %s: %s", np_json_str(n, "node"), json_string_value(e));
+}
+
+/* The processes the nodes' collectors could not report, into the summary:
+ * an audit that misses one is not done, whatever the rest says. */
+static long long count_unreported(json_t *nodes, json_t *summary)
+{
+	json_int_t lost = 0;
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(nodes, i, n)
+		lost += json_integer_value(json_object_get(n, "unreported"));
+	json_object_set_new(summary, "unreported", json_integer(lost));
+	return (long long)lost;
+}
+
+int np_cmd_audit(int argc, char **argv)
+{
+	audit_args_t o = { 0 };
+	np_audit_opts_t ao;
+	json_t *nodes, *devs, *summary;
+	struct passwd *owner = NULL;
+	long long lost;
+	char *cmd;
+	job_t j;
+	int rc = parse(argc, argv, &o);
+
+	if (rc == 1)
+		usage(stdout);
+	if (rc)
+		return rc == 1 ? NP_EXIT_OK : rc;
+	if (o.collect)
+		return collect(o.jobid);
+	if ((rc = check_job(o.jobid, &j, &owner)) != 0)
+		return rc;
+	if (!(cmd = step_command(&j)))
+		return np_opt_fail("audit", "cannot find the numaplan program to run on the nodes");
+	if (o.dry_run) {
+		printf("%s\n", cmd);
+		if (owner)
+			np_opt_print("audit: root runs it as the job's owner, %s", owner->pw_name);
+		free(cmd);
+		return NP_EXIT_OK;
+	}
+	nodes = run_step(&j, cmd, owner);
+	free(cmd);
+	if (!nodes)
 		return NP_EXIT_FAIL;
-	}
+	memset(&ao, 0, sizeof(ao));
+	ao.far_pct = o.far_pct;
 	summary = json_object();
-	devs = np_audit_check(nodes, &o, summary);
-	if (json) {
-		json_t *all = json_pack("{s:s, s:O, s:O}", "job", j.id, "summary", summary, "deviations", devs);
-		char *s = all ? json_dumps(all, JSON_INDENT(2)) : NULL;
-		if (s)
-			printf("%s\n", s);
-		free(s);
-		json_decref(all);
-	} else {
-		json_t *n, *e;
-		size_t i, k;
-		printf("numaplan audit: job %s: %lld task(s), %lld process(es), %lld thread(s) on %lld node(s); "
-		       "%lld deviation(s)\n", j.id, (long long)json_integer_value(json_object_get(summary, "tasks")),
-		       (long long)json_integer_value(json_object_get(summary, "processes")),
-		       (long long)json_integer_value(json_object_get(summary, "threads")),
-		       (long long)json_integer_value(json_object_get(summary, "nodes")),
-		       (long long)json_integer_value(json_object_get(summary, "deviations")));
-		if (json_array_size(devs))
-			print_table(devs);
-		if (json_integer_value(json_object_get(summary, "unplanned")))
-			printf("note: %lld process(es) carry no plan (neither numaplan's NUMAPLAN_CPUS nor srun "
-			       "--cpu-bind masks): not compared\n",
-			       (long long)json_integer_value(json_object_get(summary, "unplanned")));
-		json_array_foreach(nodes, i, n)
-			json_array_foreach(json_object_get(n, "errors"), k, e)
-				np_opt_print("audit: %s: %s", np_json_str(n, "node"), json_string_value(e));
-	}
-	rc = json_array_size(devs) ? NP_EXIT_FAIL : NP_EXIT_OK;
+	devs = np_audit_check(nodes, &ao, summary);
+	lost = count_unreported(nodes, summary);
+	if (o.json)
+		print_json(&j, summary, devs);
+	else
+		print_text(&j, nodes, summary, devs);
+	if (lost)
+		np_opt_print("audit: %lld process(es) of job %s could not be reported: the audit is incomplete", lost,
+		             j.id);
+	rc = json_array_size(devs) || lost ? NP_EXIT_FAIL : NP_EXIT_OK;
 	json_decref(devs);
 	json_decref(summary);
 	json_decref(nodes);

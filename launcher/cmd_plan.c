@@ -4,14 +4,61 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/optparse.h"
 #include "common/spool.h"
 #include "commands.h"
 #include "opts.h"
+
+struct plan_args {
+	const char *xml, *cpuset, *hosts, *sysfs;
+	/* as typed: the planner's own parsers read them (their messages) */
+	const char *ntasks, *policy, *format, *cpus_per_task, *mem, *rails, *nodes;
+	bool help;
+	np_plan_opts_t po;
+	np_format_t fmt;
+	char *cmd;
+};
+
+#define O(f) offsetof(struct plan_args, f)
+static const np_optdef_t plan_opts[] = {
+	{ .name = "topology", .key = 't', .kind = NP_OPT_STR, .off = O(xml), .arg = "FILE",
+	  .help = "plan on this hwloc XML file instead of this node" },
+	{ .name = "cpuset", .key = 's', .kind = NP_OPT_STR, .off = O(cpuset), .arg = "LIST",
+	  .help = "only these CPUs (default: the allowed set)" },
+	{ .name = "sysfs", .kind = NP_OPT_STR, .off = O(sysfs), .arg = "DIR",
+	  .help = "adapter port states from this copy of /sys" },
+	{ .name = "ntasks", .key = 'n', .kind = NP_OPT_STR, .off = O(ntasks), .arg = "N",
+	  .help = "ranks, over every host (required)" },
+	{ .name = "policy", .key = 'p', .kind = NP_OPT_STR, .off = O(policy), .arg = "P",
+	  .help = "placement policy (required)" },
+	{ .name = "cpus-per-task", .key = 'c', .kind = NP_OPT_STR, .off = O(cpus_per_task), .arg = "C",
+	  .help = "cores (or PUs with --threads) per rank" },
+	{ .name = "threads", .kind = NP_OPT_FLAG, .off = O(po.threads), .help = "place on PUs, not whole cores" },
+	{ .name = "mem", .key = 'm', .kind = NP_OPT_STR, .off = O(mem), .arg = "MODE",
+	  .help = "memory policy of each rank" },
+	{ .name = "hca", .kind = NP_OPT_STR, .off = O(po.hca), .arg = "NAME[:PORT][,...]",
+	  .help = "hca-near: these adapters" },
+	{ .name = "rails", .kind = NP_OPT_STR, .off = O(rails), .arg = "N",
+	  .help = "hca-near, gpu-near: adapters per rank" },
+	{ .name = "nodes", .key = 'N', .kind = NP_OPT_STR, .off = O(nodes), .arg = "N",
+	  .help = "this many hosts, named for the launcher lines" },
+	{ .name = "hosts", .key = 'w', .kind = NP_OPT_STR, .off = O(hosts), .arg = "H1,H2,...",
+	  .help = "these hosts" },
+	{ .name = "overcommit", .kind = NP_OPT_FLAG, .off = O(po.overcommit),
+	  .help = "allow more ranks x cpus than allowed cores" },
+	{ .name = "no-fallback", .kind = NP_OPT_FLAG, .off = O(po.no_fallback),
+	  .help = "hca-near without a usable adapter is an error" },
+	{ .name = "format", .key = 'f', .kind = NP_OPT_STR, .off = O(format), .arg = "F",
+	  .help = "the launcher's format (default table)" },
+	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
+	  .flags = NP_OPTF_STOP },
+	{ .name = NULL },
+};
+#undef O
 
 static void plan_usage(FILE *f)
 {
@@ -22,14 +69,8 @@ static void plan_usage(FILE *f)
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
 	        "Policies: %s\nMemory modes: %s\nFormats: %s\n", np_policy_list(), np_mem_list(),
 	        np_format_list());
+	np_opt_usage(f, plan_opts);
 }
-
-struct plan_args {
-	const char *xml, *cpuset, *hosts, *sysfs;
-	np_plan_opts_t po;
-	np_format_t fmt;
-	char *cmd;
-};
 
 /* The command appended to srun/mpiexec/numactl lines, shell-quoted only
  * when it needs to be. */
@@ -42,94 +83,57 @@ static char *join_command(int argc, char **argv)
 	return np_sb_take(&b);
 }
 
-static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *err)
+/* The values the planner's parsers read, with their messages. */
+static int convert(struct plan_args *a, np_error_t *err)
 {
-	static const struct option longopts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "cpuset", required_argument, NULL, 's' },
-		{ "ntasks", required_argument, NULL, 'n' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "cpus-per-task", required_argument, NULL, 'c' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "hca", required_argument, NULL, 'H' },
-		{ "rails", required_argument, NULL, 'R' },
-		{ "nodes", required_argument, NULL, 'N' },
-		{ "hosts", required_argument, NULL, 'w' },
-		{ "overcommit", no_argument, NULL, 'O' },
-		{ "no-fallback", no_argument, NULL, 'F' },
-		{ "sysfs", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, have_n = 0, have_p = 0;
+	if (a->ntasks && np_arg_uint("--ntasks", a->ntasks, 1, 1000000, &a->po.ntasks, err) < 0)
+		return -EINVAL;
+	if (a->policy && np_policy_parse(a->policy, &a->po.policy) < 0)
+		return np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", a->policy, np_policy_list());
+	if (a->format && np_format_parse(a->format, &a->fmt) < 0)
+		return np_error_set(err, -EINVAL, "unknown format '%s' (valid: %s)", a->format, np_format_list());
+	if (a->cpus_per_task &&
+	    np_arg_uint("--cpus-per-task", a->cpus_per_task, 1, 100000, &a->po.cpus_per_task, err) < 0)
+		return -EINVAL;
+	if (a->mem && np_mem_parse(a->mem, &a->po.mem) < 0)
+		return np_error_set(err, -EINVAL, "unknown --mem '%s' (valid: %s)", a->mem, np_mem_list());
+	if (a->rails && np_arg_uint("--rails", a->rails, 1, 64, &a->po.rails, err) < 0)
+		return -EINVAL;
+	if (a->nodes && np_arg_uint("--nodes", a->nodes, 1, 100000, &a->po.nnodes, err) < 0)
+		return -EINVAL;
+	return 0;
+}
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:s:n:p:f:c:m:N:w:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->xml = optarg; break;
-		case 's': a->cpuset = optarg; break;
-		case 'n':
-			if (np_arg_uint("--ntasks", optarg, 1, 1000000, &a->po.ntasks, err) < 0)
-				return -EINVAL;
-			have_n = 1;
-			break;
-		case 'p':
-			if (np_policy_parse(optarg, &a->po.policy) < 0)
-				return np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", optarg,
-				                    np_policy_list());
-			have_p = 1;
-			break;
-		case 'f':
-			if (np_format_parse(optarg, &a->fmt) < 0)
-				return np_error_set(err, -EINVAL, "unknown format '%s' (valid: %s)", optarg,
-				                    np_format_list());
-			break;
-		case 'c':
-			if (np_arg_uint("--cpus-per-task", optarg, 1, 100000, &a->po.cpus_per_task, err) < 0)
-				return -EINVAL;
-			break;
-		case 'T': a->po.threads = true; break;
-		case 'm':
-			if (np_mem_parse(optarg, &a->po.mem) < 0)
-				return np_error_set(err, -EINVAL, "unknown --mem '%s' (valid: %s)", optarg,
-				                    np_mem_list());
-			break;
-		case 'H': a->po.hca = optarg; break;
-		case 'R':
-			if (np_arg_uint("--rails", optarg, 1, 64, &a->po.rails, err) < 0)
-				return -EINVAL;
-			break;
-		case 'N':
-			if (np_arg_uint("--nodes", optarg, 1, 100000, &a->po.nnodes, err) < 0)
-				return -EINVAL;
-			break;
-		case 'w': a->hosts = optarg; break;
-		case 'O': a->po.overcommit = true; break;
-		case 'F': a->po.no_fallback = true; break;
-		case 'S': a->sysfs = optarg; break;
-		case 'h': return 1;
-		default:
-			return np_error_set(err, -EINVAL, "unknown or incomplete option '%s' (see --help)",
-			                    argv[optind - 1]);
-		}
-	}
-	if (!have_n)
+/* What the options require of each other. */
+static int check_args(struct plan_args *a, np_error_t *err)
+{
+	if (!a->ntasks)
 		return np_error_set(err, -EINVAL, "--ntasks N is required");
-	if (!have_p)
+	if (!a->policy)
 		return np_error_set(err, -EINVAL, "--policy P is required (valid: %s)", np_policy_list());
 	/* the library's rules (what the policy takes: --hca, --rails), as
 	 * a usage error before any topology is read */
 	if (np_plan_opts_check(&a->po, err) < 0)
 		return -EINVAL;
-	if (optind < argc && !strcmp(argv[optind - 1], "--"))
-		a->cmd = join_command(argc - optind, argv + optind);
-	else if (optind < argc)
-		return np_error_set(err, -EINVAL, "unexpected argument '%s' (put the command after --)",
-		                    argv[optind]);
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *err)
+{
+	np_opttable_t t = { plan_opts, a };
+	np_optargs_t o;
+	int rc = np_opt_parse("plan", &t, 1, argc, argv, &o, err);
+
+	if (rc == 0 && o.noperands)
+		rc = np_error_set(err, -EINVAL, "unexpected argument '%s' (put the command after --)", o.operands[0]);
+	if (rc == 0 && o.nrest && !(a->cmd = join_command((int)o.nrest, o.rest)))
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	np_optargs_free(&o);
+	if (rc)
+		return rc;
+	if ((rc = convert(a, err)) < 0)
+		return rc;
+	return check_args(a, err);
 }
 
 int np_cmd_plan(int argc, char **argv)
@@ -148,8 +152,10 @@ int np_cmd_plan(int argc, char **argv)
 		plan_usage(stdout);
 		return NP_EXIT_OK;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		free(a.cmd);
 		return np_opt_fail("plan", err.msg);
+	}
 	if (a.hosts) {
 		hosts = np_opt_split(a.hosts, &a.po.nhosts);
 		if (!hosts)

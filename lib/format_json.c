@@ -153,7 +153,7 @@ char *np_topo_to_json(const np_topo_t *t)
 		const np_numa_t *n = &t->numa[i];
 
 		put(o, "os_index", json_integer(n->os_index), bad);
-		put(o, "package", n->package >= 0 ?
+		put(o, "package", n->package >= 0 && (unsigned)n->package < t->npackages ?
 		                    json_integer(t->packages[n->package].os_index) : json_null(), bad);
 		put(o, "cpus", cpulist(n->cpus), bad);
 		put(o, "ncores", json_integer(n->ncores), bad);
@@ -167,7 +167,7 @@ char *np_topo_to_json(const np_topo_t *t)
 
 		put(o, "cpus", cpulist(t->l3[i].cpus), bad);
 		put(o, "size", json_integer((json_int_t)t->l3[i].size), bad);
-		put(o, "numa", t->l3[i].numa >= 0 ?
+		put(o, "numa", t->l3[i].numa >= 0 && (unsigned)t->l3[i].numa < t->nnuma ?
 		                    json_integer(t->numa[t->l3[i].numa].os_index) : json_null(), bad);
 		push(a, o, bad);
 	}

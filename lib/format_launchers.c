@@ -11,6 +11,7 @@
 
 #include <numaplan/format.h>
 
+#include "common/text.h"
 #include "format_internal.h"
 
 
@@ -351,6 +352,14 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 			return np_error_set(err, -EINVAL, "host name '%.300s' cannot be written: a host "
 			                    "name is 1-255 letters, digits, '.', '-' and '_', starting "
 			                    "with a letter or digit", p->hosts[h] ? p->hosts[h] : "");
+	/* The command is written into a comment line (the rankfiles) or a
+	 * command line: a newline would end it and start a line of the
+	 * command's making, an escape would reach the terminal. */
+	if (fmt != NP_FMT_JSON && fmt != NP_FMT_TABLE && cmd && np_has_control(cmd, "\t"))
+		return np_error_set(err, -EINVAL, "the command holds a control character (a newline, an escape, ...): "
+		                    "written into the %s lines it would end them or reach the terminal; give the "
+		                    "command without it", fmt == NP_FMT_SLURM ? "srun" : fmt == NP_FMT_MPICH ? "mpiexec" :
+		                    fmt == NP_FMT_NUMACTL ? "numactl" : "rankfile header");
 	switch (fmt) {
 	case NP_FMT_TABLE: rc = np_plan_write_table(f, t, p); break;
 	case NP_FMT_JSON:

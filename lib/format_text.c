@@ -146,7 +146,7 @@ int np_topo_write_text(FILE *f, const np_topo_t *t)
 
 		char pk[16] = "-";
 
-		if (n->package >= 0)
+		if (n->package >= 0 && (unsigned)n->package < t->npackages)
 			snprintf(pk, sizeof(pk), "%u", t->packages[n->package].os_index);
 		human_bytes(mem, sizeof(mem), n->memory);
 		fprintf(f, "  P#%-3u package %-3s %3u cores  memory %-10s", n->os_index, pk,
@@ -160,7 +160,7 @@ int np_topo_write_text(FILE *f, const np_topo_t *t)
 	for (unsigned i = 0; i < t->nl3; i++) {
 		human_bytes(mem, sizeof(mem), t->l3[i].size);
 		fprintf(f, "  L3#%-3u %-9s numa %-3d %3u cores", i, mem,
-		        t->l3[i].numa >= 0 ? (int)t->numa[t->l3[i].numa].os_index : -1, t->l3[i].ncores);
+		        t->l3[i].numa >= 0 && (unsigned)t->l3[i].numa < t->nnuma ? (int)t->numa[t->l3[i].numa].os_index : -1, t->l3[i].ncores);
 		put_set(f, " cpus %s\n", t->l3[i].cpus);
 	}
 	fprintf(f, "\nNetwork devices: %u (port states %s%s)\n", nnet,

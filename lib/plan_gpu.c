@@ -38,7 +38,8 @@ static int home_domain(const np_topo_t *t, const np_gpu_t *g, np_scope_t *scope)
 	*scope = NP_SCOPE_NUMA;
 	if (mine && np_cpuset_and(mine, t->allowed) == 0 && !np_cpuset_iszero(mine))
 		for (unsigned i = 0; !g->at_root && i < t->nl3 && found < 0; i++)
-			if (np_cpuset_equal(t->l3[i].cpus, mine) && t->l3[i].ncores < t->numa[t->l3[i].numa].ncores)
+			if (np_cpuset_equal(t->l3[i].cpus, mine) && t->l3[i].numa >= 0 &&
+			    t->l3[i].ncores < t->numa[t->l3[i].numa].ncores)
 				found = (int)i;
 	np_cpuset_free(mine);
 	if (found >= 0) {

@@ -61,7 +61,10 @@ static int build_cells(np_pool_t *p, const np_topo_t *t, bool threads, bool core
 }
 
 /* Group the slots by cell (stable, so topology order inside a cell) and
- * index the cells of every domain. */
+ * index the cells of every domain.  A domain index outside its array is
+ * skipped everywhere: the load already refuses a topology whose views
+ * carry one (topo_views.c, check_views), and a pool must not write past
+ * count[] even if that ever failed (issue 22). */
 static int index_cells(np_pool_t *p, const np_topo_t *t, const unsigned *cell_of)
 {
 	unsigned sizes[3] = { t->nnuma, t->nl3, t->npackages };
@@ -118,7 +121,7 @@ static int index_cells(np_pool_t *p, const np_topo_t *t, const unsigned *cell_of
 		for (int k = 0; k < 3; k++) {
 			int d = domain_of(&p->cells[c], k);
 
-			if (d >= 0)
+			if (d >= 0 && (unsigned)d < sizes[k])
 				p->count[k][d] += p->cells[c].size;
 		}
 	return 0;
@@ -221,6 +224,8 @@ static void add_cpus(np_pool_t *p, const np_slot_t *s, np_cpuset_t *cpus)
 static unsigned take_where(np_pool_t *p, const unsigned *list, unsigned nl, int l3, unsigned n,
                            np_cpuset_t *cpus)
 {
+	const np_topo_t *t = p->topo;
+	unsigned sizes[3] = { t->nnuma, t->nl3, t->npackages };
 	unsigned got = 0;
 
 	while (got < n) {
@@ -249,7 +254,7 @@ static unsigned take_where(np_pool_t *p, const unsigned *list, unsigned nl, int 
 		for (int k = 0; k < 3; k++) {
 			int d = domain_of(best, k);
 
-			if (d >= 0)
+			if (d >= 0 && (unsigned)d < sizes[k])
 				p->used[k][d]++;
 		}
 		p->used_all++;
@@ -272,7 +277,7 @@ static unsigned take_list(np_pool_t *p, const unsigned *list, unsigned nl, unsig
 		for (unsigned i = 0; i < nl; i++) {
 			const np_cell_t *c = &p->cells[list[i]];
 
-			if (c->l3 >= 0)
+			if (c->l3 >= 0 && (unsigned)c->l3 < t->nl3)
 				fr[c->l3] += np_pool_cell_free(p, list[i]);
 		}
 		for (unsigned l = 0; l < t->nl3; l++)

@@ -9,7 +9,8 @@
  * Exit status 0: hwloc loaded it (with --export, hwloc's own re-export of
  * it is on standard output); 1: hwloc refused it (why, on standard error);
  * 2: bad usage or no memory; 3: hwloc loaded it but the planner cannot use
- * it (why, on standard error).  A crash ends it by a signal, which is the
+ * it: OS indexes past its sets, or a tree no machine has (why, on standard
+ * error).  A crash ends it by a signal, which is the
  * point.  The caller chooses the importer through the environment.
  */
 #define _GNU_SOURCE
@@ -134,10 +135,10 @@ int main(int argc, char **argv)
 			return 3;
 		}
 	}
-	/* No hwloc_topology_check(): what lstopo accepts must load, even a
-	 * tree that breaks hwloc's invariants (duplicate indexes, cpusets
-	 * that do not add up); the planner's own code copes with those, and
-	 * is fuzzed for it (tests/fuzz). */
+	/* No hwloc_topology_check() (it aborts rather than answers): the
+	 * planner needs the shape np_topo_hwloc_usable tested above, not
+	 * every invariant of hwloc's; the views are checked again in the
+	 * load, and the whole is fuzzed (tests/fuzz). */
 	if (export) {
 		char *xb = NULL;
 		int xl = 0;

@@ -45,9 +45,15 @@ char *np_name_printable(const char *raw);
  * (topo_setup.c); flags are np_load_opts_t flags. */
 void np_topo_hwloc_setup(hwloc_topology_t h, unsigned flags);
 
-/* 0 when the planner can work on h's OS indexes, else -ERANGE and why
- * (topo_setup.c; run by the checker and by the load). */
+/* 0 when the planner can work on h's OS indexes and shape, else -ERANGE
+ * and why (topo_setup.c; run by the checker and by the load). */
 int np_topo_hwloc_usable(hwloc_topology_t h, char *why, size_t len);
+
+/* 0 when every type the planner makes an array of sits at one depth, in
+ * hwloc's order, PUs last and below the packages, L3s and cores, each PU
+ * (NUMA node) its own single OS index; else -ERANGE (what the checker's
+ * verdict maps to, too) and why (topo_shape.c). */
+int np_topo_hwloc_shape(hwloc_topology_t h, char *why, size_t len);
 
 /* An XML file's bytes, NUL-terminated (len counts the NUL, as
  * hwloc_topology_set_xmlbuffer wants), vouched for as how says. */

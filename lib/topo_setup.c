@@ -33,6 +33,7 @@ void np_topo_hwloc_setup(hwloc_topology_t h, unsigned flags)
  * OS index and keeps sets as plain bitmaps, so such a topology is refused,
  * the object named; the checker does it first, so that the caller does not
  * spend the seconds and the half gigabyte hwloc takes for such a set.
+ * Then the tree's shape (topo_shape.c).
  */
 int np_topo_hwloc_usable(hwloc_topology_t h, char *why, size_t len)
 {
@@ -56,5 +57,5 @@ int np_topo_hwloc_usable(hwloc_topology_t h, char *why, size_t len)
 				         "no OS index" : "an OS index past the largest the planner takes");
 				return -ERANGE;
 			}
-	return 0;
+	return np_topo_hwloc_shape(h, why, len);
 }

@@ -3,6 +3,7 @@
  * the allowed CPUs, plus the NUMA distance matrix.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,9 @@ static int build_numa(np_topo_t *t, hwloc_topology_t h)
 		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
 		np_numa_t *nd = &t->numa[i];
 
+		if (!o)
+			return -ERANGE;
+
 		nd->os_index = o->os_index;
 		nd->memory = o->attr ? o->attr->numanode.local_memory : 0;
 		nd->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
@@ -126,6 +130,8 @@ static int build_packages(np_topo_t *t, hwloc_topology_t h)
 	for (int i = 0; i < n; i++) {
 		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_PACKAGE, (unsigned)i);
 
+		if (!o)
+			return -ERANGE;
 		t->packages[i].os_index = o->os_index;
 		t->packages[i].cpus = allowed_cpus(t, o);
 		t->npackages++;
@@ -145,6 +151,9 @@ static int build_l3(np_topo_t *t, hwloc_topology_t h)
 	for (int i = 0; i < n; i++) {
 		hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_L3CACHE, (unsigned)i);
 		np_l3_t *l = &t->l3[i];
+
+		if (!o)
+			return -ERANGE;
 
 		l->size = o->attr ? o->attr->cache.size : 0;
 		l->cpus = allowed_cpus(t, o);
@@ -169,8 +178,14 @@ static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
 {
 	np_core_t *c = &t->cores[t->ncores];
 	hwloc_obj_t pu = NULL;
-	unsigned n = 0, all = (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU);
+	int nall = o && o->cpuset ? hwloc_get_nbobjs_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU) : -1;
+	unsigned n = 0, all;
 
+	/* -1: PUs at more than one depth (a Core renamed to PU), which the
+	 * shape check refuses first; never a count to allocate by */
+	if (nall < 0)
+		return -ERANGE;
+	all = (unsigned)nall;
 	c->pus = calloc((size_t)all + 1, sizeof(unsigned));
 	c->pus_logical = calloc((size_t)all + 1, sizeof(unsigned));
 	if (!c->pus || !c->pus_logical) {
@@ -179,7 +194,7 @@ static int add_core(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o)
 		c->pus = c->pus_logical = NULL;
 		return -ENOMEM;
 	}
-	while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU, pu)))
+	while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(h, o->cpuset, HWLOC_OBJ_PU, pu)) && n < all)
 		if (np_cpuset_isset(t->allowed, pu->os_index)) {
 			c->pus_logical[n] = pu->logical_index;
 			c->pus[n++] = pu->os_index;
@@ -216,9 +231,12 @@ static int build_cores(np_topo_t *t, hwloc_topology_t h)
 	t->cores = calloc(n > 0 ? (size_t)n : 1, sizeof(*t->cores));
 	if (!t->cores)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (add_core(t, h, hwloc_get_obj_by_type(h, type, (unsigned)i)) < 0)
-			return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int rc = add_core(t, h, hwloc_get_obj_by_type(h, type, (unsigned)i));
+
+		if (rc < 0)
+			return rc;
+	}
 	/* A node's CPUs are those of the cores it is home to (np_topo.h):
 	 * hwloc's cpuset of a node is its locality, which a CPU-less node
 	 * shares with its neighbours. */
@@ -260,7 +278,8 @@ static int read_distances(np_topo_t *t, hwloc_topology_t h)
 					unsigned a = d[pick]->objs[i]->logical_index;
 					unsigned b = d[pick]->objs[j]->logical_index;
 
-					t->distances[a * t->nnuma + b] = d[pick]->values[i * t->nnuma + j];
+					if (a < t->nnuma && b < t->nnuma)
+						t->distances[a * t->nnuma + b] = d[pick]->values[i * t->nnuma + j];
 				}
 			const char *name = hwloc_distances_get_name(h, d[pick]);
 
@@ -272,11 +291,64 @@ static int read_distances(np_topo_t *t, hwloc_topology_t h)
 	return t->distances || !want ? 0 : -ENOMEM;
 }
 
+static bool in_range(int idx, unsigned n)
+{
+	return idx >= -1 && (idx < 0 || (unsigned)idx < n);
+}
+
+/*
+ * Every index the views carry points into its array (or is -1), every PU
+ * is an OS index a set can hold.  The planner, the formats and the
+ * queries take indexes from the views only, never from hwloc, and check
+ * -1 where the views allow it: with this holding, no topology hwloc loads
+ * makes them read or write past an array.  np_topo_hwloc_shape refuses
+ * the shapes known to break it first, with a better message; this is the
+ * proof that holds whatever shape it does not think of.
+ */
+static int check_views(const np_topo_t *t, np_error_t *err)
+{
+	for (unsigned i = 0; i < t->nnuma; i++)
+		if (!in_range(t->numa[i].package, t->npackages))
+			return np_error_set(err, -ERANGE, "NUMA node L#%u lies in package %d of %u", i,
+			                    t->numa[i].package, t->npackages);
+	for (unsigned i = 0; i < t->nl3; i++)
+		if (!in_range(t->l3[i].package, t->npackages) || !in_range(t->l3[i].numa, t->nnuma))
+			return np_error_set(err, -ERANGE, "L3 L#%u lies outside the packages or NUMA nodes", i);
+	for (unsigned i = 0; i < t->ncores; i++) {
+		const np_core_t *c = &t->cores[i];
+
+		if (!in_range(c->package, t->npackages) || !in_range(c->numa, t->nnuma) ||
+		    !in_range(c->l3, t->nl3))
+			return np_error_set(err, -ERANGE, "core L#%u lies outside the packages, NUMA nodes "
+			                    "or L3 domains", c->logical_index);
+		if (c->npus == 0 || c->npus > c->npus_all)
+			return np_error_set(err, -ERANGE, "core L#%u has %u PUs of %u", c->logical_index,
+			                    c->npus, c->npus_all);
+		for (unsigned k = 0; k < c->npus; k++)
+			if (c->pus[k] >= NP_CPUSET_INDEX_LIMIT)
+				return np_error_set(err, -ERANGE, "core L#%u has PU P#%u", c->logical_index,
+				                    c->pus[k]);
+	}
+	return 0;
+}
+
 int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 {
-	if (build_packages(t, h) < 0 || build_numa(t, h) < 0 || build_l3(t, h) < 0 ||
-	    build_cores(t, h) < 0 || read_distances(t, h) < 0)
-		return np_error_set(err, -ENOMEM, "out of memory while reading the topology");
+	int rc;
+
+	if ((rc = build_packages(t, h)) < 0 || (rc = build_numa(t, h)) < 0 || (rc = build_l3(t, h)) < 0 ||
+	    (rc = build_cores(t, h)) < 0 || (rc = read_distances(t, h)) < 0) {
+		if (rc == -ENOMEM)
+			return np_error_set(err, rc, "out of memory while reading the topology");
+		return np_error_set(err, rc, "a shape no machine has: "
+		                    "a type at more than one depth of the tree, or a level out of order");
+	}
+	{
+		np_error_t why = { 0 };
+
+		if ((rc = check_views(t, &why)) < 0)
+			return np_error_set(err, rc, "a shape no machine has: %s", why.msg);
+	}
 	if (t->ncores == 0)
 		return np_error_set(err, -EINVAL, "no usable core in the allowed CPU set");
 	return 0;

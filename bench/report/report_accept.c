@@ -159,8 +159,13 @@ static void md_list(FILE *f, const char *title, json_t *a, const char *none)
 	fprintf(f, "## %s\n\n", title);
 	if (!json_array_size(a))
 		fprintf(f, "%s\n", none);
-	json_array_foreach(a, i, v)
-		fprintf(f, "- %s\n", json_string_value(v));
+	/* accept.json's text is the results' (nodes' answers): no control
+	 * byte reaches a terminal */
+	json_array_foreach(a, i, v) {
+		fputs("- ", f);
+		np_fputs_visible(f, json_string_value(v), NULL);
+		fputc('\n', f);
+	}
 	fputc('\n', f);
 }
 
@@ -174,10 +179,17 @@ static int write_md(FILE *f, json_t *acc, json_t *const *results, unsigned nres)
 	fprintf(f, "# numaplan acceptance: %s\n\n", verdict(acc));
 	fprintf(f, "- Verdict: **%s**, %lld of %zu checks failed\n", verdict(acc),
 	        (long long)json_integer_value(json_object_get(acc, "failures")), json_array_size(checks));
-	fprintf(f, "- Site: %s\n- Cluster: %s\n", np_json_str(acc, "site"), np_json_str(acc, "cluster"));
-	if (json_is_string(json_object_get(acc, "spec")))
-		fprintf(f, "- Spec: %s\n", np_json_str(acc, "spec"));
-	fprintf(f, "- Date: %s\n\n", np_json_str(acc, "created"));
+	fputs("- Site: ", f);
+	np_fputs_visible(f, np_json_str(acc, "site"), NULL);
+	fputs("\n- Cluster: ", f);
+	np_fputs_visible(f, np_json_str(acc, "cluster"), NULL);
+	if (json_is_string(json_object_get(acc, "spec"))) {
+		fputs("\n- Spec: ", f);
+		np_fputs_visible(f, np_json_str(acc, "spec"), NULL);
+	}
+	fputs("\n- Date: ", f);
+	np_fputs_visible(f, np_json_str(acc, "created"), NULL);
+	fputs("\n\n", f);
 	md_list(f, "Caveats", json_object_get(acc, "caveats"), "None: separate machines, no shared CPUs.");
 	memset(&t, 0, sizeof(t));
 	if ((rc = checks_cells(&t, checks, true)) < 0) {
@@ -202,8 +214,11 @@ static int write_md(FILE *f, json_t *acc, json_t *const *results, unsigned nres)
 		np_report_t rep;
 		if (np_report_build(results[k], &rep) < 0)
 			return -ENOMEM;
-		fprintf(f, "## Run %u: %s (%s)\n\n", k + 1, np_json_str(results[k], "suite"),
-		        np_json_str(results[k], "command"));
+		fprintf(f, "## Run %u: ", k + 1);
+		np_fputs_visible(f, np_json_str(results[k], "suite"), NULL);
+		fputs(" (", f);
+		np_fputs_visible(f, np_json_str(results[k], "command"), NULL);
+		fputs(")\n\n", f);
 		np_report_md_tables(f, &rep, "###");
 		np_report_free(&rep);
 	}

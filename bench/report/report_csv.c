@@ -9,16 +9,20 @@
 
 void np_csv_field(FILE *f, const char *s, bool last)
 {
-	if (strpbrk(s, ",\"\n")) {
+	/* line breaks are data inside quotes; other control bytes are not
+	 * let through to a terminal or a spreadsheet */
+	if (strpbrk(s, ",\"\n\r")) {
 		fputc('"', f);
-		for (; *s; s++) {
+		for (size_t n; *s; s += n ? n : 1) {
+			if ((n = np_fput_control(f, s, "\n\r")) != 0)
+				continue;
 			if (*s == '"')
 				fputc('"', f);
 			fputc(*s, f);
 		}
 		fputc('"', f);
 	} else {
-		fputs(s, f);
+		np_fputs_visible(f, s, NULL);
 	}
 	fputs(last ? "\r\n" : ",", f);
 }

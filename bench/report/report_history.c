@@ -265,7 +265,7 @@ static int write_json(FILE *f, const history_t *h)
 	json_object_set_new(o, "runs", runs);
 	json_object_set_new(o, "series", series);
 	json_object_set_new(o, "regressions", regressions_json(h));
-	rc = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	rc = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
 	fputc('\n', f);
 	json_decref(o);
 	return rc == 0 ? 0 : -EIO;

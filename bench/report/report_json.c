@@ -38,7 +38,9 @@ int np_report_json(FILE *f, json_t *res)
 		json_array_append_new(list, x);
 	}
 	json_object_set_new(out, "experiments", list);
-	rc = json_dumpf(out, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	/* ASCII only: jansson escapes C0 but would pass a C1 control (U+0080-
+	 * U+009F) to the terminal as it is */
+	rc = json_dumpf(out, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
 	fputc('\n', f);
 	json_decref(out);
 	return rc == 0 ? 0 : -5;

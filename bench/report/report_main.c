@@ -4,15 +4,42 @@
  * and `numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]`.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "accept/accept.h"
 #include "bench.h"
+#include "cli/optparse.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "bench_util.h"
+
+typedef struct report_args {
+	const char *format, *output, *baseline, *tolerance;
+	bool history, help;
+	double tol;
+	char **dirs;                /* the operands */
+	unsigned ndirs;
+} report_args_t;
+
+#define O(f) offsetof(report_args_t, f)
+static const np_optdef_t report_opts[] = {
+	{ .name = "format", .key = 'f', .kind = NP_OPT_CHOICE, .off = O(format), .arg = "md|html|json|csv|reframe",
+	  .help = "the report's format", .dflt = "md", .choices = "md|markdown|html|json|csv|reframe",
+	  .want = "md, html, json, csv, reframe" },
+	{ .name = "output", .key = 'o', .kind = NP_OPT_STR, .off = O(output), .arg = "FILE",
+	  .help = "write here (default: standard output)" },
+	{ .name = "history", .kind = NP_OPT_FLAG, .off = O(history),
+	  .help = "each figure over the runs DIR... by date, regressions flagged" },
+	{ .name = "baseline", .kind = NP_OPT_STR, .off = O(baseline), .arg = "DIR",
+	  .help = "--history: the run regressions are judged against (default the first)" },
+	{ .name = "tolerance", .kind = NP_OPT_STR, .off = O(tolerance), .arg = "PCT",
+	  .help = "--history: how much worse is a regression (default 5%)" },
+	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
+	  .flags = NP_OPTF_STOP },
+	{ .name = NULL },
+};
+#undef O
 
 static void usage(FILE *f)
 {
@@ -21,24 +48,138 @@ static void usage(FILE *f)
 	      "                       [--format md|html|json|csv] [--output FILE]\n"
 	      "DIR is a numaplan run directory (or its results.json) or an accept directory (with\n"
 	      "accept.json: the acceptance report); --history: each figure over\n"
-	      "the runs by date, regressions against the first run (or --baseline) flagged;\n"
-	      "see numaplan-report(1)\n", f);
+	      "the runs by date, regressions against the first run (or --baseline) flagged.\n", f);
+	np_opt_usage(f, report_opts);
+	fputs("see numaplan-report(1)\n", f);
+}
+
+/* 0, 1 for --help, or an exit status of 2 with the message printed. */
+static int parse(int argc, char **argv, report_args_t *r)
+{
+	np_opttable_t t = { report_opts, r };
+	np_optargs_t a;
+	np_error_t err = { 0 };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->tol = 0.05;
+	np_opt_defaults(report_opts, r, &err);
+	rc = np_opt_parse("report", &t, 1, argc, argv, &a, &err);
+	/* directories after "--" too (one named like an option); the
+	 * operands point into argv, and their array has room for all */
+	for (unsigned i = 0; a.operands && i < a.nrest; i++)
+		a.operands[a.noperands++] = a.rest[i];
+	r->dirs = a.operands;
+	r->ndirs = a.noperands;
+	a.operands = NULL;
+	np_optargs_free(&a);
+	if (rc)
+		return rc == 1 ? 1 : (np_opt_print("report: %s", err.msg), 2);
+	if (r->history && strcmp(r->format, "reframe") == 0) {
+		np_opt_print("report: --format reframe is for one run or accept directory, not --history");
+		return 2;
+	}
+	if ((r->baseline || r->tolerance) && !r->history) {
+		np_opt_print("report: --baseline and --tolerance are for --history");
+		return 2;
+	}
+	if (r->tolerance && !np_parse_tolerance(r->tolerance, &r->tol)) {
+		np_opt_print("report: --tolerance '%s': a percentage from 0 to below 100, e.g. 5%%", r->tolerance);
+		return 2;
+	}
+	if (r->history && !r->ndirs) {
+		np_opt_print("report: --history needs run directories");
+		return 2;
+	}
+	if (!r->history && r->ndirs != 1) {
+		np_opt_print("report: %s", r->ndirs ? "one directory only" : "which run directory?");
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* Open --output (stdout without it); NULL with the message printed. */
+static FILE *open_output(const report_args_t *r)
+{
+	FILE *f = r->output ? fopen(r->output, "w") : stdout;
+
+	if (!f)
+		np_opt_print("report: cannot write %s: %s", r->output, strerror(errno));
+	return f;
+}
+
+/* Close what open_output opened; a write error turns rc into -EIO. */
+static int close_output(FILE *f, int rc)
+{
+	if (f != stdout && fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
+
+/* Every directory (and the baseline) is read before the output file is
+ * made: a bad directory leaves nothing behind. */
+static int check_history_dirs(const report_args_t *r)
+{
+	np_error_t err = { 0 };
+	unsigned i;
+
+	for (i = 0; i <= r->ndirs; i++) {
+		const char *dir = i < r->ndirs ? r->dirs[i] : r->baseline;
+		json_t *res;
+		if (!dir)
+			continue;
+		if (!(res = np_results_load(dir, &err))) {
+			np_opt_print("report: %s", err.msg);
+			return -1;
+		}
+		json_decref(res);
+	}
+	return 0;
+}
+
+static int report_history(const report_args_t *r)
+{
+	np_error_t err = { 0 };
+	FILE *f;
+	int rc;
+
+	if (check_history_dirs(r) < 0 || !(f = open_output(r)))
+		return 2;
+	rc = np_report_history(f, r->format, r->dirs, r->ndirs, r->baseline, r->tol, &err);
+	if ((rc = close_output(f, rc)) < 0) {
+		np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
+		return rc == -ENOENT || rc == -EINVAL ? 2 : 1;
+	}
+	return 0;
+}
+
+static int write_format(FILE *f, const char *format, json_t *res, const np_report_t *rep)
+{
+	if (strcmp(format, "html") == 0)
+		return np_report_html(f, res, rep);
+	if (strcmp(format, "json") == 0)
+		return np_report_json(f, res);
+	if (strcmp(format, "csv") == 0)
+		return np_report_csv(f, res);
+	if (strcmp(format, "reframe") == 0)
+		return np_report_reframe(f, &res, 1, NULL, NULL);
+	return np_report_md(f, res, rep);
 }
 
 /* An accept directory: its accept.json and the runs it names (relative
  * to the directory, or absolute), read before the output is created. */
-static int accept_report(const char *dir, const char *fmt, const char *outp)
+static int accept_report(const report_args_t *r, const char *dir)
 {
 	char *ap = np_strdup_printf("%s/accept.json", dir);
 	json_error_t je;
 	json_t *acc = ap ? json_load_file(ap, 0, &je) : NULL, *d, *res[64];
 	unsigned n = 0, k;
-	np_error_t err;
-	FILE *f = stdout;
+	np_error_t err = { 0 };
+	FILE *f;
 	size_t i;
 	int rc = 2;
 
-	np_error_clear(&err);
 	if (!acc || !json_is_array(json_object_get(acc, "checks"))) {
 		np_opt_print("report: %s: not an accept.json%s%s", ap ? ap : dir, acc ? "" : ": ", acc ? "" : je.text);
 		goto out;
@@ -62,13 +203,9 @@ static int accept_report(const char *dir, const char *fmt, const char *outp)
 		}
 		n++;
 	}
-	if (outp && !(f = fopen(outp, "w"))) {
-		np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
+	if (!(f = open_output(r)))
 		goto out;
-	}
-	rc = np_report_accept(f, strcmp(fmt, "markdown") == 0 ? "md" : fmt, acc, res, n);
-	if (f != stdout && fclose(f) != 0 && rc == 0)
-		rc = -EIO;
+	rc = close_output(f, np_report_accept(f, strcmp(r->format, "markdown") == 0 ? "md" : r->format, acc, res, n));
 	if (rc < 0)
 		np_opt_print("report: %s", rc == -ENOMEM ? "out of memory" : "write error");
 	rc = rc < 0 ? 1 : 0;
@@ -80,118 +217,37 @@ out:
 	return rc;
 }
 
-int np_cmd_report(int argc, char **argv)
+/* DIR holds accept.json, or is one: the accept directory, else NULL. */
+static char *accept_dir(const char *dir)
 {
-	static const struct option lo[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "history", no_argument, NULL, 'H' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *fmt = "md", *outp = NULL, *dir, *base = NULL, *tol_text = NULL;
-	bool history = false;
-	double tol = 0.05;
-	np_error_t err;
+	size_t dl = strlen(dir);
+	char *ap = np_strdup_printf("%s/accept.json", dir);
+	bool is_accept = ap && np_file_exists(ap);
+
+	free(ap);
+	if (is_accept)
+		return strdup(dir);
+	if (dl >= 11 && strcmp(dir + dl - 11, "accept.json") == 0 && (dl == 11 || dir[dl - 12] == '/') &&
+	    np_file_exists(dir))
+		return dl == 11 ? strdup(".") : strndup(dir, dl - 12 ? dl - 12 : 1);
+	return NULL;
+}
+
+static int report_one(const report_args_t *r)
+{
+	np_error_t err = { 0 };
 	np_report_t rep;
 	json_t *res;
-	FILE *f = stdout;
-	int c, rc;
+	FILE *f;
+	int rc;
+	char *ad = accept_dir(r->dirs[0]);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f': fmt = optarg; break;
-		case 'H': history = true; break;
-		case 'b': base = optarg; break;
-		case 't': tol_text = optarg; break;
-		case 'o': outp = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':':
-			np_opt_print("report: option %s needs a value", argv[optind - 1]);
-			return 2;
-		default:
-			np_opt_print("report: unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return 2;
-		}
+	if (ad) {
+		rc = accept_report(r, ad);
+		free(ad);
+		return rc;
 	}
-	if (strcmp(fmt, "md") && strcmp(fmt, "markdown") && strcmp(fmt, "html") && strcmp(fmt, "json") &&
-	    strcmp(fmt, "csv") && strcmp(fmt, "reframe")) {
-		np_opt_print("report: unknown format '%s' (valid: md, html, json, csv, reframe)", fmt);
-		return 2;
-	}
-	if (history && strcmp(fmt, "reframe") == 0) {
-		np_opt_print("report: --format reframe is for one run or accept directory, not --history");
-		return 2;
-	}
-	if ((base || tol_text) && !history) {
-		np_opt_print("report: --baseline and --tolerance are for --history");
-		return 2;
-	}
-	if (tol_text && !np_parse_tolerance(tol_text, &tol)) {
-		np_opt_print("report: --tolerance '%s': a percentage from 0 to below 100, e.g. 5%%", tol_text);
-		return 2;
-	}
-	if (history) {
-		if (optind >= argc) {
-			np_opt_print("report: --history needs run directories");
-			return 2;
-		}
-		np_error_clear(&err);
-		/* read everything before creating the output file */
-		for (c = optind - 1; c < argc; c++) {
-			json_t *r;
-			if (c < optind && !base)
-				continue;
-			r = np_results_load(c < optind ? base : argv[c], &err);
-			if (!r) {
-				np_opt_print("report: %s", err.msg);
-				return 2;
-			}
-			json_decref(r);
-		}
-		if (outp && !(f = fopen(outp, "w"))) {
-			np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
-			return 2;
-		}
-		rc = np_report_history(f, fmt, argv + optind, (unsigned)(argc - optind), base, tol, &err);
-		if (f != stdout && fclose(f) != 0 && rc == 0)
-			rc = -EIO;
-		if (rc < 0) {
-			np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
-			return rc == -ENOENT || rc == -EINVAL ? 2 : 1;
-		}
-		return 0;
-	}
-	if (optind != argc - 1) {
-		np_opt_print("report: %s", optind >= argc ? "which run directory?" : "one directory only");
-		usage(stderr);
-		return 2;
-	}
-	dir = argv[optind];
-	np_error_clear(&err);
-	{
-		size_t dl = strlen(dir);
-		char *ap = np_strdup_printf("%s/accept.json", dir), *d = NULL;
-		bool is_accept = ap && np_file_exists(ap);
-		free(ap);
-		if (is_accept)
-			return accept_report(dir, fmt, outp);
-		/* DIR/accept.json itself names the accept directory */
-		if (dl >= 11 && strcmp(dir + dl - 11, "accept.json") == 0 && (dl == 11 || dir[dl - 12] == '/') &&
-		    np_file_exists(dir)) {
-			d = dl == 11 ? strdup(".") : strndup(dir, dl - 12 ? dl - 12 : 1);
-			rc = d ? accept_report(d, fmt, outp) : 1;
-			free(d);
-			return rc;
-		}
-	}
-	res = np_results_load(dir, &err);
-	if (!res) {
+	if (!(res = np_results_load(r->dirs[0], &err))) {
 		np_opt_print("report: %s", err.msg);
 		return 2;
 	}
@@ -200,29 +256,28 @@ int np_cmd_report(int argc, char **argv)
 		json_decref(res);
 		return 1;
 	}
-	if (outp && !(f = fopen(outp, "w"))) {
-		np_opt_print("report: cannot write %s: %s", outp, strerror(errno));
-		np_report_free(&rep);
-		json_decref(res);
-		return 2;
+	rc = 2;
+	if ((f = open_output(r))) {
+		rc = close_output(f, write_format(f, r->format, res, &rep)) < 0 ? 1 : 0;
+		if (rc)
+			np_opt_print("report: write error");
 	}
-	if (strcmp(fmt, "html") == 0)
-		rc = np_report_html(f, res, &rep);
-	else if (strcmp(fmt, "json") == 0)
-		rc = np_report_json(f, res);
-	else if (strcmp(fmt, "csv") == 0)
-		rc = np_report_csv(f, res);
-	else if (strcmp(fmt, "reframe") == 0)
-		rc = np_report_reframe(f, &res, 1, NULL, NULL);
-	else
-		rc = np_report_md(f, res, &rep);
-	if (f != stdout && fclose(f) != 0)
-		rc = -EIO;
 	np_report_free(&rep);
 	json_decref(res);
-	if (rc < 0) {
-		np_opt_print("report: write error");
-		return 1;
+	return rc;
+}
+
+int np_cmd_report(int argc, char **argv)
+{
+	report_args_t r;
+	int rc = parse(argc, argv, &r);
+
+	if (rc == 1) {
+		usage(stdout);
+		rc = 0;
+	} else if (rc == 0) {
+		rc = r.history ? report_history(&r) : report_one(&r);
 	}
-	return 0;
+	free(r.dirs);
+	return rc;
 }

@@ -5,16 +5,25 @@
 
 #include "report/report.h"
 
+/* Text of results.json (names, commands, nodes' answers): no control
+ * byte reaches the terminal, no '|' or newline breaks the table. */
 static void cell(FILE *f, const char *s)
 {
-	for (; *s; s++) {
+	size_t n;
+
+	for (; *s; s += n ? n : 1) {
+		if ((n = np_fput_control(f, s, "\n")) != 0)
+			continue;
 		if (*s == '|')
 			fputs("\\|", f);
-		else if (*s == '\n')
-			fputc(' ', f);
 		else
-			fputc(*s, f);
+			fputc(*s == '\n' ? ' ' : *s, f);
 	}
+}
+
+static void line(FILE *f, const char *s)
+{
+	np_fputs_visible(f, s, NULL);
 }
 
 void np_report_md_table(FILE *f, const np_table_t *t)
@@ -40,8 +49,11 @@ void np_report_md_table(FILE *f, const np_table_t *t)
 		}
 		fputc('\n', f);
 	}
-	if (t->note)
-		fprintf(f, "\n%s\n", t->note);
+	if (t->note) {
+		fputc('\n', f);
+		np_fputs_visible(f, t->note, "\n");
+		fputc('\n', f);
+	}
 	fputc('\n', f);
 }
 
@@ -50,14 +62,18 @@ void np_report_md_tables(FILE *f, const np_report_t *r, const char *hashes)
 	unsigned i;
 
 	for (i = 0; i < r->n; i++) {
-		fprintf(f, "%s %s\n\n", hashes, r->t[i].title);
+		fprintf(f, "%s ", hashes);
+		line(f, r->t[i].title);
+		fputs("\n\n", f);
 		np_report_md_table(f, &r->t[i]);
 	}
 }
 
 int np_report_md(FILE *f, json_t *res, const np_report_t *r)
 {
-	fprintf(f, "# numaplan %s report\n\n", np_json_str(res, "suite"));
+	fputs("# numaplan ", f);
+	line(f, np_json_str(res, "suite"));
+	fputs(" report\n\n", f);
 	np_report_md_tables(f, r, "##");
 	return ferror(f) ? -5 : 0;
 }

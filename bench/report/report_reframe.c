@@ -16,11 +16,12 @@
 #include "run/run.h"
 #include "bench_util.h"
 
-/* A field with the separator and line breaks made harmless. */
+/* A field with the separator and control characters (line breaks
+ * among them) made harmless. */
 static void field(np_sb_t *b, const char *s)
 {
 	for (; s && *s; s++)
-		np_sb_addn(b, *s == '|' || *s == '\n' || *s == '\r' ? "_" : s, 1);
+		np_sb_addn(b, *s == '|' || (unsigned char)*s < 0x20 || *s == 0x7f ? "_" : s, 1);
 }
 
 /* The reference of one figure of experiment name in accept's check rows:

@@ -28,7 +28,15 @@ void np_xml_escape(np_sb_t *b, const char *s)
 		case '<': np_sb_add(b, "&lt;"); break;
 		case '>': np_sb_add(b, "&gt;"); break;
 		case '"': np_sb_add(b, "&quot;"); break;
-		default: np_sb_addn(b, s, 1);
+		default:
+			/* XML has no control characters but these three */
+			if (np_control_len(s, "\t\n\r")) {
+				np_sb_printf(b, "\\x%02x", (unsigned char)*s);
+				if (np_control_len(s, "\t\n\r") == 2)
+					np_sb_printf(b, "\\x%02x", (unsigned char)*++s);
+			} else {
+				np_sb_addn(b, s, 1);
+			}
 		}
 	}
 }

@@ -10,14 +10,24 @@
 #include <jansson.h>
 
 #include <numaplan.h>
-#include "run/optable.h"
+#include "cli/optparse.h"
+#include "run/optjson.h"
+#include "run/optpolicy.h"
 #include "run/rpeak.h"
 
 typedef enum np_run_mode {
 	NP_MODE_SLURM,      /* sbatch the job script and follow it */
-	NP_MODE_INLINE,     /* run the script's srun steps in this allocation */
-	NP_MODE_LOCAL,      /* no Slurm: mpiexec.mpich / numactl on this machine */
+	NP_MODE_INLINE,     /* --inline: run the script's srun steps in this allocation */
+	NP_MODE_LOCAL,      /* --local, no Slurm: mpiexec.mpich / numactl on this machine */
 } np_run_mode_t;
+
+/* --bind-via: who binds the ranks of a Slurm run (its choices, in order). */
+typedef enum np_bind_via {
+	NP_BIND_MASKS,      /* srun --cpu-bind=mask_cpu: the plan's masks */
+	NP_BIND_PLUGIN,     /* srun --numa-plan: the SPANK plugin plans and binds */
+	NP_BIND_SLURM,      /* srun --cpu-bind=cores: Slurm's own binding, no masks */
+} np_bind_via_t;
+#define NP_BIND_CHOICES "masks|plugin|slurm"
 
 struct np_suite;
 
@@ -25,8 +35,7 @@ struct np_suite;
  * the core's, described by the table in run_options.c. */
 typedef struct np_run_opts {
 	const struct np_suite *suite;
-	np_run_mode_t mode;
-	bool local, inline_run;     /* --local, --inline: make mode */
+	np_run_mode_t mode;         /* --local, --inline, else Slurm */
 	bool dry_run;
 	bool quiet;
 	bool help;
@@ -46,9 +55,7 @@ typedef struct np_run_opts {
 	bool parse_only;            /* the suite adopts existing output */
 	const char *srun_mpi;       /* srun --mpi= value (--mpi, --srun-mpi) */
 	const char *job_setup;      /* shell text run first in the job */
-	const char *bind_via;       /* masks, plugin or slurm */
-	bool bind_plugin;           /* --numa-plan instead of --cpu-bind masks */
-	bool bind_slurm;            /* srun's own --cpu-bind=cores, no masks */
+	np_bind_via_t bind_via;
 	bool exclusive;
 	double outlier_pct;
 	double outlier_mad;         /* robust z above which a node stands out; 0: off */
@@ -131,6 +138,8 @@ typedef struct np_run_ctx {
 	const char *name_suffix;    /* "@n3" when there are several node types */
 	bool made_outdir;           /* the run created its directory */
 	char *outdir;               /* absolute */
+	int outfd;                  /* outdir, checked (outdir.h): every file
+	                             * of the run is written through it */
 	np_exp_list_t exps;
 	np_rpeak_t rpeak;           /* per node */
 	json_t *summary;            /* suite facts recorded at generation */
@@ -196,6 +205,10 @@ const char *np_run_hca_of_numa(const np_topo_t *t, unsigned os);
 /* "0-3,8" of the first PU of every allowed core in a cpuset */
 char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores);
 
+/* --bind-via's words: "masks" for NP_BIND_MASKS and back; -EINVAL for
+ * another word (b unchanged). */
+const char *np_bind_via_name(np_bind_via_t b);
+int np_bind_via_parse(const char *s, np_bind_via_t *b);
 /* Options: 0, 1 for --help, or -errno with err set. */
 int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err);
 /* Every suite's option struct with its defaults (also for --collect). */
@@ -218,7 +231,7 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err);
 int np_run_collect(const np_run_opts_t *o);
 
 /* Job script */
-int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err);
+int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_error_t *err);
 
 /* Execution; return 0, or -errno with err set (job failure is not an
  * error here: results record it). */

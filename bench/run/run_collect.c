@@ -8,15 +8,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 
 int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	const char *topo = c->ntypes ? c->types[0].xml : NULL;
-	char *path = np_strdup_printf("%s/run.json", c->outdir);
 	json_t *m;
 	int rc = 0;
 
@@ -29,16 +30,17 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 	if (m) {
 		np_run_opts_record(o, m);      /* the suites' options the results depend on */
 		json_object_set_new(m, "node_types", np_node_types_json(c));
-		json_object_set_new(m, "bind_via", json_string(o->bind_via ? o->bind_via : "masks"));
+		json_object_set_new(m, "bind_via", json_string(np_bind_via_name(o->bind_via)));
 		if (c->probe_jobs)
 			json_object_set(m, "probe_jobs", c->probe_jobs);
 		if (c->array_tasks)
 			json_object_set_new(m, "array_tasks", json_integer(c->array_tasks));
 	}
-	if (!m || !path || json_dump_file(m, path, JSON_INDENT(2)) != 0)
-		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "run.json");
+	if (!m)
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	else
+		rc = np_outdir_write_json(c->outfd, c->outdir, "run.json", m, JSON_INDENT(2), err);
 	json_decref(m);
-	free(path);
 	return rc;
 }
 
@@ -69,6 +71,7 @@ int np_run_collect(const np_run_opts_t *in)
 	int status = 2;
 
 	memset(&c, 0, sizeof(c));
+	c.outfd = -1;
 	np_error_clear(&err);
 	o = *in;
 	c.opts = &o;
@@ -83,6 +86,11 @@ int np_run_collect(const np_run_opts_t *in)
 	if (!(meta = json_load_file(mp, 0, &je)) || !(exps = json_load_file(ep, 0, &je)) || !json_is_array(exps)) {
 		np_opt_print("run --collect: %s is not a numaplan run directory (%s: %s)", in->collect,
 		     meta ? ep : mp, je.text);
+		goto out;
+	}
+	/* results.json is written again: only in a directory that is ours */
+	if ((c.outfd = np_outdir_open(c.outdir, false, NULL, &err)) < 0) {
+		np_opt_print("run --collect: %s", err.msg);
 		goto out;
 	}
 	o.suite = np_suite_find(json_string_value(json_object_get(meta, "suite")));
@@ -106,8 +114,9 @@ int np_run_collect(const np_run_opts_t *in)
 		goto out;
 	}
 	o.cpuset = json_string_value(json_object_get(meta, "cpuset"));
-	if (json_is_string(json_object_get(meta, "bind_via")))
-		o.bind_via = json_string_value(json_object_get(meta, "bind_via"));
+	/* a run of another version may name a binding this one does not know:
+	 * the default then */
+	np_bind_via_parse(json_string_value(json_object_get(meta, "bind_via")), &o.bind_via);
 	if (np_node_types_restore(&c, json_object_get(meta, "node_types"),
 	                          json_string_value(json_object_get(meta, "topology")), &err) < 0) {
 		np_opt_print("run --collect: %s", err.msg);
@@ -132,8 +141,9 @@ int np_run_collect(const np_run_opts_t *in)
 		status = 1;
 		goto out;
 	}
-	if (json_dump_file(res, rp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-		np_opt_print("run --collect: cannot write %s", rp);
+	if (np_outdir_write_json(c.outfd, c.outdir, "results.json", res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+	                         &err) < 0) {
+		np_opt_print("run --collect: %s", err.msg);
 		status = 1;
 		goto out;
 	}
@@ -151,6 +161,8 @@ out:
 	np_exp_list_free(&c.exps);
 	np_node_types_free(&c);
 	free(c.outdir);
+	if (c.outfd >= 0)
+		close(c.outfd);
 	free(mp);
 	free(ep);
 	free(rp);

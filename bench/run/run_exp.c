@@ -7,6 +7,7 @@
 
 #include "run/run.h"
 #include "bench_util.h"
+#include "outdir.h"
 
 np_exp_t *np_exp_new(np_run_ctx_t *c, const char *suite, const char *kernel,
                      const char *name, const char *group)
@@ -163,10 +164,10 @@ int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
 			e->mems = np_cpuset_format(p->ranks[0].mems);
 	}
 	json = np_plan_to_json(c->topo, p);
-	path = np_strdup_printf("%s/plans/%s.json", c->outdir, e->name);
+	path = np_strdup_printf("plans/%s.json", e->name);
 	rc = 0;
 	if (json && path)
-		rc = np_write_file(path, json, false, err);
+		rc = np_outdir_write(c->outfd, c->outdir, path, json, false, err);
 	free(json);
 	free(path);
 	np_plan_free(p);

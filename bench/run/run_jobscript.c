@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 
 static const char prelude[] =
@@ -208,7 +209,7 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 	unsigned i, per_node = e->ntasks / (e->nodes ? e->nodes : 1);
 	bool bound = e->nrank_cpus > 0;
 
-	bool masks = bound && !c->opts->bind_plugin && !c->opts->bind_slurm;
+	bool masks = bound && c->opts->bind_via == NP_BIND_MASKS;
 
 	if (e->sets) {
 		/* np_sets runs one srun per set, with its nodes and outputs */
@@ -229,9 +230,9 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 		np_sb_shq(b, e->nodelist);
 		np_sb_add(b, " ");
 	}
-	if (c->opts->bind_plugin && (bound || e->policy)) {
+	if (c->opts->bind_via == NP_BIND_PLUGIN && (bound || e->policy)) {
 		np_sb_printf(b, "--numa-plan=%s ", np_exp_plugin_policy(e));
-	} else if (c->opts->bind_slurm) {
+	} else if (c->opts->bind_via == NP_BIND_SLURM) {
 		/* each task on the cores Slurm gave it, whatever their numbers
 		 * on that node: nodes that number their CPUs differently */
 		np_sb_add(b, "--cpu-bind=cores ");
@@ -314,13 +315,13 @@ static char *pinned_nodes(const np_run_ctx_t *c, unsigned *nodes)
 	return np_sb_take(&b);
 }
 
-int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_error_t *err)
+int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	bool local = o->mode == NP_MODE_LOCAL;
 	unsigned i, r, idx = 0, nodes = 1, cpn = 1, total;
 	bool array = !local && c->array_tasks > 0;
-	bool masks = !local && !o->bind_plugin && !o->bind_slurm;
+	bool masks = !local && o->bind_via == NP_BIND_MASKS;
 	/* an array task is one node, and two tasks must never share one */
 	bool whole = o->exclusive || c->whole_nodes || array || (masks && !o->shared);
 	char *pin = NULL;
@@ -427,7 +428,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *path, unsigned *nsteps, np_e
 	np_sb_add(&b, "if [ \"$NP_FAILED\" -ne 0 ]; then\n"
 	          "\techo \"numaplan: $NP_FAILED of $NP_NSTEPS steps failed\" >&2\n\texit 1\nfi\n"
 	          "echo \"numaplan: all $NP_NSTEPS steps done\"\n");
-	rc = np_write_sb(path, &b, true, err);
+	rc = np_outdir_write_sb(c->outfd, c->outdir, name, &b, true, err);
 	/* the follower counts the steps of every task of an array */
 	if (nsteps)
 		*nsteps = total * (array ? c->array_tasks : 1);

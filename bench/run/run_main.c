@@ -12,7 +12,9 @@
 
 #include "bench.h"
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
+#include "slurm/slurm_adapter.h"
 
 /* With several node types, an experiment runs on the nodes of its own
  * type: a per-node experiment on as many of them as there are, any other
@@ -80,35 +82,41 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 
 int np_run_prepare(const np_run_opts_t *o, np_run_ctx_t *c, np_error_t *err)
 {
-	char stamp[32], *dir = NULL, *plans, *cpuinfo;
+	char stamp[32], *dir = NULL, *cpuinfo;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->outfd = -1;
 	c->opts = o;
+	/* the directory is ours and no one else's to fill: every file of the
+	 * run is written through its descriptor (outdir.h) */
 	if (o->output) {
-		dir = strdup(o->output);
+		if (!(c->outdir = np_abspath(o->output)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		rc = np_outdir_open(c->outdir, true, &c->made_outdir, err);
 	} else {
+		/* the default name ends in a random part and is made at once:
+		 * nobody can have prepared it */
 		np_time_compact(stamp, sizeof(stamp));
 		dir = np_strdup_printf("numaplan-%s-%s", o->suite->name, stamp);
+		c->outdir = dir ? np_abspath(dir) : NULL;
+		free(dir);
+		if (!c->outdir)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		rc = np_outdir_make_unique(c->outdir, &dir, err);
+		if (rc >= 0) {
+			free(c->outdir);
+			c->outdir = dir;
+			c->made_outdir = true;
+		}
 	}
-	c->outdir = dir ? np_abspath(dir) : NULL;
-	free(dir);
-	if (!c->outdir)
-		return np_error_set(err, -ENOMEM, "out of memory");
-	if (np_file_exists(c->outdir)) {
-		char *res = np_strdup_printf("%s/results.json", c->outdir);
-		char *job = np_strdup_printf("%s/job.sh", c->outdir);
-		bool used = (res && np_file_exists(res)) || (job && np_file_exists(job));
-		free(res);
-		free(job);
-		if (used)
-			return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
-	}
-	c->made_outdir = !np_file_exists(c->outdir);
-	plans = np_strdup_printf("%s/plans", c->outdir);
-	rc = plans ? np_mkdirs(plans, err) : -ENOMEM;
-	free(plans);
 	if (rc < 0)
+		return rc;
+	c->outfd = rc;
+	/* a dangling link named so counts as well */
+	if (np_outdir_has(c->outfd, "results.json") || np_outdir_has(c->outfd, "job.sh"))
+		return np_error_set(err, -EEXIST, "%s already holds a run; choose another --output", c->outdir);
+	if ((rc = np_outdir_mkdirs(c->outfd, "plans", err)) < 0)
 		return rc;
 	/* the nodes' topology: asked of them, or stated where it comes from */
 	if ((rc = np_run_topology(c, err)) < 0)
@@ -137,8 +145,11 @@ void np_run_ctx_free(np_run_ctx_t *c)
 	np_exp_list_free(&c->exps);
 	np_node_types_free(c);
 	free(c->outdir);
+	if (c->outfd >= 0)
+		close(c->outfd);
 	json_decref(c->summary);
 	memset(c, 0, sizeof(*c));
+	c->outfd = -1;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -160,17 +171,13 @@ static void undo_outdir(np_run_ctx_t *c)
 static int write_experiments(np_run_ctx_t *c, np_error_t *err)
 {
 	json_t *a = json_array();
-	char *path = np_strdup_printf("%s/experiments.json", c->outdir);
 	unsigned i;
 	int rc;
 
 	for (i = 0; i < c->exps.n; i++)
 		json_array_append_new(a, np_exp_to_json(c->exps.v[i]));
-	rc = path ? json_dump_file(a, path, JSON_INDENT(2)) : -1;
+	rc = np_outdir_write_json(c->outfd, c->outdir, "experiments.json", a, JSON_INDENT(2), err);
 	json_decref(a);
-	if (rc != 0)
-		rc = np_error_set(err, -EIO, "cannot write %s", path ? path : "experiments.json");
-	free(path);
 	return rc;
 }
 
@@ -193,151 +200,197 @@ static const char *mode_name(np_run_mode_t m)
 	return m == NP_MODE_LOCAL ? "local" : m == NP_MODE_INLINE ? "inline" : "slurm";
 }
 
-int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
+/* What must hold before anything is made: 0, or an exit status with the
+ * message printed.  --parse-only adopts output on this machine, once. */
+static int preflight(np_run_opts_t *o)
 {
-	np_run_opts_t o = *opts;
-	np_run_ctx_t c;
-	np_error_t err;
-	json_t *jobs = json_array(), *res = NULL;
-	char *script = NULL, *respath = NULL;
-	unsigned nsteps = 0, i;
-	int rc, status = 0;
-
-	np_error_clear(&err);
-	if (o.parse_only) {
-		if (!o.suite->adopt) {
+	if (o->parse_only) {
+		if (!o->suite->adopt) {
 			char *who = adopters();
 			np_opt_print("run: --parse-only is for the %s suite", who ? who : "?");
 			free(who);
-			json_decref(jobs);
 			return 2;
 		}
-		o.repeat = 1;
-		o.mode = NP_MODE_LOCAL;
+		o->repeat = 1;
+		o->mode = NP_MODE_LOCAL;
 	}
-	if (o.mode == NP_MODE_SLURM && (!o.dry_run || o.plan_only)) {
-		char *sb = np_which("sbatch");
-		if (!sb) {
+	if (o->mode == NP_MODE_SLURM && (!o->dry_run || o->plan_only)) {
+		if (!np_slurm_available()) {
 			fprintf(stderr, "numaplan run %s: Slurm is not available: sbatch not found in PATH.  Use --local "
-			        "to run on this machine, or --dry-run to only write the job script\n", o.suite->name);
-			json_decref(jobs);
+			        "to run on this machine, or --dry-run to only write the job script\n", o->suite->name);
 			return 1;
 		}
-		free(sb);
 	}
-	rc = np_run_prepare(&o, &c, &err);
+	return 0;
+}
+
+/* The context and its experiments: 0, or an exit status with the message
+ * printed and c freed (bad input leaves no directory behind). */
+static int prepare(const np_run_opts_t *o, np_run_ctx_t *c)
+{
+	np_error_t err = { 0 };
+	int rc = np_run_prepare(o, c, &err), status = 2;
+
+	if (rc == 0 && c->exps.n > 0)
+		return 0;
 	if (rc < 0) {
-		np_opt_print("run %s: %s", o.suite->name, err.msg);
+		np_opt_print("run %s: %s", o->suite->name, err.msg);
 		/* a probe that failed or was stopped is a failure of what ran */
 		status = rc == -ENOMEM || rc == -EIO || rc == -ECANCELED ? 1 : 2;
-		if (status == 2)
-			undo_outdir(&c);
-		np_run_ctx_free(&c);
-		json_decref(jobs);
-		return status;
+	} else {
+		np_opt_print("run %s: no experiment to run on this topology", o->suite->name);
 	}
-	if (c.exps.n == 0) {
-		np_opt_print("run %s: no experiment to run on this topology", o.suite->name);
-		undo_outdir(&c);
-		np_run_ctx_free(&c);
-		json_decref(jobs);
-		return 2;
-	}
-	if (write_experiments(&c, &err) < 0 || np_run_write_meta(&c, &err) < 0)
-		goto fail;
-	if (!o.quiet) {
-		printf("numaplan run %s: %u experiments x %u repetitions, mode %s%s\n", o.suite->name, c.exps.n,
-		       o.repeat, mode_name(o.mode), o.dry_run ? " (dry run)" : "");
-		printf("  output: %s\n", c.outdir);
-		if (c.rpeak.gflops > 0 && o.suite->rpeak)
-			printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
-			       c.rpeak.cores, c.rpeak.cores_src, c.rpeak.ghz, c.rpeak.ghz_src,
-			       c.rpeak.flops_per_cycle, c.rpeak.fpc_src, c.rpeak.gflops);
-		if (o.mode != NP_MODE_LOCAL && !o.bind_plugin && !o.bind_slurm)
-			printf("  binding: srun --cpu-bind masks; %s\n", o.shared ?
-			       "--shared: no whole nodes asked, partial nodes fall back to the numaplan plugin" :
-			       "whole nodes asked (#SBATCH --exclusive): explicit masks need every CPU of a node");
-		else if (o.mode != NP_MODE_LOCAL && o.bind_slurm)
-			/* no masks, so no need for whole nodes (the job script's rule) */
-			printf("  binding: Slurm's own, srun --cpu-bind=cores%s\n",
-			       o.exclusive || c.whole_nodes || c.array_tasks ? "; whole nodes asked (#SBATCH --exclusive)" : "");
-		for (i = 0; i < c.ntypes; i++) {
-			printf("  topology: %s", c.types[i].source);
-			if (c.types[i].nnodes)
-				printf(" (%u node%s, %s%s)", c.types[i].nnodes, c.types[i].nnodes > 1 ? "s" : "",
-				       c.types[i].nodes[0], c.types[i].nnodes > 1 ? ",..." : "");
-			printf("\n");
-		}
-		for (i = 0; i < c.exps.n; i++) {
-			const np_exp_t *e = c.exps.v[i];
-			unsigned k;
-			printf("  %-28s %s", e->name, e->desc ? e->desc : "");
-			for (k = 0; k < e->naliases; k++)
-				printf("%s%s", k ? ", " : "  = ", e->aliases[k]);
-			printf("\n");
-		}
-	}
-	if (!o.parse_only) {
-		script = np_strdup_printf("%s/job.sh", c.outdir);
-		if (!script || np_jobscript_write(&c, script, &nsteps, &err) < 0)
-			goto fail;
-	}
-	if (o.dry_run || o.plan_only) {
-		if (!o.quiet)
-			printf("%s: nothing %s.  Job script: %s\n  run it with: %s %s\n",
-			       o.plan_only ? "plan only" : "dry run", o.plan_only ? "run" : "submitted", script,
-			       o.mode == NP_MODE_SLURM ? "sbatch" : "bash", script);
-		goto done;
-	}
-	if (!o.parse_only) {
-		if (o.mode == NP_MODE_SLURM)
-			rc = np_run_slurm(&c, script, nsteps, jobs, &err);
-		else
-			rc = np_run_local(&c, script, &err);
-		if (rc < 0 && rc != -ECANCELED && rc != -EIO)
-			goto fail;
-		if (rc == -ECANCELED) {
-			np_opt_print("run %s: %s", o.suite->name, err.msg);
-			status = 1;
-		} else if (rc == -EIO) {
-			np_opt_print("run %s: %s", o.suite->name, err.msg);
-			status = 1;
-		}
-	}
-	np_error_clear(&err);
-	if (np_results_collect(&c, jobs, &res, &err) < 0)
-		goto fail;
-	respath = np_strdup_printf("%s/results.json", c.outdir);
-	if (!respath || json_dump_file(res, respath, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-		np_error_set(&err, -EIO, "cannot write %s", respath ? respath : "results.json");
-		goto fail;
-	}
-	if (!o.quiet)
-		np_results_print_summary(stdout, res);
-	{
-		json_t *failed = json_object_get(res, "failed_experiments");
-		if (json_integer_value(failed) > 0)
-			status = 1;
-	}
-	if (!o.quiet)
-		printf("results: %s\n", respath);
-done:
-	if (outdir_ret)
-		*outdir_ret = strdup(c.outdir);
-	json_decref(res);
-	json_decref(jobs);
-	free(script);
-	free(respath);
-	np_run_ctx_free(&c);
+	if (status == 2)
+		undo_outdir(c);
+	np_run_ctx_free(c);
 	return status;
-fail:
-	np_opt_print("run %s: %s", o.suite->name, err.msg);
+}
+
+static void print_binding(const np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+
+	if (o->mode == NP_MODE_LOCAL)
+		return;
+	if (o->bind_via == NP_BIND_MASKS)
+		printf("  binding: srun --cpu-bind masks; %s\n", o->shared ?
+		       "--shared: no whole nodes asked, partial nodes fall back to the numaplan plugin" :
+		       "whole nodes asked (#SBATCH --exclusive): explicit masks need every CPU of a node");
+	else if (o->bind_via == NP_BIND_SLURM)
+		/* no masks, so no need for whole nodes (the job script's rule) */
+		printf("  binding: Slurm's own, srun --cpu-bind=cores%s\n",
+		       o->exclusive || c->whole_nodes || c->array_tasks ? "; whole nodes asked (#SBATCH --exclusive)" : "");
+}
+
+/* What is about to run, where, on which topologies. */
+static void print_plan(const np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	unsigned i, k;
+
+	printf("numaplan run %s: %u experiments x %u repetitions, mode %s%s\n", o->suite->name, c->exps.n,
+	       o->repeat, mode_name(o->mode), o->dry_run ? " (dry run)" : "");
+	printf("  output: %s\n", c->outdir);
+	if (c->rpeak.gflops > 0 && o->suite->rpeak)
+		printf("  Rpeak per node: %u cores [%s] x %.3f GHz [%s] x %.0f FLOP/cycle [%s] = %.1f GFLOPS\n",
+		       c->rpeak.cores, c->rpeak.cores_src, c->rpeak.ghz, c->rpeak.ghz_src,
+		       c->rpeak.flops_per_cycle, c->rpeak.fpc_src, c->rpeak.gflops);
+	print_binding(c);
+	for (i = 0; i < c->ntypes; i++) {
+		printf("  topology: %s", c->types[i].source);
+		if (c->types[i].nnodes)
+			printf(" (%u node%s, %s%s)", c->types[i].nnodes, c->types[i].nnodes > 1 ? "s" : "",
+			       c->types[i].nodes[0], c->types[i].nnodes > 1 ? ",..." : "");
+		printf("\n");
+	}
+	for (i = 0; i < c->exps.n; i++) {
+		const np_exp_t *e = c->exps.v[i];
+		printf("  %-28s %s", e->name, e->desc ? e->desc : "");
+		for (k = 0; k < e->naliases; k++)
+			printf("%s%s", k ? ", " : "  = ", e->aliases[k]);
+		printf("\n");
+	}
+}
+
+/* Run the job script: 0, 1 when the job was stopped or failed to be
+ * followed (results still record what ran), or -1 with err set. */
+static int run_script(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
+{
+	int rc = c->opts->mode == NP_MODE_SLURM ? np_run_slurm(c, script, nsteps, jobs, err)
+	                                        : np_run_local(c, script, err);
+
+	if (rc == -ECANCELED || rc == -EIO) {
+		np_opt_print("run %s: %s", c->opts->suite->name, err->msg);
+		np_error_clear(err);
+		return 1;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* results.json of what ran: 0 or 1 (an experiment failed), or -1 with err
+ * set. */
+static int write_results(np_run_ctx_t *c, json_t *jobs, np_error_t *err)
+{
+	char *respath = np_strdup_printf("%s/results.json", c->outdir);
+	json_t *res = NULL;
+	int rc = -1;
+
+	if (np_results_collect(c, jobs, &res, err) < 0)
+		goto out;
+	if (!respath) {
+		np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (np_outdir_write_json(c->outfd, c->outdir, "results.json", res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+	                         err) < 0)
+		goto out;
+	if (!c->opts->quiet) {
+		np_results_print_summary(stdout, res);
+		printf("results: %s\n", respath);
+	}
+	rc = json_integer_value(json_object_get(res, "failed_experiments")) > 0 ? 1 : 0;
+out:
 	json_decref(res);
+	free(respath);
+	return rc;
+}
+
+/* Everything after the experiments are known: their record, the job
+ * script, the run, the results.  An exit status; the message printed. */
+static int run_experiments(np_run_ctx_t *c, np_error_t *err)
+{
+	const np_run_opts_t *o = c->opts;
+	json_t *jobs = json_array();
+	char *script = NULL;
+	unsigned nsteps = 0;
+	int status = 0, rc;
+
+	if (write_experiments(c, err) < 0 || np_run_write_meta(c, err) < 0)
+		goto fail;
+	if (!o->quiet)
+		print_plan(c);
+	if (!o->parse_only) {
+		script = np_strdup_printf("%s/job.sh", c->outdir);
+		if (!script || np_jobscript_write(c, "job.sh", &nsteps, err) < 0)
+			goto fail;
+	}
+	if (o->dry_run || o->plan_only) {
+		if (!o->quiet)
+			printf("%s: nothing %s.  Job script: %s\n  run it with: %s %s\n",
+			       o->plan_only ? "plan only" : "dry run", o->plan_only ? "run" : "submitted", script,
+			       o->mode == NP_MODE_SLURM ? "sbatch" : "bash", script);
+		goto out;
+	}
+	if (!o->parse_only && (status = run_script(c, script, nsteps, jobs, err)) < 0)
+		goto fail;
+	if ((rc = write_results(c, jobs, err)) < 0)
+		goto fail;
+	status = status || rc;
+	goto out;
+fail:
+	np_opt_print("run %s: %s", o->suite->name, err->msg);
+	status = -1;
+out:
 	json_decref(jobs);
 	free(script);
-	free(respath);
+	return status;
+}
+
+int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
+{
+	np_run_opts_t o = *opts;
+	np_error_t err = { 0 };
+	np_run_ctx_t c;
+	int status;
+
+	if ((status = preflight(&o)) != 0 || (status = prepare(&o, &c)) != 0)
+		return status;
+	status = run_experiments(&c, &err);
+	/* a run that failed on the way leaves its directory, but no result */
+	if (status >= 0 && outdir_ret)
+		*outdir_ret = strdup(c.outdir);
 	np_run_ctx_free(&c);
-	return 1;
+	return status < 0 ? 1 : status;
 }
 
 int np_cmd_run(int argc, char **argv)

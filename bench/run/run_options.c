@@ -4,23 +4,12 @@
  * suite's in its own file, one parser and one usage text for all of them.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/hostlist.h"
 #include "bench_util.h"
 #include "suites/suite.h"
-
-/* (min, max] holds negative numbers down to min: 0 itself is a value here */
-static int check_nonneg(const char *opt, const char *val, np_error_t *err)
-{
-	double x;
-
-	if (np_parse_double(val, 0, 1000, &x) < 0)
-		return np_error_set(err, -EINVAL, "%s '%s': a number from 0 to 1000", opt, val);
-	return 0;
-}
 
 /* srun --mpi: the PMI the site's MPI speaks (srun --mpi=list shows the
  * plugins of a cluster). */
@@ -46,9 +35,9 @@ static const np_optdef_t core_opts[] = {
 	  .want = "an integer from 1 to 1000" },
 	{ .name = "output", .key = 'o', .kind = NP_OPT_STR, .off = O(output), .arg = "DIR",
 	  .help = "results directory (default numaplan-SUITE-DATE)" },
-	{ .name = "local", .kind = NP_OPT_FLAG, .off = O(local),
+	{ .name = "local", .kind = NP_OPT_CONST, .off = O(mode), .ival = NP_MODE_LOCAL,
 	  .help = "run on this machine with mpiexec.mpich, no Slurm" },
-	{ .name = "inline", .kind = NP_OPT_FLAG, .off = O(inline_run),
+	{ .name = "inline", .kind = NP_OPT_CONST, .off = O(mode), .ival = NP_MODE_INLINE,
 	  .help = "run as steps of the current allocation" },
 	{ .name = "dry-run", .kind = NP_OPT_FLAG, .off = O(dry_run),
 	  .help = "write the job script and plans, run nothing" },
@@ -80,15 +69,15 @@ static const np_optdef_t core_opts[] = {
 	  .help = "srun --mpi= as given, unchecked" },
 	{ .name = "job-setup", .kind = NP_OPT_STR, .off = O(job_setup), .arg = "SHELL",
 	  .help = "shell text the job runs first (e.g. 'module load openmpi')" },
-	{ .name = "bind-via", .kind = NP_OPT_CHOICE, .off = O(bind_via), .arg = "masks|plugin|slurm",
+	{ .name = "bind-via", .kind = NP_OPT_ENUM, .off = O(bind_via), .arg = "masks|plugin|slurm",
 	  .help = "srun --cpu-bind masks, the SPANK plugin's --numa-plan, or Slurm's own core binding",
-	  .dflt = "masks", .want = "masks, plugin or slurm", .choices = "masks|plugin|slurm" },
+	  .dflt = "masks", .want = "masks, plugin or slurm", .choices = NP_BIND_CHOICES },
 	{ .name = "outlier", .kind = NP_OPT_DOUBLE, .off = O(outlier_pct), .arg = "PCT",
 	  .help = "flag nodes this many percent worse than the median", .dflt = "10",
 	  .want = "a percentage > 0" },
 	{ .name = "outlier-mad", .kind = NP_OPT_DOUBLE, .off = O(outlier_mad), .arg = "Z",
 	  .help = "with 3 nodes or more, also this many robust deviations (1.4826 MAD) off; 0: off",
-	  .dflt = "3.5", .min = -1, .max = 1000, .want = "a number from 0 to 1000", .check = check_nonneg },
+	  .dflt = "3.5", .max = 1000, .want = "a number from 0 to 1000", .flags = NP_OPTF_CLOSED },
 	{ .name = "parse-only", .kind = NP_OPT_FLAG, .off = O(parse_only),
 	  .help = "turn existing output into a run (see the suite)" },
 	{ .name = "topology", .kind = NP_OPT_STR, .off = O(topology), .arg = "FILE",
@@ -101,10 +90,30 @@ static const np_optdef_t core_opts[] = {
 	  .help = "results.json again from DIR's raw outputs" },
 	{ .name = "quiet", .key = 'q', .kind = NP_OPT_FLAG, .off = O(quiet),
 	  .help = "print nothing but errors" },
-	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text" },
+	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
+	  .flags = NP_OPTF_STOP },
 	{ .name = NULL },
 };
 #undef O
+
+const char *np_bind_via_name(np_bind_via_t b)
+{
+	static const char *const names[] = { "masks", "plugin", "slurm" };
+
+	return (unsigned)b < sizeof(names) / sizeof(names[0]) ? names[b] : "masks";
+}
+
+int np_bind_via_parse(const char *s, np_bind_via_t *b)
+{
+	np_bind_via_t i;
+
+	for (i = NP_BIND_MASKS; s && i <= NP_BIND_SLURM; i++)
+		if (strcmp(np_bind_via_name(i), s) == 0) {
+			*b = i;
+			return 0;
+		}
+	return -EINVAL;
+}
 
 static unsigned nsuites(void)
 {
@@ -151,199 +160,130 @@ void np_run_opts_free(np_run_opts_t *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* The long options of getopt: the core's, then each suite's not seen yet.
- * val is 256 + the index in names. */
-static struct option *long_options(const char ***names, char *shorts, size_t nshorts)
+/* The core's table and every suite's, each over its own struct. */
+static np_opttable_t *all_tables(np_run_opts_t *o, unsigned *n)
 {
-	unsigned cap = 0, n = 0, i, k;
-	struct option *lo;
-	const np_optdef_t *d;
-	size_t sl = 1;
+	unsigned i, ns = nsuites();
+	np_opttable_t *t = calloc(ns + 1, sizeof(*t));
 
-	for (d = core_opts; d->name; d++)
-		cap++;
-	for (i = 0; np_suites[i]; i++)
-		for (d = np_suites[i]->opts; d && d->name; d++)
-			cap++;
-	lo = calloc(cap + 1, sizeof(*lo));
-	*names = calloc(cap + 1, sizeof(char *));
-	if (!lo || !*names) {
-		free(lo);
-		free(*names);
+	if (!t)
 		return NULL;
-	}
-	shorts[0] = ':';
-	for (i = 0; i <= nsuites(); i++) {
-		d = i == 0 ? core_opts : np_suites[i - 1]->opts;
-		for (; d && d->name; d++) {
-			for (k = 0; k < n && strcmp((*names)[k], d->name) != 0; k++)
-				;
-			if (k < n)
-				continue;
-			(*names)[n] = d->name;
-			lo[n] = (struct option){ d->name, d->kind == NP_OPT_FLAG ? no_argument : required_argument, NULL,
-			                         256 + (int)n };
-			n++;
-			if (d->key && sl + 3 < nshorts) {
-				shorts[sl++] = d->key;
-				if (d->kind != NP_OPT_FLAG)
-					shorts[sl++] = ':';
-			}
-		}
-	}
-	shorts[sl] = '\0';
-	return lo;
+	t[0] = (np_opttable_t){ core_opts, o };
+	for (i = 0; i < ns; i++)
+		t[i + 1] = (np_opttable_t){ np_suites[i]->opts, o->sopts[i] };
+	*n = ns + 1;
+	return t;
 }
 
-/* Every table that declares the option gets its value. */
-static int set_everywhere(np_run_opts_t *o, const char *name, const char *val, np_error_t *err)
+/* "a, b or c" of the suites for which pick says yes, as name or --opt. */
+static char *suites_saying(const char *(*pick)(const np_suite_t *), const char *prefix, const char *last)
 {
-	const np_optdef_t *d;
-	char opt[80];
-	unsigned i;
-	int rc;
+	unsigned i, n = 0, k = 0;
+	np_sb_t b;
 
-	snprintf(opt, sizeof(opt), "--%s", name);
-	if ((d = np_opt_find(core_opts, name)) && (rc = np_opt_set(d, o, opt, val, err)) < 0)
-		return rc;
+	np_sb_init(&b);
+	np_sb_add(&b, "");
 	for (i = 0; np_suites[i]; i++)
-		if ((d = np_opt_find(np_suites[i]->opts, name)) &&
-		    (rc = np_opt_set(d, o->sopts[i], opt, val, err)) < 0)
-			return rc;
-	return 0;
+		n += pick(np_suites[i]) != NULL;
+	for (i = 0; np_suites[i]; i++)
+		if (pick(np_suites[i])) {
+			k++;
+			np_sb_printf(&b, "%s%s%s", k == 1 ? "" : k == n ? last : ", ", prefix, pick(np_suites[i]));
+		}
+	return np_sb_take(&b);
+}
+
+static const char *size_opt_of(const np_suite_t *s)
+{
+	return s->size_opt;
+}
+
+static const char *command_suite(const np_suite_t *s)
+{
+	return s->command ? s->name : NULL;
 }
 
 /* --size is the suite's own size option unless that was given too. */
-static int apply_size(np_run_opts_t *o, const char *const *given, unsigned ngiven, np_error_t *err)
+static int apply_size(np_run_opts_t *o, const np_optargs_t *a, np_error_t *err)
 {
 	const np_suite_t *s = o->suite;
 	const np_optdef_t *d = s->size_opt ? np_opt_find(s->opts, s->size_opt) : NULL;
 	unsigned i;
 
 	if (!d) {
-		np_sb_t b;
-		unsigned n = 0, k;
-		np_sb_init(&b);
-		for (i = 0; np_suites[i]; i++)
-			if (np_suites[i]->size_opt)
-				n++;
-		for (i = 0, k = 0; np_suites[i]; i++)
-			if (np_suites[i]->size_opt)
-				np_sb_printf(&b, "%s--%s", k++ == 0 ? "" : k == n ? " or " : ", ", np_suites[i]->size_opt);
-		np_error_set(err, -EINVAL, "--size is ambiguous for %s: use %s", s->name, b.s ? b.s : "");
-		np_sb_free(&b);
+		char *which = suites_saying(size_opt_of, "--", " or ");
+		np_error_set(err, -EINVAL, "--size is ambiguous for %s: use %s", s->name, which ? which : "");
+		free(which);
 		return -EINVAL;
 	}
-	for (i = 0; i < ngiven; i++)
-		if (strcmp(given[i], d->name) == 0)
-			return 0;
+	if (np_opt_given(a, d->name))
+		return 0;
 	for (i = 0; np_suites[i] != s; i++)
 		;
 	return np_opt_set(d, o->sopts[i], "--size", o->size, err);
 }
 
-static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
+/* The operands: the suite, and a command after -- for the suites that
+ * run one.  --collect DIR takes neither. */
+static int check_operands(np_run_opts_t *o, const np_optargs_t *a, np_error_t *err)
 {
-	const char **names = NULL, *given[128];
-	unsigned ngiven = 0;
-	char shorts[64];
-	struct option *lo;
-	int c, i, dashdash = argc, rc = 0;
+	char *all;
 
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			dashdash = i;
-			break;
-		}
-	if (dashdash < argc) {
-		o->ncmd = (unsigned)(argc - dashdash - 1);
-		o->cmd = argv + dashdash + 1;
-	}
-	if (!(lo = long_options(&names, shorts, sizeof(shorts))))
-		return np_error_set(err, -ENOMEM, "out of memory");
-	optind = 0;
-	opterr = 0;
-	while (!rc && (c = getopt_long(dashdash, argv, shorts, lo, NULL)) != -1) {
-		const char *name = NULL;
-		const np_optdef_t *d;
-		if (c == ':') {
-			rc = np_error_set(err, -EINVAL, "option %s needs a value", argv[optind - 1]);
-			break;
-		}
-		if (c >= 256) {
-			name = names[c - 256];
-		} else {
-			for (d = core_opts; d->name && d->key != c; d++)
-				;
-			name = c != '?' ? d->name : NULL;
-		}
-		if (!name) {
-			rc = np_error_set(err, -EINVAL, "unknown option '%s' (see numaplan run --help)", argv[optind - 1]);
-			break;
-		}
-		if ((rc = set_everywhere(o, name, optarg, err)) < 0)
-			break;
-		if (o->help)
-			rc = 1;
-		else if (ngiven < sizeof(given) / sizeof(given[0]))
-			given[ngiven++] = name;
-	}
-	free(lo);
-	free(names);
-	if (rc)
-		return rc;
-	if (o->collect) {
-		if (optind < dashdash)
-			return np_error_set(err, -EINVAL, "--collect DIR takes no suite (the directory knows it)");
-		return 0;
-	}
-	if (optind >= dashdash || !(o->suite = np_suite_find(argv[optind]))) {
-		char *all = np_suite_names(" ");
-		if (optind >= dashdash)
+	if (o->collect)
+		return a->noperands ? np_error_set(err, -EINVAL, "--collect DIR takes no suite (the directory knows it)")
+		                    : 0;
+	if (!a->noperands || !(o->suite = np_suite_find(a->operands[0]))) {
+		all = np_suite_names(" ");
+		if (!a->noperands)
 			np_error_set(err, -EINVAL, "which suite? (%s)", all ? all : "");
 		else
-			np_error_set(err, -EINVAL, "unknown suite '%s' (valid: %s)", argv[optind], all ? all : "");
+			np_error_set(err, -EINVAL, "unknown suite '%s' (valid: %s)", a->operands[0], all ? all : "");
 		free(all);
 		return -EINVAL;
 	}
-	if (optind + 1 < dashdash)
-		return np_error_set(err, -EINVAL, "unexpected argument '%s'%s", argv[optind + 1],
+	if (a->noperands > 1)
+		return np_error_set(err, -EINVAL, "unexpected argument '%s'%s", a->operands[1],
 		                    o->suite->command ? " (put the command after --)" : "");
+	o->ncmd = a->nrest;
+	o->cmd = a->nrest ? a->rest : NULL;
 	if (o->suite->command && !o->ncmd)
 		return np_error_set(err, -EINVAL, "%s needs a command: numaplan run %s [options] -- CMD [ARGS]",
 		                    o->suite->name, o->suite->name);
 	if (o->ncmd && !o->suite->command) {
-		np_sb_t b;
-		unsigned k, n = 0;
-		np_sb_init(&b);
-		for (k = 0; np_suites[k]; k++)
-			if (np_suites[k]->command)
-				np_sb_printf(&b, "%s%s", n++ ? " or " : "", np_suites[k]->name);
-		np_error_set(err, -EINVAL, "only the %s suite takes a command after --", b.s ? b.s : "");
-		np_sb_free(&b);
+		all = suites_saying(command_suite, "", " or ");
+		np_error_set(err, -EINVAL, "only the %s suite takes a command after --", all ? all : "");
+		free(all);
 		return -EINVAL;
 	}
-	if (o->local && o->inline_run)
-		return np_error_set(err, -EINVAL, "--local and --inline exclude each other");
-	o->mode = o->local ? NP_MODE_LOCAL : o->inline_run ? NP_MODE_INLINE : NP_MODE_SLURM;
-	if (o->local && o->nodes > 1)
+	return 0;
+}
+
+/* --nodelist against --local and --nodes; it sets --nodes when not given. */
+static int check_nodelist(np_run_opts_t *o, np_error_t *err)
+{
+	char **names;
+	unsigned n;
+
+	if (o->mode == NP_MODE_LOCAL)
+		return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodelist is not possible");
+	if (np_hostlist_expand(o->nodelist, &names, &n, err) < 0)
+		return -EINVAL;
+	np_strv_free(names, n);
+	if (!o->nodes)
+		o->nodes = n;
+	else if (o->nodes > n)
+		return np_error_set(err, -EINVAL, "--nodes %u but --nodelist names %u node%s", o->nodes, n,
+		                    n == 1 ? "" : "s");
+	return 0;
+}
+
+/* The rules between options. */
+static int check_combinations(np_run_opts_t *o, np_error_t *err)
+{
+	if (o->mode == NP_MODE_LOCAL && o->nodes > 1)
 		return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodes %u is not possible", o->nodes);
-	if (o->nodelist) {
-		char **names;
-		unsigned n;
-		if (o->local)
-			return np_error_set(err, -EINVAL, "--local runs on this machine only: --nodelist is not possible");
-		if (np_hostlist_expand(o->nodelist, &names, &n, err) < 0)
-			return -EINVAL;
-		np_strv_free(names, n);
-		if (!o->nodes)
-			o->nodes = n;
-		else if (o->nodes > n)
-			return np_error_set(err, -EINVAL, "--nodes %u but --nodelist names %u node%s", o->nodes, n,
-			                    n == 1 ? "" : "s");
-	}
-	o->bind_plugin = strcmp(o->bind_via, "plugin") == 0;
-	o->bind_slurm = strcmp(o->bind_via, "slurm") == 0;
+	if (o->nodelist && check_nodelist(o, err) < 0)
+		return -EINVAL;
 	if (o->shared && o->exclusive)
 		return np_error_set(err, -EINVAL, "--shared and --exclusive exclude each other");
 	if (o->plan_only && o->mode == NP_MODE_LOCAL)
@@ -351,7 +291,25 @@ static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
 	if (o->plan_only && o->topology)
 		return np_error_set(err, -EINVAL, "--plan-only asks the compute nodes for their topology; "
 		                    "with --topology FILE use --dry-run");
-	return o->size ? apply_size(o, given, ngiven, err) : 0;
+	return 0;
+}
+
+static int parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)
+{
+	np_opttable_t *tables;
+	np_optargs_t a;
+	unsigned nt;
+	int rc;
+
+	if (!(tables = all_tables(o, &nt)))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	rc = np_opt_parse("run", tables, nt, argc, argv, &a, err);
+	free(tables);
+	if (rc == 0 && (rc = check_operands(o, &a, err)) == 0 && !o->collect &&
+	    (rc = check_combinations(o, err)) == 0 && o->size)
+		rc = apply_size(o, &a, err);
+	np_optargs_free(&a);
+	return rc;
 }
 
 int np_run_opts_parse(int argc, char **argv, np_run_opts_t *o, np_error_t *err)

@@ -282,8 +282,14 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct n
 		si.ran = true;
 	if (!si.ran || n == 0) {
 		json_t *r = np_run_record(rep, "all", &si);
+		/* one record, but as many runs as the step was to give: one per
+		 * node (or array task) of a per-node step, so that "runs ok /
+		 * runs" of a cancelled job counts what was planned */
+		unsigned planned = c->array_tasks ? c->array_tasks : e->per_node || e->sets ? e->nodes : 1;
 		np_run_record_status(r, false, !si.ran ? "did not run (job ended or was cancelled before this step)"
 		                     : "no output file");
+		if (planned > 1)
+			json_object_set_new(r, "planned_runs", json_integer(planned));
 		json_array_append_new(runs, r);
 	} else if (e->per_node || e->sets || (owner && owner->each_output)) {
 		each_node(c, e, owner, rep, &si, nodes, n, runs);

@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "bench_util.h"
 #include "suites/suite.h"
+#include "slurm/slurm_adapter.h"
 
 /* The figure an experiment is judged by, from the suite that reads its
  * kernel: its wall time when no suite does. */
@@ -51,9 +52,9 @@ static json_t *software(bool slurm)
 		json_object_set_new(s, "mpich", json_string(v));
 	free(v);
 	/* sbatch rereads slurm.conf for a minute when it is missing: only ask
-	 * when the run used Slurm, and not for long */
+	 * when the run used Slurm (the adapter asks for 10 s at most) */
 	v = NULL;
-	if (slurm && (v = np_cmd_firstline("timeout 10 sbatch --version")))
+	if (slurm && (v = np_slurm_version()))
 		json_object_set_new(s, "slurm", json_string(v));
 	free(v);
 	{
@@ -123,9 +124,9 @@ static json_t *topo_summary(const np_run_ctx_t *c)
 static json_t *binding(const np_run_ctx_t *c)
 {
 	const np_run_opts_t *o = c->opts;
-	bool local = o->mode == NP_MODE_LOCAL, masks = !local && !o->bind_plugin && !o->bind_slurm;
+	bool local = o->mode == NP_MODE_LOCAL, masks = !local && o->bind_via == NP_BIND_MASKS;
 	char *t = masks ? np_run_read(c, "raw/binding.txt") : NULL;
-	const char *how = local ? "local (mpiexec, numactl)" : o->bind_plugin ? "plugin" : o->bind_slurm ?
+	const char *how = local ? "local (mpiexec, numactl)" : o->bind_via == NP_BIND_PLUGIN ? "plugin" : o->bind_via == NP_BIND_SLURM ?
 	                  "slurm (srun --cpu-bind=cores)" : "masks";
 	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
 	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
@@ -166,7 +167,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
 		bool higher;
 		const char *prim = primary_metric(e, &higher);
-		unsigned nok;
+		unsigned nok, planned = 0;
 		size_t k;
 		double *sys;
 		unsigned nsys = 0;
@@ -193,9 +194,13 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 				                                          json_object_get(b, "blas") ? "; " : "",
 				                                          json_object_get(b, "blas") ?
 				                                          np_json_str(b, "blas") : ""));
-			total_runs++;
+			/* a step that did not run stands for each run it was to give */
+			unsigned w = json_is_integer(json_object_get(rr, "planned_runs")) ?
+			             (unsigned)json_integer_value(json_object_get(rr, "planned_runs")) : 1;
+			total_runs += w;
+			planned += w;
 			if (!np_json_streq(rr, "status", "ok"))
-				failed_runs++;
+				failed_runs += w;
 			else if (json_is_number(sp))
 				sys[nsys++] = json_number_value(sp);
 		}
@@ -214,8 +219,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(j, "stats", st);
 		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
 		json_object_set_new(j, "runs_ok", json_integer(nok));
-		json_object_set_new(j, "runs_total", json_integer(json_array_size(runs)));
-		json_object_set_new(j, "status", json_string(nok == json_array_size(runs) ? "ok" : nok ? "partial"
+		json_object_set_new(j, "runs_total", json_integer(planned));
+		json_object_set_new(j, "status", json_string(nok == planned ? "ok" : nok ? "partial"
 		                                             : "failed"));
 		json_object_set_new(j, "derived", json_object());
 		if (nok == 0)
@@ -261,6 +266,9 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 void np_results_print_summary(FILE *f, json_t *res)
 {
 	json_t *exps = json_object_get(res, "experiments"), *e, *o;
+	/* names, nodes and errors come from files of the run directory (and
+	 * the nodes' outputs): escaped, as every message is */
+	char name[NP_ESCAPED_SIZE(128)], node[NP_ESCAPED_SIZE(128)], text[NP_ESCAPED_SIZE(1024)];
 	size_t i;
 
 	fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s\n", "experiment", "status", "runs", "median", "min",
@@ -275,16 +283,20 @@ void np_results_print_summary(FILE *f, json_t *res)
 		np_fmt_num(d, sizeof(d), np_rep_stat(e, "sys_pct", "median"));
 		snprintf(runs, sizeof(runs), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
 		         (long long)json_integer_value(json_object_get(e, "runs_total")));
-		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", np_json_str(e, "name"),
-		        np_json_str(e, "status"), runs, a, b, cc, d, m, np_json_str(e, "unit"));
+		np_escape(name, sizeof(name), np_json_str(e, "name"));
+		np_escape(text, sizeof(text), m);
+		np_escape(node, sizeof(node), np_json_str(e, "unit"));
+		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", name, np_json_str(e, "status"), runs, a, b, cc, d,
+		        text, node);
 		if (!np_json_streq(e, "status", "ok")) {
 			json_t *r;
 			size_t k;
 			json_array_foreach(json_object_get(e, "runs"), k, r)
 				if (json_object_get(r, "error")) {
+					np_escape(node, sizeof(node), np_json_str(r, "node"));
+					np_escape(text, sizeof(text), np_json_str(r, "error"));
 					fprintf(f, "    failed: rep %lld node %s: %s\n",
-					        (long long)json_integer_value(json_object_get(r, "rep")),
-					        np_json_str(r, "node"), np_json_str(r, "error"));
+					        (long long)json_integer_value(json_object_get(r, "rep")), node, text);
 					break;
 				}
 		}
@@ -298,21 +310,23 @@ void np_results_print_summary(FILE *f, json_t *res)
 		}
 	}
 	json_array_foreach(json_object_get(res, "outliers"), i, o)
-		fprintf(f, "outlier: %s\n", np_json_str(o, "message"));
+		fprintf(f, "outlier: %s\n", np_escape(text, sizeof(text), np_json_str(o, "message")));
 	json_array_foreach(json_object_get(res, "same_machine"), i, o) {
 		json_t *n;
 		size_t k;
 		fprintf(f, "note: nodes");
 		json_array_foreach(o, k, n)
-			fprintf(f, "%s %s", k ? "," : "", json_string_value(n));
+			fprintf(f, "%s %s", k ? "," : "", np_escape(node, sizeof(node), json_string_value(n)));
 		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
 		        "loopback network, not a cluster's\n");
 	}
-	json_array_foreach(json_object_get(res, "shared_cpus"), i, o)
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, o) {
+		np_escape(name, sizeof(name), json_string_value(json_array_get(json_object_get(o, "nodes"), 0)));
+		np_escape(node, sizeof(node), json_string_value(json_array_get(json_object_get(o, "nodes"), 1)));
 		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
-		        "nodes measure that machine, not separate nodes\n",
-		        json_string_value(json_array_get(json_object_get(o, "nodes"), 0)),
-		        json_string_value(json_array_get(json_object_get(o, "nodes"), 1)), np_json_str(o, "cpus"));
+		        "nodes measure that machine, not separate nodes\n", name, node,
+		        np_escape(text, sizeof(text), np_json_str(o, "cpus")));
+	}
 	o = json_object_get(res, "binding");
 	if (o && !np_json_streq(o, "used", np_json_str(o, "requested")))
 		fprintf(f, "note: bound by %s, not %s: %s\n", np_json_str(o, "used"), np_json_str(o, "requested"),

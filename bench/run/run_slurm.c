@@ -1,10 +1,14 @@
 /*
  * run_slurm.c - submit the job script with sbatch, follow it (job id,
- * state, elapsed, current step), and cancel it on Ctrl-C.
+ * state and pending reason, elapsed, current step), and cancel it on
+ * Ctrl-C, through the Slurm adapter (bench/slurm/).
  *
- * The job's state comes from `squeue --json` (Slurm's structured output;
- * Slurm 22.05's scontrol has no --json, and its squeue --json ignores job
- * filters, so the job is picked by id from the whole list).
+ * The job's state comes from `scontrol show job ID`, a question about
+ * numaplan's own job only (the whole queue, as squeue --json gives it,
+ * costs the controller a full job list every time).  A job numaplan
+ * submitted is never left behind untracked: its id is read from sbatch's
+ * standard output alone (warnings go to standard error and are shown),
+ * and an interrupt (SIGINT, SIGTERM, SIGHUP) cancels it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,76 +18,34 @@
 #include <unistd.h>
 
 #include "run/run.h"
+#include "slurm/slurm_adapter.h"
 #include "bench_util.h"
 
 /* The only file-scope state: a signal handler can do nothing else than
  * set a flag the follow loop polls. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
 typedef struct job_info {
 	char state[32];             /* JOB_STATE, e.g. RUNNING, COMPLETED */
+	char reason[128];           /* why it waits, while PENDING */
 	char exit_code[32];         /* as scontrol shows it: status:signal */
 	char elapsed[32];           /* [D-]HH:MM:SS */
 } job_info_t;
 
-static void fmt_elapsed(char *buf, size_t n, long long s)
+static void setstr(char *d, size_t n, const char *s)
 {
-	if (s < 0)
-		s = 0;
-	if (s >= 86400)
-		snprintf(buf, n, "%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
-	else
-		snprintf(buf, n, "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+	size_t l = strlen(s);
+
+	if (l >= n)
+		l = n - 1;
+	memcpy(d, s, l);
+	d[l] = '\0';
 }
-
-/* A number of squeue's JSON: plain (Slurm 22.05), or {set, infinite,
- * number} (later releases). */
-static long long jnum(json_t *v)
-{
-	if (json_is_object(v))
-		v = json_object_get(v, "number");
-	return json_integer_value(v);
-}
-
-/* One job of squeue's JSON.  Slurm 22.05 (openapi v0.0.38) gives
- * job_state as a string and exit_code as the wait status; later releases
- * give a list of states and an object {return_code, signal}: both read. */
-static void read_job(json_t *j, job_info_t *ji)
-{
-	json_t *st = json_object_get(j, "job_state"), *ec = json_object_get(j, "exit_code");
-	long long start = jnum(json_object_get(j, "start_time"));
-	long long end = jnum(json_object_get(j, "end_time"));
-	const char *state;
-
-	if (json_is_array(st))
-		st = json_array_get(st, 0);
-	state = json_string_value(st);
-	snprintf(ji->state, sizeof(ji->state), "%s", state ? state : "UNKNOWN");
-	if (json_is_integer(ec)) {
-		long long w = json_integer_value(ec);
-		snprintf(ji->exit_code, sizeof(ji->exit_code), "%lld:%lld", (w >> 8) & 0xff, w & 0x7f);
-	} else if (json_is_object(ec)) {
-		snprintf(ji->exit_code, sizeof(ji->exit_code), "%lld:%lld", jnum(json_object_get(ec, "return_code")),
-		         jnum(json_object_get(json_object_get(ec, "signal"), "id")));
-	} else {
-		ji->exit_code[0] = '\0';
-	}
-	/* a running job's end_time is its expected end */
-	if (strcmp(ji->state, "PENDING") == 0 || start <= 0)
-		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), 0);
-	else if (strcmp(ji->state, "RUNNING") == 0 || strcmp(ji->state, "SUSPENDED") == 0 || end < start)
-		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), (long long)time(NULL) - start);
-	else
-		fmt_elapsed(ji->elapsed, sizeof(ji->elapsed), end - start);
-}
-
-static bool terminal_state(const char *s);
 
 /* A job array as one job: RUNNING while a task runs, PENDING while the
  * rest wait, and once every task it knows of ended, COMPLETED when all
@@ -98,7 +60,7 @@ static void array_state(json_t *seen, unsigned ntasks, job_info_t *ji)
 
 	json_object_foreach(seen, k, v) {
 		const char *st = json_string_value(v);
-		if (!terminal_state(st))
+		if (!np_slurm_state_ended(st))
 			*(strcmp(st, "PENDING") == 0 ? &pending : &running) = true;
 		else {
 			ended++;
@@ -106,77 +68,58 @@ static void array_state(json_t *seen, unsigned ntasks, job_info_t *ji)
 				end = st;
 		}
 	}
-	snprintf(ji->state, sizeof(ji->state), "%s", running ? "RUNNING" : pending || ended < ntasks ? "PENDING"
-	         : end ? end : "COMPLETED");
-	snprintf(ji->exit_code, sizeof(ji->exit_code), "%s", end ? "1:0" : running || pending ? "" : "0:0");
+	setstr(ji->state, sizeof(ji->state), running ? "RUNNING" : pending || ended < ntasks ? "PENDING"
+	       : end ? end : "COMPLETED");
+	setstr(ji->exit_code, sizeof(ji->exit_code), end ? "1:0" : running || pending ? "" : "0:0");
+	if (!pending)
+		ji->reason[0] = '\0';
 }
 
-/* 1 with ji filled, 0 when the controller no longer knows the job, -1
+/* 1 with ji filled, 0 when the controller no longer knows the job, < 0
  * when it could not be asked.  For a job array (ntasks > 0), every task
- * whose array_job_id is the id counts, recorded in seen. */
+ * record counts, recorded in seen. */
 static int query_job(const char *jobid, unsigned ntasks, json_t *seen, job_info_t *ji)
 {
-	char *out = np_cmd_output("squeue --json 2>/dev/null", NULL);
-	long long id = strtoll(jobid, NULL, 10);
-	json_t *all, *j;
-	json_error_t je;
-	size_t i;
-	int found = -1;
+	np_slurm_job_t *v;
+	unsigned n, i;
+	bool pend = false;
+	int rc = np_slurm_job(jobid, &v, &n, NULL);
 
-	all = out ? json_loads(out, 0, &je) : NULL;
-	free(out);
-	if (!json_is_array(json_object_get(all, "jobs"))) {
-		json_decref(all);
-		return -1;
-	}
-	found = 0;
-	json_array_foreach(json_object_get(all, "jobs"), i, j) {
-		if (ntasks && jnum(json_object_get(j, "array_job_id")) == id) {
-			job_info_t t;
-			char key[32];
-			long long task = jnum(json_object_get(j, "array_task_id"));
-			read_job(j, &t);
-			/* the tasks still pending are one record without a task id (our
-			 * tasks are 1..N) */
-			if (task >= 1 && task < 1000000000LL)
-				snprintf(key, sizeof(key), "%lld", task);
-			else
-				snprintf(key, sizeof(key), "pending");
-			json_object_set_new(seen, key, json_string(t.state));
-			if (!found || strcmp(t.state, "RUNNING") == 0)
-				snprintf(ji->elapsed, sizeof(ji->elapsed), "%s", t.elapsed);
-			found = 1;
-		} else if (!ntasks && jnum(json_object_get(j, "job_id")) == id) {
-			read_job(j, ji);
-			found = 1;
+	if (rc <= 0)
+		return rc;
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		const np_slurm_job_t *j = &v[i];
+		if (!ntasks && strcmp(j->id, jobid) == 0) {
+			setstr(ji->state, sizeof(ji->state), j->state);
+			setstr(ji->reason, sizeof(ji->reason), strcmp(j->state, "PENDING") == 0 ? j->reason : "");
+			setstr(ji->exit_code, sizeof(ji->exit_code), j->exit_code);
+			setstr(ji->elapsed, sizeof(ji->elapsed), j->run_time);
+			rc = 1;
 			break;
 		}
-	}
-	if (ntasks && found) {
-		/* the pending record goes once its tasks start */
-		bool pend = false;
-		json_array_foreach(json_object_get(all, "jobs"), i, j)
-			if (jnum(json_object_get(j, "array_job_id")) == id && !(jnum(json_object_get(j, "array_task_id")) >= 1 &&
-			    jnum(json_object_get(j, "array_task_id")) < 1000000000LL))
+		if (ntasks && strcmp(j->array_id, jobid) == 0) {
+			/* the tasks still pending are one record (ArrayTaskId 3, or
+			 * 2-8%2); the others one each */
+			bool waiting = strcmp(j->state, "PENDING") == 0;
+			json_object_set_new(seen, waiting ? "pending" : j->array_tasks, json_string(j->state));
+			if (waiting) {
 				pend = true;
+				setstr(ji->reason, sizeof(ji->reason), j->reason);
+			}
+			if (!rc || strcmp(j->state, "RUNNING") == 0)
+				setstr(ji->elapsed, sizeof(ji->elapsed), j->run_time);
+			rc = 1;
+		}
+	}
+	if (ntasks && rc) {
+		/* the pending record goes once its tasks start */
 		if (!pend)
 			json_object_del(seen, "pending");
 		array_state(seen, ntasks, ji);
 	}
-	json_decref(all);
-	return found;
-}
-
-static bool terminal_state(const char *s)
-{
-	static const char *const t[] = { "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
-	                                 "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "REVOKED" };
-	unsigned i;
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (strncmp(s, t[i], strlen(t[i])) == 0)
-			return true;
-	return false;
+	free(v);
+	return rc;
 }
 
 /* Last line of progress.log: "3/24 stream.numa0 rep 1 exit 0 0.31s" */
@@ -226,155 +169,269 @@ static void tail_file(FILE *f, const char *path, unsigned lines)
 	free(text);
 }
 
-static void sleep_ms(long ms)
+/* What sbatch printed on standard error, each line shown as its own. */
+static void show_notes(const char *notes)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	const char *p = notes;
 
-	nanosleep(&ts, NULL);
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+		if (len)
+			fprintf(stderr, "numaplan run: sbatch said: %.*s\n", (int)len, p);
+		p += len + (p[len] ? 1 : 0);
+	}
+}
+
+/* The steps running when the job was cancelled, said once. */
+static void show_cancelled_steps(const char *jobid)
+{
+	np_slurm_step_t *v;
+	unsigned n, i;
+
+	if (np_slurm_steps(jobid, &v, &n, NULL) <= 0 && !n)
+		return;
+	for (i = 0; i < n; i++)
+		if (!strstr(v[i].id, ".batch") && !strstr(v[i].id, ".extern"))
+			fprintf(stderr, "numaplan run: step %s (%s) was running on %s\n", v[i].id, v[i].name, v[i].nodes);
+	free(v);
+}
+
+/* Submit: the job id from sbatch's output, its standard error shown.
+ * When sbatch exited 0 and its id could not be read, the job is looked
+ * up by its script (one job runs it: this run's own job.sh) and tracked. */
+static int submit(np_run_ctx_t *c, const char *script, char *jobid, size_t idlen, np_error_t *err)
+{
+	char *notes = NULL;
+	int rc = np_slurm_submit(script, NULL, jobid, idlen, &notes, err);
+
+	show_notes(notes);
+	free(notes);
+	if (rc == -EIO && strstr(err->msg, "exited 0")) {
+		np_error_t e2;
+		np_error_clear(&e2);
+		if (np_slurm_job_of_script(script, jobid, idlen, &e2) == 0) {
+			if (!c->opts->quiet)
+				fprintf(stderr, "numaplan run: sbatch printed no job id; job %s runs %s: following it\n", jobid,
+				        script);
+			np_error_clear(err);
+			return 0;
+		}
+		np_error_set(err, rc, "%s; and it is not in the queue (%s)", err->msg, e2.msg);
+	}
+	return rc;
+}
+
+/* A submitted job as the follow loop sees it. */
+typedef struct follow {
+	const np_run_ctx_t *c;
+	char jobid[32];
+	unsigned nsteps;
+	char state[32], elapsed[32], exitc[32]; /* the last known; "": not known */
+	job_info_t ji;                  /* the last answer */
+	json_t *seen;                   /* the array tasks seen so far */
+	int gone, failed;               /* answers in a row that found no job, that failed */
+	bool tty, cancelled;
+	char shown[200];                /* the state last printed */
+	unsigned shown_done;            /* the steps done last printed */
+} follow_t;
+
+/* The signals that cancel the job: Ctrl-C, a kill, a lost terminal. */
+static const int cancel_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+#define NCANCEL_SIGS (sizeof(cancel_sigs) / sizeof(cancel_sigs[0]))
+
+static void catch_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+	unsigned k;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	for (k = 0; k < NCANCEL_SIGS; k++)
+		sigaction(cancel_sigs[k], &sa, &old[k]);
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+	unsigned k;
+
+	for (k = 0; k < NCANCEL_SIGS; k++)
+		sigaction(cancel_sigs[k], &old[k], NULL);
+}
+
+/* The job is purged from the controller (or the controller is gone):
+ * its end is judged by the array tasks seen, else the steps the script
+ * recorded. */
+static void judge_purged(follow_t *f)
+{
+	char last[256];
+
+	if (f->c->array_tasks && json_object_size(f->seen)) {
+		/* every task ended and was purged: what was seen of them */
+		json_object_del(f->seen, "pending");
+		array_state(f->seen, f->c->array_tasks, &f->ji);
+		if (np_slurm_state_ended(f->ji.state)) {
+			setstr(f->state, sizeof(f->state), f->ji.state);
+			setstr(f->exitc, sizeof(f->exitc), f->ji.exit_code);
+		}
+	}
+	if (!np_slurm_state_ended(f->state))
+		setstr(f->state, sizeof(f->state),
+		       f->cancelled ? "CANCELLED" : steps_done(f->c->outdir, last, sizeof(last)) == f->nsteps ? "COMPLETED"
+		       : "UNKNOWN");
+}
+
+/* Ask the controller: one job's record every other second, and when a
+ * step ended (its state may have changed), so that following costs it one
+ * small RPC.  false when the job is no longer to be followed. */
+static bool poll_job(follow_t *f, unsigned tick)
+{
+	char last[256];
+	bool ask = tick % 2 == 0 || steps_done(f->c->outdir, last, sizeof(last)) != f->shown_done;
+	int q = 0;
+
+	if (ask && (q = query_job(f->jobid, f->c->array_tasks, f->seen, &f->ji)) == 1) {
+		setstr(f->state, sizeof(f->state), f->ji.state);
+		setstr(f->elapsed, sizeof(f->elapsed), f->ji.elapsed);
+		setstr(f->exitc, sizeof(f->exitc), f->ji.exit_code);
+		f->gone = f->failed = 0;
+	} else if ((ask && q == 0 && ++f->gone >= 3) || (q < 0 && ++f->failed >= 15)) {
+		judge_purged(f);
+		return false;
+	}
+	return true;
+}
+
+/* One line of progress: redrawn whole on a terminal, one line per change
+ * of state or step in a log. */
+static void show_progress(follow_t *f)
+{
+	char line[600], st[200], last[256];
+	unsigned done = steps_done(f->c->outdir, last, sizeof(last));
+
+	if (strcmp(f->state, "PENDING") == 0 && *f->ji.reason && strcmp(f->ji.reason, "None") != 0)
+		snprintf(st, sizeof(st), "PENDING (%s)", f->ji.reason);
+	else
+		snprintf(st, sizeof(st), "%s", *f->state ? f->state : "?");
+	snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", f->jobid, st, f->elapsed, done, f->nsteps, last);
+	if (f->tty) {
+		/* the whole line again, what was left of a longer one erased */
+		printf("\r%.*s\033[K", 150, line);
+		fflush(stdout);
+	} else if (!f->c->opts->quiet && (done != f->shown_done || strcmp(st, f->shown) != 0)) {
+		printf("%s\n", line);
+		fflush(stdout);
+	}
+	f->shown_done = done;
+	setstr(f->shown, sizeof(f->shown), st);
+}
+
+/* An interrupt: cancel the job, and keep following until the controller
+ * says it ended. */
+static void cancel_job(follow_t *f)
+{
+	np_error_t ce;
+
+	np_error_clear(&ce);
+	if (f->tty)
+		printf("\n");
+	fprintf(stderr, "numaplan run: %s: cancelling job %s\n",
+	        interrupted == SIGINT ? "interrupted" : strsignal(interrupted), f->jobid);
+	show_cancelled_steps(f->jobid);
+	if (np_slurm_cancel(f->jobid, &ce) < 0)
+		fprintf(stderr, "numaplan run: %s\n", ce.msg);
+	interrupted = 0;
+	f->cancelled = true;
+}
+
+/* Follow the job until it ends, once a second. */
+static void follow_job(follow_t *f)
+{
+	struct timespec second = { 1, 0 };
+	unsigned tick;
+
+	for (tick = 0; poll_job(f, tick); tick++) {
+		show_progress(f);
+		if (np_slurm_state_ended(f->state))
+			break;
+		if (interrupted)
+			cancel_job(f);
+		nanosleep(&second, NULL);
+	}
+	if (f->tty)
+		printf("\n");
+}
+
+/* The job's entry of results.json's jobs. */
+static void record_job(const follow_t *f, const char *script, json_t *jobs)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "id", f->jobid, "state", f->state,
+	                      "exit_code", *f->exitc ? f->exitc : NULL, "elapsed", *f->elapsed ? f->elapsed : NULL,
+	                      "script", script);
+
+	if (j && f->c->array_tasks)
+		json_object_set_new(j, "array_tasks", json_integer(f->c->array_tasks));
+	json_array_append_new(jobs, j);
+}
+
+/* How the job ended: 0 when it completed; -ECANCELED (an interrupt) or
+ * -EIO (with the tail of its log on stderr) with err set. */
+static int verdict(const follow_t *f, np_error_t *err)
+{
+	const np_run_ctx_t *c = f->c;
+	char *log;
+
+	if (f->cancelled) {
+		if (!c->opts->quiet)
+			printf("job %s %s after %s\n", f->jobid, f->state, *f->elapsed ? f->elapsed : "?");
+		return np_error_set(err, -ECANCELED, "job %s cancelled; results hold what finished", f->jobid);
+	}
+	if (strcmp(f->state, "COMPLETED") == 0) {
+		if (!c->opts->quiet)
+			printf("job %s COMPLETED in %s\n", f->jobid, *f->elapsed ? f->elapsed : "?");
+		return 0;
+	}
+	log = c->array_tasks ? np_strdup_printf("%s/slurm-%s_1.out", c->outdir, f->jobid)
+	                     : np_strdup_printf("%s/slurm-%s.out", c->outdir, f->jobid);
+	np_error_set(err, -EIO, "job %s ended %s (exit code %s); see %s", f->jobid, f->state,
+	             *f->exitc ? f->exitc : "?", log ? log : "its output");
+	if (log)
+		tail_file(stderr, log, 15);
+	free(log);
+	return -EIO;
 }
 
 int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
 {
-	const np_run_opts_t *o = c->opts;
-	char *sbatch = np_which("sbatch"), *cmd, *out, *jobid, *state = NULL, *elapsed = NULL, *exitc = NULL;
-	char last[256], shown[64] = "";
-	unsigned shown_done = 0, tick;
-	struct sigaction sa, old;
-	bool tty = isatty(STDOUT_FILENO) && !o->quiet;
-	int st, rc = 0, gone = 0, failed = 0;
-	job_info_t ji;
-	json_t *seen = json_object();
-	np_sb_t b;
+	follow_t f = { .c = c, .nsteps = nsteps, .tty = isatty(STDOUT_FILENO) && !c->opts->quiet };
+	char *progress;
+	struct sigaction old[NCANCEL_SIGS];
+	int rc;
 
-	if (!sbatch)
+	if (!np_slurm_available())
 		return np_error_set(err, -ENOENT, "Slurm is not available: sbatch not found in PATH.  "
 		                    "Use --local to run on this machine, or --dry-run to only write the job script");
-	free(sbatch);
-	np_sb_init(&b);
-	np_sb_add(&b, "sbatch --parsable ");
-	np_sb_shq(&b, script);
-	np_sb_add(&b, " 2>&1");
-	cmd = np_sb_take(&b);
-	out = cmd ? np_cmd_output(cmd, &st) : NULL;
-	free(cmd);
-	if (!out)
-		return np_error_set(err, -ENOMEM, "cannot run sbatch");
-	if (st != 0) {
-		size_t n = strlen(out);
-		while (n && out[n - 1] == '\n')
-			out[--n] = '\0';
-		np_error_set(err, -EIO, "sbatch failed (is the Slurm controller up? SLURM_CONF=%s): %s",
-		             getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "(unset)", out);
-		free(out);
-		return -EIO;
-	}
-	jobid = strndup(out, strspn(out, "0123456789"));
-	free(out);
-	if (!jobid || !*jobid) {
-		free(jobid);
-		return np_error_set(err, -EIO, "sbatch printed no job id");
-	}
-	if (!o->quiet && c->array_tasks)
-		printf("submitted job array %s (%u one-node tasks, %u steps in all); Ctrl-C cancels it\n", jobid,
-		       c->array_tasks, nsteps);
-	else if (!o->quiet)
-		printf("submitted job %s (%u steps); Ctrl-C cancels it\n", jobid, nsteps);
-	fflush(stdout);
+	/* a line of an earlier job (the topology probe's) is no step of this one */
+	if ((progress = np_strdup_printf("%s/progress.log", c->outdir)))
+		unlink(progress);
+	free(progress);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	interrupted = 0;
-	for (tick = 0;; tick++) {
-		char line[600];
-		unsigned done;
-		int q = 0;
-		/* squeue --json lists every job: ask every other second */
-		if (tick % 2 == 0 && (q = query_job(jobid, c->array_tasks, seen, &ji)) == 1) {
-			free(state);
-			free(elapsed);
-			free(exitc);
-			state = strdup(ji.state);
-			elapsed = strdup(ji.elapsed);
-			exitc = *ji.exit_code ? strdup(ji.exit_code) : NULL;
-			gone = failed = 0;
-		} else if ((q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
-			/* Purged from the controller (or the controller is gone):
-			 * judge by the steps the script recorded. */
-			if (c->array_tasks && json_object_size(seen)) {
-				/* every task ended and was purged: what was seen of them */
-				json_object_del(seen, "pending");
-				array_state(seen, c->array_tasks, &ji);
-				if (terminal_state(ji.state)) {
-					free(state);
-					free(exitc);
-					state = strdup(ji.state);
-					exitc = strdup(ji.exit_code);
-				}
-			}
-			if (!state || !terminal_state(state)) {
-				free(state);
-				state = strdup(steps_done(c->outdir, last, sizeof(last)) == nsteps ? "COMPLETED" : "UNKNOWN");
-			}
-			break;
-		}
-		done = steps_done(c->outdir, last, sizeof(last));
-		snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", jobid, state ? state : "?",
-		         elapsed ? elapsed : "", done, nsteps, last);
-		if (tty) {
-			printf("\r%-100.100s", line);
-			fflush(stdout);
-		} else if (!o->quiet && (done != shown_done || strcmp(state ? state : "?", shown) != 0)) {
-			/* a log, not a terminal: one line per change of state or step */
-			printf("%s\n", line);
-			fflush(stdout);
-		}
-		shown_done = done;
-		snprintf(shown, sizeof(shown), "%s", state ? state : "?");
-		if (state && terminal_state(state))
-			break;
-		if (interrupted) {
-			char *cancel = np_strdup_printf("scancel %s", jobid);
-			if (tty)
-				printf("\n");
-			fprintf(stderr, "numaplan run: interrupted: cancelling job %s\n", jobid);
-			if (cancel && system(cancel) != 0)
-				fprintf(stderr, "numaplan run: scancel %s failed\n", jobid);
-			free(cancel);
-			interrupted = 0;
-			rc = -ECANCELED;
-			/* keep following until the controller says it ended */
-		}
-		sleep_ms(1000);
+	catch_signals(old);
+	if ((rc = submit(c, script, f.jobid, sizeof(f.jobid), err)) < 0) {
+		restore_signals(old);
+		return rc;
 	}
-	if (tty)
-		printf("\n");
-	sigaction(SIGINT, &old, NULL);
-	json_array_append_new(jobs, json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "id", jobid,
-	                                      "state", state ? state : "UNKNOWN", "exit_code", exitc,
-	                                      "elapsed", elapsed, "script", script));
-	if (c->array_tasks)
-		json_object_set_new(json_array_get(jobs, json_array_size(jobs) - 1), "array_tasks",
-		                    json_integer(c->array_tasks));
-	json_decref(seen);
-	if (rc == -ECANCELED) {
-		np_error_set(err, rc, "job %s cancelled by Ctrl-C; results hold what finished", jobid);
-	} else if (!state || strcmp(state, "COMPLETED") != 0) {
-		char *log = c->array_tasks ? np_strdup_printf("%s/slurm-%s_1.out", c->outdir, jobid)
-		            : np_strdup_printf("%s/slurm-%s.out", c->outdir, jobid);
-		np_error_set(err, -EIO, "job %s ended %s (exit code %s); see %s", jobid, state ? state : "?",
-		             exitc ? exitc : "?", log ? log : "its output");
-		if (log)
-			tail_file(stderr, log, 15);
-		free(log);
-		rc = -EIO;
-	} else if (!o->quiet) {
-		printf("job %s COMPLETED in %s\n", jobid, elapsed ? elapsed : "?");
-	}
-	free(jobid);
-	free(state);
-	free(elapsed);
-	free(exitc);
-	return rc;
+	if (!c->opts->quiet && c->array_tasks)
+		printf("submitted job array %s (%u one-node tasks, %u steps in all); Ctrl-C cancels it\n", f.jobid,
+		       c->array_tasks, nsteps);
+	else if (!c->opts->quiet)
+		printf("submitted job %s (%u steps); Ctrl-C cancels it\n", f.jobid, nsteps);
+	fflush(stdout);
+	f.seen = json_object();
+	follow_job(&f);
+	restore_signals(old);
+	record_job(&f, script, jobs);
+	json_decref(f.seen);
+	return verdict(&f, err);
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 
 static char *host_name(void)
@@ -99,7 +100,7 @@ static unsigned probe_nodes(const np_run_opts_t *o)
 	return o->nodes ? o->nodes : o->suite->nodes ? o->suite->nodes : 1;
 }
 
-static int write_probe(np_run_ctx_t *c, const char *path, np_error_t *err)
+static int write_probe(np_run_ctx_t *c, const char *name, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	const char *p = getenv("PATH");
@@ -132,7 +133,7 @@ static int write_probe(np_run_ctx_t *c, const char *path, np_error_t *err)
 	np_sb_add(&b, "\nsrun -N \"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=1 --overlap --cpu-bind=none "
 	          "bash -c \"$NP_PROBE\"\nrc=$?\n"
 	          "printf '1/1 topology probe exit %s\\n' \"$rc\" >progress.log\nexit \"$rc\"\n");
-	rc = np_write_sb(path, &b, true, err);
+	rc = np_outdir_write_sb(c->outfd, c->outdir, name, &b, true, err);
 	return rc;
 }
 
@@ -282,7 +283,7 @@ static int probe(np_run_ctx_t *c, np_error_t *err)
 
 	if (!script)
 		return np_error_set(err, -ENOMEM, "out of memory");
-	if ((rc = write_probe(c, script, err)) < 0)
+	if ((rc = write_probe(c, "probe.sh", err)) < 0)
 		goto out;
 	if (!o->quiet)
 		printf("numaplan run %s: asking the compute nodes for their topology (%s)\n", o->suite->name,

@@ -15,6 +15,7 @@
 #include "common/hpl_grid.h"
 #include "suites/hpl_size.h"
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 
 extern const np_suite_t np_suite_hpl;
@@ -77,10 +78,10 @@ unsigned long long np_node_memory(const np_topo_t *t)
 	return m;
 }
 
-static int write_hpl_dat(const char *dir, unsigned long n, unsigned nb, unsigned p, unsigned q,
+static int write_hpl_dat(const np_run_ctx_t *c, unsigned long n, unsigned nb, unsigned p, unsigned q,
                          np_error_t *err)
 {
-	char *path, *text;
+	char *text;
 	int rc;
 
 	text = np_strdup_printf(
@@ -115,15 +116,10 @@ static int write_hpl_dat(const char *dir, unsigned long n, unsigned nb, unsigned
 		"0            U  in (0=transposed,1=no-transposed) form\n"
 		"1            Equilibration (0=no,1=yes)\n"
 		"8            memory alignment in double (> 0)\n", n, nb, p, q);
-	path = np_strdup_printf("%s/HPL.dat", dir);
-	if (!text || !path) {
-		free(text);
-		free(path);
+	if (!text)
 		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	rc = np_write_file(path, text, false, err);
+	rc = np_outdir_write(c->outfd, c->outdir, "xhpl/HPL.dat", text, false, err);
 	free(text);
-	free(path);
 	return rc;
 }
 
@@ -167,7 +163,8 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	if (ho->xhpl) {
 		char *dir = np_strdup_printf("%s/xhpl", c->outdir);
 		char *abs = np_abspath(ho->xhpl);
-		if (!dir || !abs || np_mkdirs(dir, err) < 0 || write_hpl_dat(dir, n, nb, p, q, err) < 0) {
+		if (!dir || !abs || np_outdir_mkdirs(c->outfd, "xhpl", err) < 0 ||
+		    write_hpl_dat(c, n, nb, p, q, err) < 0) {
 			free(dir);
 			free(abs);
 			return err->code ? err->code : -ENOMEM;

@@ -7,31 +7,29 @@
 
 #include "suites/suite.h"
 
-extern const np_suite_t np_suite_stream, np_suite_osu, np_suite_himeno, np_suite_hpl,
-       np_suite_wrf, np_suite_compare, np_suite_all, np_suite_screen;
-
 /*
- * Adding a suite NAME touches three files:
+ * Adding a suite NAME is two steps:
  *   1. bench/suites/suite_NAME.c (new): `const np_suite_t np_suite_NAME = {...}`
  *      with its name, its option table over its own struct, its generate
  *      hook, and the kernels it reads with their parse and primary hooks
  *      (see suite.h; suite_himeno.c is a short example);
- *   2. this table: the extern above and one entry below (the order is the
- *      order of `numaplan run --help`, of results and of report sections);
- *   3. bench/Makefile.am: suite_NAME.c in libnpbench_la_SOURCES.
- * Nothing in run, report or accept changes: `numaplan run --help` lists
- * the suite and its options from the tables.  Its tests and a paragraph in
- * SUITES of man/numaplan-run.1 come with it.
+ *   2. its line `suites/suite_NAME` in NP_SUITES of bench/Makefile.am (the
+ *      order is the order of `numaplan run --help`, of results and of
+ *      report sections).
+ * The build makes suites/suite_list.h of that list, NP_SUITE(NAME) a line,
+ * and this file makes the table of it.  Nothing in run, report or accept
+ * changes: `numaplan run --help` lists the suite and its options from the
+ * tables.  Its tests and a paragraph in SUITES of man/numaplan-run.1 come
+ * with it.
  */
+#define NP_SUITE(name) extern const np_suite_t np_suite_##name;
+#include "suites/suite_list.h"
+#undef NP_SUITE
+
 const np_suite_t *const np_suites[] = {
-	&np_suite_stream,
-	&np_suite_osu,
-	&np_suite_himeno,
-	&np_suite_hpl,
-	&np_suite_wrf,
-	&np_suite_compare,
-	&np_suite_all,
-	&np_suite_screen,
+#define NP_SUITE(name) &np_suite_##name,
+#include "suites/suite_list.h"
+#undef NP_SUITE
 	NULL,
 };
 

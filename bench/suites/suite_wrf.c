@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "outdir.h"
 #include "suites/suite.h"
 #include "suites/wrf_parse.h"
 
@@ -188,9 +189,9 @@ static int adopt(np_run_ctx_t *c, np_error_t *err)
 	if (!text)
 		return err->code ? err->code : -ENOMEM;
 	e = np_exp_new(c, np_suite_wrf.name, "wrf", "wrf.parse", "wrf");
-	raw = np_strdup_printf("%s/raw", c->outdir);
-	dst = np_strdup_printf("%s/raw/wrf.parse.r1.rsl.error.0000", c->outdir);
-	rcf = np_strdup_printf("%s/raw/wrf.parse.r1.rc", c->outdir);
+	raw = strdup("raw");
+	dst = strdup("raw/wrf.parse.r1.rsl.error.0000");
+	rcf = strdup("raw/wrf.parse.r1.rc");
 	rc = -ENOMEM;
 	if (e && raw && dst && rcf) {
 		char *dir = np_abspath(wo->dir), *nlp = np_strdup_printf("%s/namelist.input", wo->dir);
@@ -203,11 +204,11 @@ static int adopt(np_run_ctx_t *c, np_error_t *err)
 		free(nl);
 		free(nlp);
 		free(dir);
-		rc = np_mkdirs(raw, err);
+		rc = np_outdir_mkdirs(c->outfd, raw, err);
 		if (!rc)
-			rc = np_write_file(dst, text, false, err);
+			rc = np_outdir_write(c->outfd, c->outdir, dst, text, false, err);
 		if (!rc)
-			rc = np_write_file(rcf, "rc=0 start=0 end=0\n", false, err);
+			rc = np_outdir_write(c->outfd, c->outdir, rcf, "rc=0 start=0 end=0\n", false, err);
 	} else {
 		np_error_set(err, rc, "out of memory");
 	}

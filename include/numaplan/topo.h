@@ -309,8 +309,11 @@ NP_API int np_topo_numa_by_os(const np_topo_t *t, unsigned os);
 NP_API int np_topo_numas_of_cpus(const np_topo_t *t, const np_cpuset_t *cpus, np_cpuset_t *out);
 
 /* Write the whole machine as hwloc XML (for caching a live discovery so
- * later loads cost what an XML load costs).  Written to PATH.tmp and
- * renamed, so readers never see a partial file; mode 0644. */
+ * later loads cost what an XML load costs).  Written to a new file beside
+ * PATH (mkstemp) and renamed, so readers never see a partial file; mode
+ * 0644.  A PATH that is a device, a directory, a FIFO or a socket is
+ * refused with -EINVAL, left as it was; a symbolic link is replaced by
+ * the file, never followed. */
 NP_API int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err);
 
 /* A digest of what the planner reads of a node: CPU model, packages,

@@ -32,6 +32,35 @@ run numaplan topo --topology "$EPYC" --export-xml "$tmp/no/such/dir/x.xml"
 check "an unwritable --export-xml: exit 1 naming the file" \
 	eval '[ "$RC" -eq 1 ] && grep -q "no/such/dir" <<<"$ERR"'
 
+# the target must be a regular file or nothing: a link or a device is
+# refused with a clear error and left as it was (issue 22, item 6)
+echo keep >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link.xml"
+run numaplan topo --topology "$EPYC" --export-xml "$tmp/link.xml"
+check "--export-xml onto a symbolic link: exit 1, saying so" \
+	eval '[ "$RC" -eq 1 ] && grep -q "symbolic link" <<<"$ERR"'
+check "... the link and what it points to are unchanged" \
+	eval '[ -L "$tmp/link.xml" ] && [ "$(cat "$tmp/victim")" = keep ]'
+mkfifo "$tmp/fifo.xml"
+run numaplan topo --topology "$EPYC" --export-xml "$tmp/fifo.xml"
+check "--export-xml onto a FIFO: exit 1, the FIFO stays" eval '[ "$RC" -eq 1 ] && [ -p "$tmp/fifo.xml" ]'
+mkdir "$tmp/dir.xml"
+run numaplan topo --topology "$EPYC" --export-xml "$tmp/dir.xml"
+check "--export-xml onto a directory: exit 1, the directory stays" eval '[ "$RC" -eq 1 ] && [ -d "$tmp/dir.xml" ]'
+if [ "$(id -u)" -eq 0 ]; then
+	# a private copy of /dev/null's node: the real one is shared
+	mknod "$tmp/null" c 1 3
+	run numaplan topo --topology "$EPYC" --export-xml "$tmp/null"
+	check "as root, --export-xml onto a device node: exit 1, the node stays a device" \
+		eval '[ "$RC" -eq 1 ] && [ -c "$tmp/null" ] && grep -q "character device" <<<"$ERR"'
+else
+	skip "as root, --export-xml onto a device node (not root)"
+fi
+check "no temporary file is left beside the refused targets" \
+	eval '[ -z "$(ls "$tmp" | grep -v -x -e e.xml -e live.xml -e same.xml -e victim -e link.xml -e fifo.xml -e dir.xml -e null)" ]'
+run numaplan topo --topology "$EPYC" --export-xml "$tmp/e.xml"
+check "an existing regular file is replaced" eval '[ "$RC" -eq 0 ] && [ "$(fp --topology "$tmp/e.xml")" = "$A" ]'
+
 # --site: the plugin's topology= of plugstack.conf, found through slurm.conf
 mkdir -p "$tmp/etc/more"
 printf 'ClusterName=x\nPlugStackConfig=%s/etc/plugstack.conf\n' "$tmp" >"$tmp/etc/slurm.conf"

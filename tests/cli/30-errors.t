@@ -39,7 +39,7 @@ expect_error "--no-fallback without an HCA" "no HCA" \
 	numaplan plan --topology "$TOPO/amd-epyc7763-2s-milan-cpuonly-from-cpuid.xml" -n 1 -p hca-near --no-fallback
 expect_error "bad --cpuset" "invalid CPU list '3-1'" numaplan plan --topology "$EPYC" --cpuset 3-1 -n 1 -p compact
 expect_error "--cpuset outside the machine" "no CPU in the allowed set" numaplan plan --topology "$EPYC" --cpuset 900 -n 1 -p compact
-expect_error "unknown option" "unknown or incomplete option '--fast'" numaplan plan --fast -n 1 -p compact
+expect_error "unknown option" "unknown option '--fast'" numaplan plan --fast -n 1 -p compact
 expect_error "unknown command" "unknown command 'plna'" numaplan plna
 # --hca: empty is empty, not "no HCA on this node"
 expect_error "--hca '' says it is empty" "is empty" numaplan plan --topology "$EPYC" -n 1 -p hca-near --hca ''

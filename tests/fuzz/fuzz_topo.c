@@ -9,6 +9,7 @@
  * code, and the hwloc queries it makes on a topology hwloc accepted.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,19 @@
 #define MAX_INPUT (256u << 10)
 
 static FILE *sink;
+
+/* What the inputs reached, said at exit when NP_FUZZ_STATS is set: a run
+ * whose inputs all fail to load has fuzzed nothing past hwloc's parser,
+ * which tests/fuzz/10-shape.t checks.  NP_FUZZ_WHY=1 prints every refusal. */
+static struct {
+	unsigned long inputs, loaded, planned, shape_refused;
+} stats;
+
+static void print_stats(void)
+{
+	fprintf(stderr, "fuzz_topo stats: inputs %lu loaded %lu planned %lu shape_refused %lu\n",
+	        stats.inputs, stats.loaded, stats.planned, stats.shape_refused);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +49,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	 * that files only libxml2 reads take the checker's re-export path. */
 	setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml", 0);
 	setenv("HWLOC_LIBXML_IMPORT", "0", 0);
+	if (getenv("NP_FUZZ_STATS"))
+		atexit(print_stats);
 	return sink ? 0 : -1;
 }
 
@@ -65,9 +81,10 @@ static void write_all_formats(const np_topo_t *t, const np_plan_t *p)
 	free(np_plan_to_json(t, p));
 }
 
-static void plan_all(const np_topo_t *t, uint32_t h)
+static bool plan_all(const np_topo_t *t, uint32_t h)
 {
 	static const unsigned sizes[] = { 1, 2, 3, 5, 8 };
+	bool planned = false;
 
 	for (int pol = 0; pol < NP_POLICY_COUNT; pol++) {
 		np_plan_opts_t o = NP_PLAN_OPTS_INIT;
@@ -89,10 +106,12 @@ static void plan_all(const np_topo_t *t, uint32_t h)
 		if (pol == NP_POLICY_HCA_NEAR && t->ndevices && ((h >> 17) & 1))
 			o.hca = t->devices[(h >> 18) % t->ndevices].name;
 		if (np_plan_compute(t, &o, &p, &err) == 0) {
+			planned = true;
 			write_all_formats(t, p);
 			np_plan_free(p);
 		}
 	}
+	return planned;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -101,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                      .check_timeout_ms = 20000 };
 	np_error_t err = { 0 };
 	np_topo_t *t = NULL;
+	bool planned;
 	uint32_t h;
 	int fd;
 
@@ -116,13 +136,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h = mix(data, size);
 	if ((h & 1) == 0)
 		lo.flags |= NP_LOAD_WHOLE_MACHINE;
-	if (np_topo_load(&t, &lo, &err) == 0) {
+	stats.inputs++;
+	if (np_topo_load(&t, &lo, &err) != 0 && getenv("NP_FUZZ_WHY"))
+		fprintf(stderr, "WHY %.150s\n", err.msg);
+	if (!t && strstr(err.msg, "a shape no machine has"))
+		stats.shape_refused++;
+	if (t) {
 		np_cpuset_t *half = np_cpuset_new();
 		char *js = np_topo_to_json(t);
 
+		stats.loaded++;
 		free(js);
 		(void)np_topo_write_text(sink, t);
-		plan_all(t, h);
+		planned = plan_all(t, h);
 		/* the plugin's path: restricted to part of the allowed CPUs */
 		if (half && t->npus > 1) {
 			unsigned k = 0, want = t->npus / 2;
@@ -131,8 +157,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				for (unsigned i = 0; i < t->cores[c].npus && k < want; i++, k++)
 					np_cpuset_set(half, t->cores[c].pus[i]);
 			if (np_topo_restrict(t, half, &err) == 0)
-				plan_all(t, h >> 1);
+				planned |= plan_all(t, h >> 1);
 		}
+		stats.planned += planned;
 		np_cpuset_free(half);
 		np_topo_free(t);
 	}

@@ -5,6 +5,8 @@
 #   common/   its own headers, and the public types it implements
 #             (<numaplan/{api,error,cpuset}.h>); nothing of lib or a front end
 #   lib/      its own headers, common/, the public headers; no front end
+#   cli/      the command-line parser: its own and common/ headers and the
+#             public error type; nothing of lib or a front end
 #   kernels/  common/ and the public types, never the planner's modules
 #   plugin/ launcher/ bench/ kernels/ tests: nothing private of lib/, nor
 #             common's hwloc view of the sets
@@ -43,10 +45,14 @@ none_of "common/: of the public headers, only the types it implements (api, erro
 	includes "$S"/common/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
 none_of "lib/: its quoted includes are lib/ or common/ headers (no front end)" < <(
 	quoted_outside lib "$S"/lib/*.[ch])
+none_of "cli/: its quoted includes are cli/ or common/ headers (below every front end)" < <(
+	includes "$S"/cli/*.[ch] | grep -E ': "' | grep -vE ': "(cli|common)/[a-z_]+\.h"$')
+none_of "cli/: of the public headers, only the error type" < <(
+	includes "$S"/cli/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/error\.h>')
 none_of "kernels/: no planner header (they link libnpcommon, not libnumaplan)" < <(
 	includes "$S"/kernels/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
 none_of "front ends and tests include nothing private of lib/, nor common's hwloc view" < <(
-	for d in plugin launcher bench bench/run bench/report bench/accept bench/suites kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
+	for d in plugin launcher cli bench bench/run bench/report bench/accept bench/suites bench/slurm kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
 	grep -E '"(topo_internal|plan_internal|plan_pool)\.h"|"common/cpuset_hwloc\.h"|"lib/')
 none_of "common/ and lib/ have no front end on their include path" < <(
 	grep -HE '^[A-Za-z_]*CPPFLAGS.*-I\$\(top_srcdir\)/(plugin|launcher|bench|kernels)' \

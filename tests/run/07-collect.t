@@ -62,4 +62,14 @@ run numaplan run --collect "$tmp/nothing"
 check "collect on a non-run directory: exit 2" sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'not a numaplan run directory'" "$ERR"
 run numaplan run stream --collect "$D"
 check "collect takes no suite: exit 2" [ "$RC" -eq 2 ]
+
+# run.json records --bind-via; collecting again reads it back, and the
+# results say the binding that run asked for (the plugin's), not the
+# default masks
+run numaplan run stream --dry-run --bind-via plugin --topology "$EPYC" --repeat 1 -q -o "$tmp/bv"
+check "a dry run with --bind-via plugin: exit 0" [ "$RC" -eq 0 ]
+check "run.json records bind_via plugin" jqt '.bind_via == "plugin"' "$tmp/bv/run.json"
+run numaplan run --collect "$tmp/bv"
+check "collected again: the binding asked was the plugin's" \
+	jqt '.binding.requested == "plugin" and .binding.whole_nodes_requested == false' "$tmp/bv/results.json"
 done_testing

@@ -88,45 +88,48 @@ for f in md html csv json; do
 	check "report --format $f of results with keys missing: exit 0" [ "$RC" -eq 0 ]
 done
 
-# --- a Slurm job followed through squeue --json ------------------------------
-# Slurm 22.05's squeue --json lists every job (filters ignored): the job is
-# picked by id.  exit_code is the wait status: 768 = exit 3, signal 0;
-# elapsed = end_time - start_time.  scontrol must not be asked.
+# --- a Slurm job followed through scontrol show job ID ------------------------
+# A fake Slurm whose scontrol prints the records Slurm printed (22.05,
+# captured on the vcluster) or prints by its format (24.11): see
+# tests/unit/data/slurm/README.  The job is asked about by its id alone;
+# squeue (the whole queue) must not be asked.  sbatch writes a warning on
+# standard error before the id on standard output, as a job_submit
+# plugin's message does.
+SD=$NP_SRCDIR/tests/unit/data/slurm
 mkdir -p "$tmp/fake"
 cat >"$tmp/fake/sbatch" <<EOF
 #!/bin/sh
-case "\$*" in *--parsable*) echo \$(cat "$tmp/fake/jobid");; *) echo "slurm 22.05.8";; esac
+case "\$*" in
+*--parsable*) echo "sbatch: warning: a site message to users" >&2; cat "$tmp/fake/jobid";;
+*) echo "slurm 22.05.8";;
+esac
 EOF
-printf '#!/bin/sh\ntouch %s/scontrol-called\nexit 1\n' "$tmp" >"$tmp/fake/scontrol"
-printf '#!/bin/sh\ncat %s/fake/queue.json\n' "$tmp" >"$tmp/fake/squeue"
+cat >"$tmp/fake/scontrol" <<EOF
+#!/bin/sh
+echo "\$*" >>"$tmp/scontrol-args"
+cat "$tmp/fake/record"
+EOF
+printf '#!/bin/sh\ntouch %s/squeue-called\nexit 1\n' "$tmp" >"$tmp/fake/squeue"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/scancel"
 chmod +x "$tmp/fake/"*
-echo 42 >"$tmp/fake/jobid"
-cat >"$tmp/fake/queue.json" <<'EOF'
-{"meta": {"plugin": {"type": "openapi/v0.0.38"}}, "errors": [],
- "jobs": [{"job_id": 41, "job_state": "RUNNING", "exit_code": 0, "start_time": 900, "end_time": 99999},
-          {"job_id": 42, "job_state": "FAILED", "exit_code": 768, "start_time": 1000, "end_time": 1065}]}
-EOF
+# the captured batch script that exited 3 (JobId=11)
+echo 11 >"$tmp/fake/jobid"
+cp "$SD/22.05/job-failed.txt" "$tmp/fake/record"
 # (--topology: the fake Slurm runs no topology probe)
 run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq" -- true
-check "a job squeue shows FAILED: exit 1" [ "$RC" -eq 1 ]
-check "... reported with the exit code as scontrol shows it (3:0)" \
-	grep -q 'job 42 ended FAILED (exit code 3:0)' <<<"$ERR"
-check "... recorded: id, state, exit code, elapsed 00:01:05" \
-	jqt '.jobs == [{"id": "42", "state": "FAILED", "exit_code": "3:0", "elapsed": "00:01:05",
+check "a job scontrol shows FAILED: exit 1" [ "$RC" -eq 1 ]
+check "... sbatch's warning shown, the job id read past it" grep -q 'sbatch said: sbatch: warning: a site message' <<<"$ERR"
+check "... reported with its exit code (3:0)" grep -q 'job 11 ended FAILED (exit code 3:0)' <<<"$ERR"
+check "... recorded: id, state, exit code, elapsed 00:00:01" \
+	jqt '.jobs == [{"id": "11", "state": "FAILED", "exit_code": "3:0", "elapsed": "00:00:01",
 	                "script": .jobs[0].script}]' "$tmp/sq/results.json"
-# the form of later Slurm releases: a list of states, numbers as objects
-echo 43 >"$tmp/fake/jobid"
-cat >"$tmp/fake/queue.json" <<'EOF'
-{"jobs": [{"job_id": 43, "job_state": ["CANCELLED"],
-           "exit_code": {"status": ["SIGNALED"], "return_code": {"set": true, "infinite": false, "number": 0},
-                         "signal": {"id": {"set": true, "infinite": false, "number": 15}, "name": "TERM"}},
-           "start_time": {"set": true, "infinite": false, "number": 1000},
-           "end_time": {"set": true, "infinite": false, "number": 92061}}]}
-EOF
+check "... asked about job 11 alone" [ "$(sort -u "$tmp/scontrol-args")" = "--local show job -o 11" ]
+# Slurm 24.11's record of a job cancelled by signal 15 (JobId=4711)
+echo 4711 >"$tmp/fake/jobid"
+cp "$SD/24.11/job-cancelled.txt" "$tmp/fake/record"
 run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq2" -- true
-check "later squeue JSON: CANCELLED by signal 15 after 1 day 1:17:41" \
-	jqt '.jobs[0] | .state == "CANCELLED" and .exit_code == "0:15" and .elapsed == "1-01:17:41"' \
+check "24.11 record: CANCELLED by signal 15 after 00:00:09" \
+	jqt '.jobs[0] | .state == "CANCELLED" and .exit_code == "0:15" and .elapsed == "00:00:09"' \
 	"$tmp/sq2/results.json"
-check "scontrol was never asked" [ ! -e "$tmp/scontrol-called" ]
+check "squeue was never asked" [ ! -e "$tmp/squeue-called" ]
 done_testing

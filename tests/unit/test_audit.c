@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "audit.h"
@@ -183,6 +185,83 @@ static void test_check(void **state)
 	json_decref(nodes);
 }
 
+/* A file of a fake /proc tree */
+static void put(const char *dir, const char *rel, const char *text, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_collect_invalid_utf8(void **state)
+{
+	/* a task of step 0 of job 77 whose process and threads are named
+	 * with bytes that are not UTF-8 (prctl takes any): once, the JSON
+	 * packing failed and the task was left out, "0 task(s)" */
+	static const char env[] = "SLURM_PROCID=3\0SLURM_LOCALID=1\0NUMAPLAN_CPUS=\xff\0";
+	static const char st[] = "Name:\t\xff\xfe" "evil\nCpus_allowed_list:\t0\nMems_allowed_list:\t0\n";
+	static const char t1[] = "Name:\t\xc0\x80x\nCpus_allowed_list:\t0\n";
+	static const char t2[] = "Name:\tgood \xc3\xa9\nCpus_allowed_list:\t0\n";
+	char dir[] = "/tmp/np-fakeproc-XXXXXX", sub[600], cmd[700];
+	np_error_t err = { 0 };
+	json_t *node, *procs, *p, *th;
+	char *s;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/self", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/100", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/100/task", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/100/task/100", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/100/task/101", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	put(dir, "self/cgroup", "0::/slurm/job_77/step_9/user/task_0\n", 36);
+	put(dir, "100/cgroup", "0::/slurm/job_77/step_0/user/task_1\n", 36);
+	put(dir, "100/status", st, sizeof(st) - 1);
+	put(dir, "100/environ", env, sizeof(env) - 1);
+	put(dir, "100/numa_maps", "7f00 default anon=1 dirty=1 N0=1 kernelpagesize_kB=4\n", 53);
+	put(dir, "100/task/100/status", t1, sizeof(t1) - 1);
+	put(dir, "100/task/101/status", t2, sizeof(t2) - 1);
+
+	node = np_audit_collect(dir, "77", "9", &err);
+	assert_non_null(node);
+	procs = json_object_get(node, "processes");
+	assert_int_equal(json_array_size(procs), 1);
+	p = json_array_get(procs, 0);
+	/* each byte of an invalid sequence as \xHH, the rest kept */
+	assert_string_equal(json_string_value(json_object_get(p, "comm")), "\\xff\\xfeevil");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "env"), "SLURM_PROCID")), "3");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "env"), "NUMAPLAN_CPUS")), "\\xff");
+	th = json_object_get(p, "threads");
+	assert_int_equal(json_array_size(th), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *t = json_array_get(th, i);
+		const char *c = json_string_value(json_object_get(t, "comm"));
+		assert_non_null(c);
+		/* an overlong NUL (C0 80) is not UTF-8; a real é is */
+		if (json_integer_value(json_object_get(t, "tid")) == 100)
+			assert_string_equal(c, "\\xc0\\x80x");
+		else
+			assert_string_equal(c, "good \xc3\xa9");
+	}
+	assert_int_equal(json_integer_value(json_object_get(node, "unreported")), 0);
+	s = json_dumps(node, JSON_COMPACT);
+	assert_non_null(s);
+	free(s);
+	json_decref(node);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_numa_maps),
 		cmocka_unit_test(test_mask),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_collect_invalid_utf8),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);

@@ -307,6 +307,73 @@ static void test_unusable_indexes(void **state)
 	assert_no_children();
 }
 
+/*
+ * Files hwloc (and lstopo) load whose tree no machine has
+ * (tests/xml/make-shape-xmls.sh says each file's edit, which is where the
+ * expected reason comes from).  Before the shape check, the first made
+ * np_pool_init write past its package counts; the second allocated
+ * 4294967296 PUs per core and ended in "no usable core".
+ */
+static const char *const shape_files[][2] = {
+	{ "shape-package-two-depths.xml", "Package objects sit at more than one depth" },
+	{ "shape-core-as-pu.xml", "PU objects sit at more than one depth" },
+	{ "shape-l3-two-depths.xml", "L3Cache objects sit at more than one depth" },
+	{ "shape-pu-index-permuted.xml", "PU L#0 (P#3) has a cpuset other than its own OS index" },
+};
+
+static void test_shape_refused(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(shape_files) / sizeof(shape_files[0]); i++)
+		for (int whole = 0; whole < 2; whole++) {
+			char path[4096];
+			np_load_opts_t lo = { .xml_path = path, .flags = whole ? NP_LOAD_WHOLE_MACHINE : 0 };
+			np_error_t err = { 0 };
+			np_topo_t *t = (np_topo_t *)&lo;
+
+			snprintf(path, sizeof(path), "%s", xml_path(shape_files[i][0]));
+			assert_int_equal(np_topo_load(&t, &lo, &err), -ERANGE);
+			assert_null(t);
+			assert_non_null(strstr(err.msg, path));
+			assert_non_null(strstr(err.msg, "a shape no machine has: "));
+			assert_non_null(strstr(err.msg, shape_files[i][1]));
+			assert_null(strstr(err.msg, "no usable core"));
+		}
+	assert_no_children();
+}
+
+static int st_always(void *ctx, const char *key)
+{
+	(void)key;
+	((struct store *)ctx)->asked++;
+	return 1;
+}
+
+/* A trust store's verdict skips the checker, not the shape check: the
+ * load itself refuses the file.  A refused file is never remembered. */
+static void test_shape_refused_when_trusted(void **state)
+{
+	struct store s = { 0 };
+	np_xml_trust_t vouch = { st_always, st_remember, &s }, trust = { st_known, st_remember, &s };
+	char path[4096];
+	np_load_opts_t lo = { .xml_path = path, .trust = &vouch };
+	np_error_t err = { 0 };
+	np_topo_t *t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", xml_path(shape_files[0][0]));
+	assert_int_equal(np_topo_load(&t, &lo, &err), -ERANGE);
+	assert_int_equal(s.asked, 1);
+	assert_non_null(strstr(err.msg, shape_files[0][1]));
+	lo.trust = &trust;
+	for (size_t i = 0; i < sizeof(shape_files) / sizeof(shape_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s", xml_path(shape_files[i][0]));
+		assert_int_equal(np_topo_load(&t, &lo, &err), -ERANGE);
+	}
+	assert_int_equal(s.told, 0);
+	assert_no_children();
+}
+
 /* every HWLOC_* entry of the environment, as one string */
 static char *hwloc_env(void)
 {
@@ -349,6 +416,8 @@ int main(void)
 		cmocka_unit_test(test_trust_store),
 		cmocka_unit_test(test_timeout_kills_and_reaps),
 		cmocka_unit_test(test_unusable_indexes),
+		cmocka_unit_test(test_shape_refused),
+		cmocka_unit_test(test_shape_refused_when_trusted),
 		cmocka_unit_test(test_environment_untouched),
 	};
 

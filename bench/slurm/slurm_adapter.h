@@ -1,0 +1,133 @@
+/*
+ * slurm_adapter.h - the one place numaplan talks to Slurm's commands:
+ * the nodes (sinfo), submitting a batch script (sbatch), one job's state
+ * and steps (scontrol show job/step, for that job only), cancelling it
+ * (scancel), and sbatch's version.
+ *
+ * Each query has a parser over the command's text, separate from running
+ * it, so the parsing is tested against outputs of Slurm 22.05 and 24.11
+ * (tests/unit/test_slurm.c, tests/unit/data/slurm/).  The commands run
+ * without a shell (no quoting of a user's partition or path), with
+ * standard output and standard error kept apart.
+ */
+#ifndef NP_SLURM_ADAPTER_H
+#define NP_SLURM_ADAPTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <numaplan/error.h>
+
+/* ---- running a command ---------------------------------------------------- */
+
+/* What a command printed and how it ended. */
+typedef struct np_slurm_out {
+	char *out;                  /* standard output, NUL-terminated */
+	char *err;                  /* standard error, NUL-terminated */
+	int status;                 /* exit status; -1 killed, or not run */
+} np_slurm_out_t;
+
+/* Run argv[0] (looked up in PATH) with argv, no shell, and wait for it at
+ * most timeout_s seconds (0: no limit; then it is killed).  0 with r
+ * filled (free with np_slurm_out_free), or a negative errno with err set
+ * when it could not be run at all. */
+int np_slurm_exec(const char *const *argv, unsigned timeout_s, np_slurm_out_t *r, np_error_t *err);
+void np_slurm_out_free(np_slurm_out_t *r);
+
+/* ---- nodes ------------------------------------------------------------------- */
+
+typedef struct np_slurm_node {
+	char name[128];
+	char state[24];             /* sinfo's short state, flags cut: idle, mix, drain ... */
+	char flags[8];              /* its trailing flags: '*' not responding, '~' powered off ... */
+	char partition[128];        /* without the default partition's '*' */
+	bool default_partition;
+	bool usable;                /* can take a job now */
+} np_slurm_node_t;
+
+/* sinfo -h -N -o '%N %t %P': every line one node of one partition.  With
+ * partition NULL, the default partition's nodes; else that partition's.
+ * 0 with *nodes (free()) and *n; -EINVAL with err on a line that is not
+ * three fields. */
+int np_slurm_parse_nodes(const char *text, const char *partition, np_slurm_node_t **nodes, unsigned *n,
+                         np_error_t *err);
+/* Run sinfo and parse it (partition NULL: the default partition). */
+int np_slurm_nodes(const char *partition, np_slurm_node_t **nodes, unsigned *n, np_error_t *err);
+
+/* ---- submit ------------------------------------------------------------------ */
+
+/* sbatch --parsable's standard output: "ID" or "ID;CLUSTER", perhaps
+ * after lines a job_submit plugin or a wrapper printed.  0 with id set,
+ * -EINVAL when no line is a job id. */
+int np_slurm_parse_jobid(const char *out, char *id, size_t idlen);
+
+/* sbatch --parsable [args...] script.  0 with id set; what sbatch printed
+ * on standard error (warnings, a job_submit plugin's message) in *notes
+ * (malloc'ed, or NULL when it printed nothing) for the caller to show.
+ * When sbatch exited 0 but no job id can be read, the job may exist:
+ * -EIO, and err says so (the caller cannot track it, and nothing can
+ * cancel what has no id). */
+int np_slurm_submit(const char *script, const char *const *args, char *id, size_t idlen, char **notes,
+                    np_error_t *err);
+
+/* squeue --me -h -o '%F|%o' (the job, or the array's, id and its batch
+ * script): the id of the job that runs script, for a submission whose id
+ * was lost.  0 with id set, -ENOENT when none, -EEXIST when several. */
+int np_slurm_parse_job_of_script(const char *text, const char *script, char *id, size_t idlen);
+int np_slurm_job_of_script(const char *script, char *id, size_t idlen, np_error_t *err);
+
+/* ---- one job ------------------------------------------------------------------ */
+
+/* One record of `scontrol show job -o ID`: a job, or one task (or the
+ * still-pending tasks, as one record) of a job array. */
+typedef struct np_slurm_job {
+	char id[32];                /* JobId */
+	char array_id[32];          /* ArrayJobId, "" outside an array */
+	char array_tasks[64];       /* ArrayTaskId: "3", or "2-8%2" for the pending rest */
+	char state[32];             /* JobState: PENDING, RUNNING, COMPLETED ... */
+	char reason[128];           /* Reason: None, Resources, Priority ... */
+	char exit_code[16];         /* ExitCode: status:signal */
+	char run_time[32];          /* RunTime: [D-]HH:MM:SS */
+	char user[64];              /* UserId's name, before "(uid)" */
+	unsigned nodes;             /* NumNodes (its lower bound while pending) */
+} np_slurm_job_t;
+
+/* scontrol show job -o's lines.  0 with *jobs (free()) and *n; -EINVAL
+ * when a line has no JobId or JobState. */
+int np_slurm_parse_jobs(const char *text, np_slurm_job_t **jobs, unsigned *n, np_error_t *err);
+/* `scontrol show job -o ID` (one RPC for that job alone; an array's id
+ * gives all its tasks).  1 with the records, 0 when the controller knows
+ * no such job (ended and purged), or a negative errno with err when it
+ * could not be asked. */
+int np_slurm_job(const char *id, np_slurm_job_t **jobs, unsigned *n, np_error_t *err);
+
+/* A state a job does not leave: COMPLETED, FAILED, CANCELLED ... */
+bool np_slurm_state_ended(const char *state);
+
+/* One step of `scontrol show step -o ID`. */
+typedef struct np_slurm_step {
+	char id[48];                /* StepId: 123.0, 123.batch, 123_4.0 */
+	char state[32];             /* State */
+	char nodes[256];            /* NodeList */
+	char name[128];             /* Name */
+	unsigned tasks;             /* Tasks */
+} np_slurm_step_t;
+
+int np_slurm_parse_steps(const char *text, np_slurm_step_t **steps, unsigned *n, np_error_t *err);
+/* The job's running steps; 0 with *n = 0 when it has none (or is gone). */
+int np_slurm_steps(const char *id, np_slurm_step_t **steps, unsigned *n, np_error_t *err);
+
+/* scancel ID: 0, or -EIO with scancel's message in err. */
+int np_slurm_cancel(const char *id, np_error_t *err);
+
+/* Whether Slurm's commands are here (sbatch in PATH): Slurm runs can be
+ * submitted. */
+bool np_slurm_available(void);
+
+/* ---- version ------------------------------------------------------------------ */
+
+/* "slurm 22.05.8" of sbatch --version (10 s at most: sbatch rereads
+ * slurm.conf for a minute when it is missing); NULL when unknown. */
+char *np_slurm_version(void);
+
+#endif /* NP_SLURM_ADAPTER_H */

@@ -1,0 +1,274 @@
+/*
+ * slurm_parse.c - reading what sinfo, sbatch --parsable and scontrol's
+ * one-line form print, in the forms Slurm 22.05 and 24.11 share (see
+ * tests/unit/data/slurm/README for which outputs the tests hold).
+ *
+ * scontrol's lines are "Key=value" fields separated by spaces.  Values
+ * Slurm writes have no spaces, except names a user chose (JobName,
+ * a step's Name), which are read up to the field Slurm always prints
+ * after them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm/slurm_adapter.h"
+#include "bench_util.h"
+
+/* s into d of n bytes, cut to fit. */
+static void setstr(char *d, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (l >= n)
+		l = n - 1;
+	memcpy(d, s, l);
+	d[l] = '\0';
+}
+
+/* ---- nodes ------------------------------------------------------------------- */
+
+/* sinfo's short states that can take a job now.  Flags after the state
+ * that rule a node out: not responding (*), powered down or powering
+ * up or down (~ # % !), maintenance ($), reboot asked or issued (@ ^).
+ * Planned (-) and completing (+) nodes still take jobs. */
+static bool usable(const char *state, const char *flags)
+{
+	static const char *const ok[] = { "idle", "mix", "alloc", "comp", "plnd" };
+
+	if (strpbrk(flags, "*~#%!$@^"))
+		return false;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strcmp(state, ok[i]) == 0)
+			return true;
+	return false;
+}
+
+int np_slurm_parse_nodes(const char *text, const char *partition, np_slurm_node_t **nodes, unsigned *n,
+                         np_error_t *err)
+{
+	const char *p = text ? text : "";
+	unsigned lineno = 0;
+
+	*nodes = NULL;
+	*n = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[512], name[128], state[64], part[160];
+		np_slurm_node_t *v, *x;
+		size_t sl, pl;
+
+		lineno++;
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+		p += len + (nl ? 1 : 0);
+		if (strspn(line, " \t") == strlen(line))
+			continue;
+		if (sscanf(line, "%127s %63s %159s", name, state, part) != 3) {
+			free(*nodes);
+			*nodes = NULL;
+			*n = 0;
+			return np_error_set(err, -EINVAL, "sinfo line %u is not 'NODE STATE PARTITION': %s", lineno, line);
+		}
+		if (!(v = realloc(*nodes, (*n + 1) * sizeof(*v)))) {
+			free(*nodes);
+			*nodes = NULL;
+			*n = 0;
+			return np_error_set(err, -ENOMEM, "out of memory");
+		}
+		*nodes = v;
+		x = &v[*n];
+		memset(x, 0, sizeof(*x));
+		setstr(x->name, sizeof(x->name), name);
+		sl = strcspn(state, "*~#%!$@^-+");
+		setstr(x->flags, sizeof(x->flags), state + sl);
+		state[sl] = '\0';
+		setstr(x->state, sizeof(x->state), state);
+		pl = strlen(part);
+		x->default_partition = pl > 1 && part[pl - 1] == '*';
+		if (x->default_partition)
+			part[pl - 1] = '\0';
+		setstr(x->partition, sizeof(x->partition), part);
+		x->usable = usable(x->state, x->flags);
+		if (partition ? strcmp(x->partition, partition) == 0 : x->default_partition)
+			(*n)++;
+	}
+	return 0;
+}
+
+/* ---- sbatch ------------------------------------------------------------------ */
+
+int np_slurm_parse_jobid(const char *out, char *id, size_t idlen)
+{
+	const char *p = out ? out : "";
+
+	/* the job id is the line sbatch --parsable writes last; anything
+	 * before it came from a plugin or a wrapper */
+	const char *found = NULL;
+	size_t flen = 0;
+	while (*p) {
+		size_t len = strcspn(p, "\n"), d = strspn(p, "0123456789");
+		size_t end = len;
+		while (end > 0 && (p[end - 1] == '\r' || p[end - 1] == ' '))
+			end--;
+		/* "123" or "123;cluster" */
+		if (d > 0 && d <= 12 && (d == end || p[d] == ';')) {
+			found = p;
+			flen = d;
+		}
+		p += len + (p[len] ? 1 : 0);
+	}
+	if (!found || flen >= idlen)
+		return -EINVAL;
+	memcpy(id, found, flen);
+	id[flen] = '\0';
+	return 0;
+}
+
+int np_slurm_parse_job_of_script(const char *text, const char *script, char *id, size_t idlen)
+{
+	const char *p = text ? text : "";
+	size_t sl = strlen(script);
+	int found = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n"), d = strspn(p, "0123456789");
+		if (d > 0 && d < idlen && p[d] == '|' && len == d + 1 + sl && strncmp(p + d + 1, script, sl) == 0) {
+			/* the tasks of one array share its id */
+			if (found && (strlen(id) != d || strncmp(id, p, d) != 0))
+				return -EEXIST;
+			memcpy(id, p, d);
+			id[d] = '\0';
+			found = 1;
+		}
+		p += len + (p[len] ? 1 : 0);
+	}
+	return found ? 0 : -ENOENT;
+}
+
+/* ---- scontrol's one-line records --------------------------------------------- */
+
+/* The value of "key=" in a one-line record (at its start or after a
+ * space), up to the next space, or up to " until=" when until is given;
+ * "" when absent. */
+static void field(const char *line, size_t len, const char *key, const char *until, char *buf, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = line, *end = line + len;
+
+	buf[0] = '\0';
+	for (; p + kl < end; p++) {
+		const char *v, *e = NULL;
+		if ((p != line && p[-1] != ' ') || strncmp(p, key, kl) != 0 || p[kl] != '=')
+			continue;
+		v = p + kl + 1;
+		if (until) {
+			size_t ul = strlen(until);
+			for (const char *q = v; q + ul + 2 <= end && !e; q++)
+				if (q[0] == ' ' && strncmp(q + 1, until, ul) == 0 && q[ul + 1] == '=')
+					e = q;
+		}
+		if (!e)
+			for (e = v; e < end && *e != ' '; e++)
+				;
+		snprintf(buf, n, "%.*s", (int)(e - v), v);
+		return;
+	}
+}
+
+/* Split text into lines and call one(line, len, slot) for each that is
+ * not empty, growing *v by size bytes a record. */
+static int records(const char *text, size_t size, void **v, unsigned *n,
+                   int (*one)(const char *, size_t, void *, np_error_t *), np_error_t *err)
+{
+	const char *p = text ? text : "";
+
+	*v = NULL;
+	*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		void *g;
+		int rc;
+		if (strspn(p, " \t\r") < len) {
+			if (!(g = realloc(*v, (*n + 1) * size))) {
+				free(*v);
+				*v = NULL;
+				*n = 0;
+				return np_error_set(err, -ENOMEM, "out of memory");
+			}
+			*v = g;
+			memset((char *)g + *n * size, 0, size);
+			if ((rc = one(p, len, (char *)g + *n * size, err)) < 0) {
+				free(*v);
+				*v = NULL;
+				*n = 0;
+				return rc;
+			}
+			(*n)++;
+		}
+		p += len + (p[len] ? 1 : 0);
+	}
+	return 0;
+}
+
+static int one_job(const char *line, size_t len, void *slot, np_error_t *err)
+{
+	np_slurm_job_t *j = slot;
+	char user[128], nodes[32];
+
+	field(line, len, "JobId", NULL, j->id, sizeof(j->id));
+	field(line, len, "JobState", NULL, j->state, sizeof(j->state));
+	if (!j->id[0] || !j->state[0])
+		return np_error_set(err, -EINVAL, "scontrol printed a job without JobId or JobState: %.*s",
+		                    (int)(len > 200 ? 200 : len), line);
+	field(line, len, "ArrayJobId", NULL, j->array_id, sizeof(j->array_id));
+	field(line, len, "ArrayTaskId", NULL, j->array_tasks, sizeof(j->array_tasks));
+	field(line, len, "Reason", NULL, j->reason, sizeof(j->reason));
+	field(line, len, "ExitCode", NULL, j->exit_code, sizeof(j->exit_code));
+	field(line, len, "RunTime", NULL, j->run_time, sizeof(j->run_time));
+	field(line, len, "UserId", NULL, user, sizeof(user));
+	user[strcspn(user, "(")] = '\0';
+	setstr(j->user, sizeof(j->user), user);
+	field(line, len, "NumNodes", NULL, nodes, sizeof(nodes));
+	j->nodes = (unsigned)strtoul(nodes, NULL, 10);
+	return 0;
+}
+
+int np_slurm_parse_jobs(const char *text, np_slurm_job_t **jobs, unsigned *n, np_error_t *err)
+{
+	return records(text, sizeof(**jobs), (void **)jobs, n, one_job, err);
+}
+
+static int one_step(const char *line, size_t len, void *slot, np_error_t *err)
+{
+	np_slurm_step_t *s = slot;
+	char tasks[32];
+
+	field(line, len, "StepId", NULL, s->id, sizeof(s->id));
+	field(line, len, "State", NULL, s->state, sizeof(s->state));
+	if (!s->id[0] || !s->state[0])
+		return np_error_set(err, -EINVAL, "scontrol printed a step without StepId or State: %.*s",
+		                    (int)(len > 200 ? 200 : len), line);
+	field(line, len, "NodeList", NULL, s->nodes, sizeof(s->nodes));
+	field(line, len, "Name", "Network", s->name, sizeof(s->name));
+	field(line, len, "Tasks", NULL, tasks, sizeof(tasks));
+	s->tasks = (unsigned)strtoul(tasks, NULL, 10);
+	return 0;
+}
+
+int np_slurm_parse_steps(const char *text, np_slurm_step_t **steps, unsigned *n, np_error_t *err)
+{
+	return records(text, sizeof(**steps), (void **)steps, n, one_step, err);
+}
+
+bool np_slurm_state_ended(const char *s)
+{
+	static const char *const t[] = { "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
+	                                 "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "REVOKED",
+	                                 "SPECIAL_EXIT" };
+
+	for (size_t i = 0; s && i < sizeof(t) / sizeof(t[0]); i++)
+		if (strncmp(s, t[i], strlen(t[i])) == 0)
+			return true;
+	return false;
+}
