@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench.h - the benchmark system (libnpbench): the `numaplan run`,
  * `report` and `accept` commands.  Each takes the arguments after its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_util.c - files, commands, time, statistics and parsing for
  * run/report/accept.

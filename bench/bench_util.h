@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_util.h - small helpers shared by run, report and accept: files,
  * commands, time stamps, statistics over doubles, cpulists, JSON members

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * outdir.c - the output directory of a run and the files in it, written
  * so that a place another user prepared cannot redirect them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * outdir.h - a run's output directory and the files numaplan writes in
  * it, safe when someone else could have prepared the place: the directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optparse.c - the walk over a command line (optparse.h): which word is
  * an option, which its value, which an operand; every option found in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optparse.h - the command line of every numaplan command, described by
  * tables: each entry names an option, the kind of its value and where in

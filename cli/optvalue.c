@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optvalue.c - typed option values from tables (optparse.h): a value's
  * text checked and stored where its table says, defaults, usage lines.

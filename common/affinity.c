@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* affinity.c - reading the calling thread's CPU and memory binding */
 #define _GNU_SOURCE
 #include <errno.h>

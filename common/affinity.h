@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * affinity.h - what the kernel says about the calling thread: its CPU
  * affinity, its memory policy, and the NUMA nodes it may allocate from.

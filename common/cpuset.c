@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cpuset.c - np_cpuset_t, an hwloc bitmap behind the library's own name.
  *

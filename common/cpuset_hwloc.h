@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cpuset_hwloc.h - np_cpuset_t is an hwloc bitmap; for the code that owns
  * both (common/, lib/), never for callers of the library, who see only

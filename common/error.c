@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* error.c - filling np_error_t */
 #include <stdarg.h>
 #include <stdio.h>

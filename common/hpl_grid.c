@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hpl_grid.c - the default HPL process grid (hpl_grid.h) */
 #include "common/hpl_grid.h"
 

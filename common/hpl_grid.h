@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_grid.h - the P x Q process grid HPL runs on, when the user gives
  * neither: the rule numaplan-hpl and `numaplan run hpl` (for xhpl's

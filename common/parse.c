@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parse.c - strict number parsing (parse.h) */
 #include <ctype.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * parse.h - strict number parsing, for command lines, plugstack.conf
  * arguments, environment variables and the files numaplan reads.

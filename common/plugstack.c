@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plugstack.c - numaplan.so's line in plugstack.conf, and the topology=
  * template expanded for a node (plugstack.h): the plugin and `numaplan

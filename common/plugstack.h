@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plugstack.h - numaplan.so's line in Slurm's plugstack.conf and the
  * topology= file it names for a node.  One reader for both front ends:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spool.c - output held in memory in chunks until it is complete (spool.h) */
 #define _GNU_SOURCE
 #include <errno.h>

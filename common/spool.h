@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spool.h - output held in memory until it is complete: a stream whose
  * text is kept in chunks, then written out at once or dropped.  For a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * text.c - a growable string (and a whole file or stream read into one),
  * POSIX shell quoting, the one formatter of figures for people, and the

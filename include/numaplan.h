@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan.h - the whole public interface of libnumaplan, the NUMA/HCA-aware
  * planner (numaplan(3)).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * himeno.h - the pieces of numaplan-himeno: the Himeno Poisson/Jacobi
  * benchmark (single precision, 19-point stencil, omega 0.8) on a 3-D MPI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * himeno_domain.c - one rank's slab of the grid: extents, arrays, initial
  * values and the halo exchange.

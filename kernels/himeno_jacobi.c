@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * himeno_jacobi.c - the timed kernel: point-Jacobi sweeps of the 19-point
  * stencil, the copy back, the halo exchange and the global gosa.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * himeno_main.c - numaplan-himeno: command line, decomposition, the
  * rehearsal that sizes the run, and the Himeno-style report and JSON.

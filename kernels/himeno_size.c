@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * himeno_size.c - the standard grid sizes and how a dimension is split.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl.h - numaplan-hpl: dense LU with partial pivoting on a P x Q
  * block-cyclic process grid, HPL's algorithm and residual check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_check.c - HPL's acceptance test,
  * ||Ax-b||_oo / (eps * (||A||_oo * ||x||_oo + ||b||_oo) * N) < 16,

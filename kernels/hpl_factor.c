@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_factor.c - right-looking LU of [A b] with a look-ahead of one panel.
  *

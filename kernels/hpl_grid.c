@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_grid.c - the P x Q process grid of numaplan-hpl and its row and
  * column communicators.

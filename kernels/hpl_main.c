@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_main.c - numaplan-hpl: command line, the run, HPL-style output.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_matgen.c - the random system [A b] of numaplan-hpl.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_pfact.c - factorisation of one panel (NB columns, all rows below the
  * diagonal) by the process column that owns it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_solve.c - back substitution U x = y on the block-cyclic grid.
  *

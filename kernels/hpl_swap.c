@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_swap.c - the row interchanges of one panel applied to trailing
  * columns, done in blocks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_update.c - the BLAS-3 trailing update of one panel:
  * row interchanges, U12 = L11^-1 U12, A22 -= L21 U12.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_work.c - work space of the factorisation, allocated once so the
  * panel loop never allocates.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kcommon.c - placement lines and output helpers shared by the kernels.
  */

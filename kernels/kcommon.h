@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kcommon.h - what every bundled benchmark kernel shares: where it runs
  * (placement lines), strict argument parsing and JSON output.

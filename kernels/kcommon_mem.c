@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kcommon_mem.c - transparent huge pages for the kernels' arrays: the
  * system's mode, advised allocation, and whether the pages came.

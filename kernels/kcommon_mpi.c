@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kcommon_mpi.c - gather every rank's placement records on rank 0.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kcommon_mpi.h - placement gathering for the MPI kernels.
  *

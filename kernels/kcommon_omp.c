@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kcommon_omp.c - the placement of every OpenMP thread of a task, taken by
  * each thread itself.  Not part of libnpk: an OpenMP kernel compiles it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu.h - the pieces of numaplan-osu: OSU micro-benchmark style point-to-
  * point tests (latency, bw, bibw, mbw_mr) and blocking collectives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu_args.c - numaplan-osu's command line, OSU style.
  */

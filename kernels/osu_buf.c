@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu_buf.c - message buffers, the data-check pattern and the count of
  * bad bytes over all ranks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu_coll.c - the blocking collectives allreduce and alltoall, with
  * OMB's definitions: every rank times each call on its own (from its start

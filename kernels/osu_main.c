@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu_main.c - numaplan-osu: run one OSU-style test over the message
  * sizes and print OSU's columns or JSON.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu_mbw.c - mbw_mr: n/2 pairs (rank r sends to r + n/2) stream windows
  * of messages at once; aggregate bandwidth and message rate.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osu_pt2pt.c - latency (ping-pong), bw and bibw between ranks 0 and 1,
  * with OSU's loop structure: skip warm-up iterations, then time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe.h - numaplan-probe: what one task of a job was given (host, ranks,
  * CPU affinity, memory policy, the placement environment), so tests and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_format.c - one task's report as one line: key=value text for
  * people and shell tests, or a JSON object for jq.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_info.c - what the kernel says about this task: host, affinity,
  * memory policy, and ranks from the launcher's environment.

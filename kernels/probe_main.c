@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_main.c - numaplan-probe [--json] [--mpi | --no-mpi]: one line per
  * task saying where it may run and which memory policy it has.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_mpi.c - numaplan-probe-mpi's MPI side: MPI's ranks instead of the
  * launcher's variables, and every rank's line printed by rank 0 in rank

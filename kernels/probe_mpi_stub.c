@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_mpi_stub.c - numaplan-probe without MPI: ranks come from the
  * launcher's environment and each task prints its own line.

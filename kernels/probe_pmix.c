@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_pmix.c - the rank PMIx gives this process, when it runs under a
  * PMIx server (srun --mpi=pmix); Slurm's and PMIx's view of the ranks

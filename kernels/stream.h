@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stream.h - the pieces of numaplan-stream, a STREAM-compatible memory
  * bandwidth kernel (Copy, Scale, Add, Triad) with OpenMP.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stream_check.c - STREAM's validation: replay the kernels on scalars and
  * compare every element of a, b and c with the expected values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stream_kernels.c - allocation with first touch, and the timed kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stream_main.c - numaplan-stream: command line, placement, STREAM-style
  * report and JSON.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stream_ops.c - the four STREAM kernels over one thread's index range,
  * with ordinary or non-temporal stores.

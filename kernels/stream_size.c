@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stream_size.c - STREAM's sizing rule: each array at least four times the
  * last-level cache in use, so no kernel can run from cache.

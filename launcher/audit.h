@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * audit.h - `numaplan audit JOBID`: how the tasks of a running job are
  * bound, against what their step's plan says.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * audit_check.c - the deviations of a job's processes from their plan.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * audit_collect.c - `numaplan audit --collect JOBID`, inside a step of the
  * job: every process of the job's other steps on this node, as /proc

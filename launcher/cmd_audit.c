@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_audit.c - `numaplan audit JOBID`: on every node of a running job,
  * each task's CPU affinity (every thread's), memory policy and the NUMA

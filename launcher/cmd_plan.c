@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_plan.c - `numaplan plan`: an offline dry run of the placement, in
  * the format of whichever launcher will use it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_topo.c - `numaplan topo`: what the planner sees on a node, and the
  * node's topology as XML for planning elsewhere (numaplan run's probe).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * commands.h - the numaplan subcommands.  Each takes the arguments after
  * its own name (argv[0] is the subcommand) and returns the process exit

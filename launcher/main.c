@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * main.c - the numaplan command: dispatch to a subcommand.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* opts.c - option helpers of the numaplan command */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opts.h - option parsing shared by the numaplan subcommands.
  */

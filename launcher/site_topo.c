@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * site_topo.c - which topology the site's numaplan plugin plans a node on:
  * the topology= argument of numaplan.so in Slurm's plugstack.conf (srun

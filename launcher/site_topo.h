@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * site_topo.h - the topology the site's numaplan plugin plans a node on.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* api_version.c - the interface version this library implements */
 #include <numaplan/api.h>
 

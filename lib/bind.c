@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bind.c - a rank's binding on the calling thread: set through hwloc,
  * checked against what the kernel reports.

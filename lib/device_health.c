@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * device_health.c - whether a network device can take ranks, and through
  * which port.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_internal.h - what the format files share; not installed.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_json.c - the JSON form of a topology (a plan's, which may hold
  * a million ranks, is written as it goes: format_plan_json.c).  Its fields

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_launchers.c - a plan as the launchers take it: Open MPI 5 and 4
  * rankfiles, srun masks (+ SLURM_HOSTFILE), hydra user binding lists and

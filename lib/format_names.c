@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_names.c - names of the plan output formats; the list the
  * messages show is made from the same table (see policy_names.c).

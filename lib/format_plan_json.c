@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_plan_json.c - the JSON form of a plan, written as it goes.
  *

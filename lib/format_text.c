@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_text.c - the human forms: `numaplan topo` and the plan table.
  */

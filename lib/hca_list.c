@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hca_list.c - the adapters a user names: "mlx5_0", "mlx5_0:2", "eth0",
  * several separated by commas (the plugin's hca= separates them with '+'

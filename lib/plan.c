@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan.c - np_plan_compute: hosts, rank counts, checks, then one policy
  * per host on a fresh pool of that host's allowed slots.

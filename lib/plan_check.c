@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_check.c - np_plan_opts_check: the rules on the options alone, the
  * same for the plugin (at srun, before the step), `numaplan plan`, the

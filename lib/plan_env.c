@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plan_env.c - the environment a rank should see */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_gpu.c - gpu-near: each rank its GPU(s), and CPUs near them.
  *

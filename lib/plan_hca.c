@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_hca.c - hca-near: ranks in blocks per HCA, cores nearest the HCA.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_policies.c - compact and the one-rank-per-domain policies (spread
  * has its own file).

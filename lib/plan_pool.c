@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plan_pool.c - free-slot bookkeeping for the placement policies */
 #include <errno.h>
 #include <stdlib.h>

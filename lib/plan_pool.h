@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_pool.h - the free CPU slots of one host while a plan is built.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_spread.c - spread: ranks shared out top down, as hwloc-distrib,
  * OpenMP's proc_bind(spread) and Slurm's socket-cyclic distribution do.

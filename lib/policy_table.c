@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * policy_table.c - the policies: the names users type for them (and for
  * the memory modes), and what each takes besides the options of every

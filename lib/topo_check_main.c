@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_check_main.c - numaplan-topo-check: load hwloc XML from standard
  * input as np_topo_load would, in a process of its own, so that a file

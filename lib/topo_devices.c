@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_devices.c - the network devices of a node and where they attach,
  * with the port states the topology records (GPUs: topo_gpus.c).

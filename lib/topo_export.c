@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_export.c - saving a discovered topology as hwloc XML.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_fingerprint.c - a digest of what the planner reads of a node, so
  * that the nodes of a partition can be grouped into node types and planned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_gpus.c - a node's GPUs: which PCI functions are GPUs, whose
  * runtime sees them, and where each meets the network devices.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_load.c - loading a node's topology with hwloc and distilling it.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_ports.c - the live state of a node's adapters, read from sysfs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_query.c - questions the planner and front ends ask of a topology.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_setup.c - the hwloc settings of every topology load.  Shared by the
  * in-process load and the checker process, so that what the checker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_shape.c - is the tree hwloc loaded shaped like a machine the
  * planner can index?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_views.c - packages, NUMA nodes, L3 domains and cores, restricted to
  * the allowed CPUs, plus the NUMA distance matrix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_xml.c - reading a topology file once, and vouching for its bytes
  * before hwloc parses them in this process.

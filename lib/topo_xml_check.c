@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_xml_check.c - letting another process read a topology file first.
  *

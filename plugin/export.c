@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * export.c - set NUMAPLAN_* and the planner's variables in a task's env.
  */

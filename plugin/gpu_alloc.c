@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpu_alloc.c - the step's GPUs on this node, and the visible-device
  * values a task may get.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpu_alloc.h - the GPUs Slurm allocated to the step on this node, and the
  * device indexes a task may be given.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * job_record.c - the job's partition from its prolog, for its steps.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * job_record.h - the job's partition, as Slurm's credential says it, kept
  * on the node for the job's steps.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * node_plan.c - planning for the tasks of one node.
  */

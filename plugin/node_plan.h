@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * node_plan.h - one plan per node and step: keep only the step's CPUs of
  * the node's topology (topo_source.h), plan the node's local tasks, and

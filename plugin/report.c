@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.c - verbose lines, escaped messages and --cpu-bind/--gpu-bind detection.
  */

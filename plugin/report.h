@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.h - what the user and the logs read: the per-task verbose line,
  * escaped messages, and whether an explicit --cpu-bind was given.

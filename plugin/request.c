@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * request.c - parse --numa-plan values and apply the site's precedence.
  */

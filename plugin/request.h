@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * request.h - a user's --numa-plan=POLICY[,MOD...] value, and what the
  * plugin makes of it once the site's policy is applied.

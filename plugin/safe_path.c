@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * safe_path.c - walking a root-configured path without letting anyone but
  * root steer it (see safe_path.h).

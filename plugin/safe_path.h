@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * safe_path.h - opening a path from plugstack.conf as root, so that nobody
  * but root can decide where it leads: topology=, cache= and sysfs= all go

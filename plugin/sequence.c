@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sequence.c - the plugin's work, one function per SPANK callback (see
  * sequence.h); Slurm is reached only through the host (spank_host.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sequence.h - the plugin's work, one function per SPANK callback.
  *

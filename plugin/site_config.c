@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * site_config.c - parse and describe the plugstack.conf arguments.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * site_config.h - the site's policy for numaplan.so, from the plugstack.conf
  * arguments (default=, allow=, enforce, topology=, cache=, on_error=,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spank_glue.c - numaplan.so, the SPANK side: the --numa-plan option, the
  * callbacks, and Slurm as the sequence's host (spank_host.h).  What each

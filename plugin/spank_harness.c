@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spank_harness.c - numaplan.so's callbacks in a plain process, for tests
  * and valgrind: the plugin's own sequence (sequence.h), with this program

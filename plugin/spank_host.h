@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spank_host.h - what the plugin's callback sequence (sequence.h) needs
  * from its host: SPANK's items, the job's environment and Slurm's log.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * step_cpus.c - find the step's CPUs from the cpuset cgroup and affinity.
  */

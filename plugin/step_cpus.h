@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * step_cpus.h - the CPUs Slurm gave the step on this node.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_cache.c - checking, reading and writing a node's cached topology.
  */

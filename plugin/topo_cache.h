@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_cache.h - a node's live discovery kept as hwloc XML (cache=DIR), so
  * that later steps load a file instead of discovering the machine again.

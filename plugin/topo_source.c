@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_source.c - the site's XML, the node's cache, or live discovery.
  */

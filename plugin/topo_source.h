@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_source.h - which topology a step is planned on: the site's XML
  * (topology=), the node's cached live discovery (cache=, see topo_cache.h)

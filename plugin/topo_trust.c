@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_trust.c - DIR/verified, the keys of topology files that passed the
  * checker (see topo_trust.h).

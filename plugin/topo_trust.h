@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_trust.h - a node's memory of topology files that passed the
  * checker (np_xml_trust_t), so that a step pays for the check only when

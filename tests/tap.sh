@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tap.sh - sourced by the shell test scripts (*.t); each check prints one
 # TAP line ("ok N - what" / "not ok N - what") that tests/run-all counts.
 # Scripts run from the build tree: $NP_BUILDDIR (binaries) and $NP_SRCDIR.

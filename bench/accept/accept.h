@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * accept.h - `numaplan accept --spec FILE`: thresholds over results.
  *
@@ -5,6 +6,7 @@
  *   run SUITE [run options]          what to run when no --results is given
  *   peak NAME VALUE [UNIT]           a reference figure (rpeak is built in)
  *   check EXP-GLOB METRIC[:STAT] [each-node] OP VALUE [UNIT | x PEAK]
+ *   allow misplaced EXP-GLOB         a placement unlike the plan does not fail
  * PEAK is a peak line's name, rpeak, or baseline (the same figure of the
  * experiment's counterpart in --baseline).
  */
@@ -38,8 +40,16 @@ typedef struct np_peak {
 	char *unit;
 } np_peak_t;
 
+/* allow misplaced EXP-GLOB: experiments whose runs did not run where
+ * planned that the spec still judges by their figures. */
+typedef struct np_allow {
+	unsigned line;
+	char *pattern;
+} np_allow_t;
+
 typedef struct np_spec {
-	unsigned nruns, nchecks, npeaks;
+	unsigned nruns, nchecks, npeaks, nallows;
+	np_allow_t *allows;
 	char ***runs;               /* argv of each run line, argv[0] = "run", NULL-terminated */
 	unsigned *run_argc;
 	np_check_t *checks;

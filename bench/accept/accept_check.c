@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * accept_check.c - measured vs required for every check, as a PASS/FAIL
  * table.  A check that matches no experiment, or names a figure the
@@ -298,6 +299,54 @@ static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *
 	return failures;
 }
 
+/* A row per experiment whose runs did not run where planned: a failure
+ * unless an allow misplaced line of the spec matches it.  Placement is
+ * judged whatever the checks name: a figure of another placement than the
+ * experiment's is not the one the spec means. */
+static unsigned placement_rows(const np_spec_t *s, json_t *const *results, unsigned nres, FILE *f, int cw,
+                               json_t *report)
+{
+	unsigned failures = 0, k, a;
+	json_t *e;
+	size_t i;
+
+	for (k = 0; k < nres; k++)
+		json_array_foreach(json_object_get(results[k], "experiments"), i, e) {
+			long long nm = json_integer_value(json_object_get(e, "runs_misplaced"));
+			const np_allow_t *al = NULL;
+			char meas[48], why[200], *first;
+			json_t *r;
+			size_t j;
+
+			if (!nm && !np_json_streq(e, "status", "misplaced"))
+				continue;
+			for (a = 0; s && a < s->nallows && !al; a++)
+				if (np_accept_match(results[k], e, s->allows[a].pattern))
+					al = &s->allows[a];
+			snprintf(meas, sizeof(meas), "%lld/%lld runs", nm,
+			         (long long)json_integer_value(json_object_get(e, "runs_total")));
+			first = NULL;
+			json_array_foreach(json_object_get(e, "runs"), j, r)
+				if (!first && json_array_size(json_object_get(r, "placement_differences")))
+					first = (char *)json_string_value(json_array_get(
+					        json_object_get(r, "placement_differences"), 0));
+			if (al)
+				snprintf(why, sizeof(why), "allowed by spec line %u (allow misplaced %s)", al->line, al->pattern);
+			else
+				snprintf(why, sizeof(why), "MISPLACED: %s", first ? first : "placement differs from the plan");
+			fprintf(f, "%-4s  %-*s %-36s %16s %18s  %s\n", al ? "PASS" : "FAIL", cw, "placement as planned",
+			        np_json_str(e, "name"), meas, "0 misplaced", why);
+			if (report)
+				json_array_append_new(report, json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:s, s:s, s:s}",
+				                      "result", al ? "PASS" : "FAIL", "line", al ? (int)al->line : 0,
+				                      "check", "placement as planned", "experiment", np_json_str(e, "name"),
+				                      "measured", nm, "required", 0, "op", "<=", "unit", "misplaced runs",
+				                      "reason", why));
+			failures += !al;
+		}
+	return failures;
+}
+
 unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, json_t *base,
                             double tol, FILE *f, json_t *report)
 {
@@ -310,6 +359,7 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 	fprintf(f, "%-4s  %-*s %-36s %16s %18s\n", "", cw, "check", "experiment", "measured", "required");
 	if (base)
 		failures += against_baseline(results, nres, base, tol, f, cw, report);
+	failures += placement_rows(s, results, nres, f, cw, report);
 	for (i = 0; s && i < s->nchecks; i++) {
 		const np_check_t *c = &s->checks[i];
 		unsigned matched = 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * accept_main.c - `numaplan accept [--spec FILE] [--results DIR]...
  * [--baseline DIR [--tolerance PCT]] [--output DIR] [--json FILE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.h - `numaplan report`: results.json to tables (markdown, HTML with
  * inline SVG plots), CSV and a condensed JSON.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_accept.c - the acceptance deliverable: one document a site can
  * hand over.  What decides (the verdict, where it was measured, what

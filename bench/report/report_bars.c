@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_bars.c - the bar plots the suites draw of their own experiments
  * (np_bars_t in report.h), for the HTML report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_csv.c - one row per experiment and metric (RFC 4180 quoting), for
  * spreadsheets: the same statistics as results.json, flattened.

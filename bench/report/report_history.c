@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_history.c - `numaplan report --history DIR...`: the figure each
  * experiment is judged by, over many run directories in date order (a

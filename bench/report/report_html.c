@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_html.c - one self-contained HTML file: inline CSS, inline SVG
  * plots (svg.c; each suite draws its own), the same tables as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_json.c - a condensed results object: per experiment its primary
  * figure and statistics, without the individual runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_main.c - `numaplan report DIR [--format md|html|json|csv|reframe] [-o FILE]`
  * (DIR a run directory, or an accept directory: the acceptance report)

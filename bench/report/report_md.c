@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_md.c - the report as GitHub-flavoured markdown tables.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_reframe.c - numaplan's figures as ReFrame performance log lines,
  * so a site that keeps ReFrame's perflogs (and the dashboards reading

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_table.c - a report's tables as rows of text: what report_tables.c
  * and each suite fill, and the markdown and HTML writers print.

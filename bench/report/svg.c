@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * svg.c - a small SVG writer: line plots, bar charts and a heatmap, with
  * axes and labels, so that a report opens anywhere with no network and no

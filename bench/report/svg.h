@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * svg.h - the few plots the HTML report needs, as inline SVG text.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hostlist.c - Slurm host lists ("n[1-4,7],gpu[01-02]") to node names,
  * without Slurm: `run --dry-run` on a machine with no Slurm still knows how

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hostlist.h - Slurm host list expressions to node names.
  */

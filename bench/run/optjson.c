@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optjson.c - option values to and from run.json (optjson.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optjson.h - option values as run.json records them: `run` writes the
  * options the results depend on (NP_OPTF_RECORD), `run --collect` reads

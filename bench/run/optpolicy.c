@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optpolicy.c - policy-valued options (optpolicy.h).
  */

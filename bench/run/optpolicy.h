@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * optpolicy.h - options whose value is a placement policy, or a list of
  * them: the one place bench/ reads a policy's name (the planner's

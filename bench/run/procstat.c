@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * procstat.c - the %sys of a run, as the Ethernet-vs-InfiniBand studies
  * read it from top: the system share of all CPU time of a node between

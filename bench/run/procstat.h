@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * procstat.h - CPU time split (user/sys/idle) from /proc/stat samples.
  */

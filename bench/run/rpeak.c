@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rpeak.c - Rpeak = cores x clock x FLOP/cycle (double precision).
  *

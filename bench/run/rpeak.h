@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rpeak.h - theoretical double-precision peak of a node:
  * cores x clock x FLOP/cycle, each figure detected or overridden, and each

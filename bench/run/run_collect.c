@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_collect.c - `numaplan run --collect DIR`: results.json from the raw
  * outputs of a run directory, again.  For a script generated with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_exp.c - the experiment list: creation, planner placements, JSON.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_hosts.c - which machine each node of a run was, from raw/hosts.txt
  * (the job script's np_hosts: "NODE BOOT_ID CPUS" per node), and which

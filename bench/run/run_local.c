@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_local.c - run the job script here: --local (mpiexec.mpich and
  * numactl on this machine) and --inline (srun steps of the allocation

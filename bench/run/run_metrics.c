@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_metrics.c - the units and labels of the figures of results.json:
  * from the suite that names a figure, else from the figure's name.

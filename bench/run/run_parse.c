@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_parse.c - what every bundled kernel prints with --json: one JSON
  * object (possibly after placement lines) with its figures and where its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_records.c - the raw outputs of one repetition of an experiment to
  * its run records: one per node for per-node experiments, one for an MPI
@@ -269,12 +270,13 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct n
 	np_step_t si;
 	char **nodes = NULL;
 	unsigned n;
+	size_t first = json_array_size(runs), i;
 
 	read_step(c, e, rep, &si);
 	if (owner && owner->collect) {
 		owner->collect(c, e, rep, &si, runs);
 		json_decref(si.cpu);
-		return;
+		goto check;
 	}
 	n = list_nodes(c->outdir, e->name, rep, &nodes);
 	/* each task of a job array ran the step on its node, with its own status */
@@ -298,4 +300,7 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct n
 	}
 	np_strv_free(nodes, n);
 	json_decref(si.cpu);
+check:
+	for (i = first; i < json_array_size(runs); i++)
+		np_placement_mark(c, e, json_array_get(runs, i));
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_slurm.c - submit the job script with sbatch, follow it (job id,
  * state and pending reason, elapsed, current step), and cancel it on
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -316,8 +318,12 @@ static void show_progress(follow_t *f)
 		snprintf(st, sizeof(st), "%s", *f->state ? f->state : "?");
 	snprintf(line, sizeof(line), "job %s %s %s  step %u/%u %s", f->jobid, st, f->elapsed, done, f->nsteps, last);
 	if (f->tty) {
-		/* the whole line again, what was left of a longer one erased */
-		printf("\r%.*s\033[K", 150, line);
+		/* the whole line again, what was left of a longer one erased;
+		 * never wider than the terminal, where \r would go back to the
+		 * start of its last row only */
+		struct winsize ws;
+		int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+		printf("\r%.*s\033[K", cols, line);
 		fflush(stdout);
 	} else if (!f->c->opts->quiet && (done != f->shown_done || strcmp(st, f->shown) != 0)) {
 		printf("%s\n", line);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_topology.c - which topology `numaplan run` plans on.
  *

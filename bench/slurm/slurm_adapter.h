@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slurm_adapter.h - the one place numaplan talks to Slurm's commands:
  * the nodes (sinfo), submitting a batch script (sbatch), one job's state
@@ -123,6 +124,14 @@ int np_slurm_cancel(const char *id, np_error_t *err);
 /* Whether Slurm's commands are here (sbatch in PATH): Slurm runs can be
  * submitted. */
 bool np_slurm_available(void);
+
+/* ---- the numaplan plugin ---------------------------------------------------- */
+
+/* srun [--partition=P] --numa-plan=help: the numaplan SPANK plugin's
+ * account of the site's rules (its default policy, whether it enforces
+ * it), printed without a job; NULL when srun has no such option (no
+ * plugin loaded) or could not run (20 s at most). */
+char *np_slurm_plugin_help(const char *partition);
 
 /* ---- version ------------------------------------------------------------------ */
 

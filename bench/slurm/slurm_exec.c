@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slurm_exec.c - run one of Slurm's commands without a shell, standard
  * output and standard error read apart (sbatch's job id is on the one,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slurm_parse.c - reading what sinfo, sbatch --parsable and scontrol's
  * one-line form print, in the forms Slurm 22.05 and 24.11 share (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hpl_size.h - how `numaplan run` sizes HPL (suite_hpl.c), for every suite
  * that runs it (the screen too).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * omb_parse.c - OMB's columns.  The header line ("# Size" and the column
  * names, separated by runs of two or more spaces as OMB pads them) says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * omb_parse.h - the standard output of the OSU Micro-Benchmarks (osu_latency,
  * osu_bw, osu_bibw, osu_mbw_mr, osu_allreduce, osu_alltoall, ...), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * screen.h - the screen suite's files and what they share: its options
  * (suite_screen.c), which nodes (screen_nodes.c), its experiments

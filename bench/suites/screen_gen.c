@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * screen_gen.c - the screen's experiments: each node runs, on its own and
  * at the same time as the others, single-node HPL with every core, STREAM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * screen_judge.c - the nodes judged against each other: a node stands out
  * by the median and MAD of the nodes (the core's rule, --outlier and

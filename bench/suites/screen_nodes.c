@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * screen_nodes.c - which nodes a screen covers: --nodelist, --nodes, or
  * every node of the partition that can take a job now (the default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * screen_report.c - the screen in a report: a table of the nodes, the
  * latency matrix per node type, the nodes not screened and why, and one

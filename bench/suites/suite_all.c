@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_all.c - the acceptance set for a node or a partition:
  * STREAM domains and matrix, HPL, Himeno scaling and, with two nodes or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_compare.c - any command under several placements and thread
  * counts: the bind-vs-unbind study (numactl --cpubind vs nothing), judged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_himeno.c - Himeno on one node with every core, then on 2, 4 ...
  * N nodes; efficiency = MFLOPS(N) / (N x MFLOPS(1)) is computed with the

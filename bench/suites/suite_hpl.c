@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_hpl.c - HPL: N from a fraction of the allocated memory, P x Q
  * near-square from the rank count, efficiency against the topology Rpeak.

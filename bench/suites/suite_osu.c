@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_osu.c - point-to-point between two nodes from each NUMA node
  * (HCA-local vs the rest), mbw_mr with k pairs on one NUMA node, one socket

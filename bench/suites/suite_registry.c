@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_registry.c - the table of suites, and the look-ups the core makes
  * in it.

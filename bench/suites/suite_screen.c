@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_screen.c - screening every node of a partition or node list: the
  * suite's entry (options, reading its kernels' outputs).

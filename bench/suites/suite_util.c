@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_util.c - what several suites need from the topology: node counts,
  * the cores of a domain, and the symbolic domains (hca-local, hca-remote,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * suite_wrf.c - WRF from a run directory the user prepared (wrf.exe,
  * namelist.input, wrfinput/wrfbdy).  Sets the MPI decomposition and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * wrf_parse.c - step timings from WRF's rsl.error.0000.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * wrf_parse.h - WRF's rsl.error.0000: per-step timings and completion.
  */

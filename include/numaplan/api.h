@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/api.h - the version of the interface, and what marks a call as
  * part of it.

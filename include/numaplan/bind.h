@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/bind.h - applying a rank's binding to the calling thread.
  *

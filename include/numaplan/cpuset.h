@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/cpuset.h - sets of OS indexes (PUs or NUMA nodes).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/error.h - how libnumaplan reports failure.
  *

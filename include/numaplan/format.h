@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/format.h - writing plans and topologies for people and for other tools.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/plan.h - the placement engine: policy + topology -> one binding
  * per rank.

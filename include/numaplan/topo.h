@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numaplan/topo.h - the node as the planner sees it.
  *

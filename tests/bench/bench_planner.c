@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_planner.c - load and plan times over the stored topologies, live
  * discovery for comparison, plan time against the task count up to

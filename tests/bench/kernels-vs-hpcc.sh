@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # kernels-vs-hpcc.sh - numaplan's HPL, STREAM and ping-pong kernels against
 # Debian's hpcc (the HPC Challenge suite: HPL, STREAM, ping-pong) on this
 # machine, at the same sizes, in one run.  Prints the figures side by side

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # kernels-vs-references.sh - numaplan's kernels against the reference codes
 # that Debian does not ship: RIKEN's himenoBMTxps, the OSU Micro-Benchmarks,
 # HPL 2.3 and McCalpin's stream.c.  Their source never enters this

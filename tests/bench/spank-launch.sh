@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # spank-launch.sh - what numaplan.so adds to step launch, on the vcluster,
 # side by side with no plugin, as ratios.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan topo --export-xml, --fingerprint and --site: what `numaplan run`
 # asks every compute node (numaplan-run(1), TOPOLOGY).  Fingerprints are
 # compared, never printed expectations: equal for the same hardware, apart

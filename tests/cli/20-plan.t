@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan plan: policies, formats and the JSON contract from the command line.
 # Expected CPUs come from the topology (EPYC 7551 NPS4: NUMA k = cores 8k..8k+7, PUs +64).
 source "$(dirname "$0")/../tap.sh"

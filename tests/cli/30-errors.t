@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every error: non-zero exit, a message that says what is wrong, nothing on stdout.
 source "$(dirname "$0")/../tap.sh"
 EPYC=$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml

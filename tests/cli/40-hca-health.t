@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Adapters that are down get no ranks (numaplan plan/topo): port states from
 # the XML offline, from a sysfs tree with --sysfs, named adapters NAME:PORT
 # and plain interfaces, the refusal of --hca with other policies, device

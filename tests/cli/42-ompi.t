@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Open MPI rankfiles.  Open MPI 5 (PRRTE) reads slot lists as logical core
 # indexes, or logical hardware-thread indexes under --map-by ...:hwtcpus;
 # Open MPI 4 reads physical PU numbers with rmaps_rank_file_physical.

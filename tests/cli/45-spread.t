@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # spread against hwloc-distrib, the reference for "spread over the machine":
 # on every stored topology with several packages, the ranks per package and
 # per NUMA node are those of `hwloc-distrib --single N` (its rank order

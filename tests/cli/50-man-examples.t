@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The examples of numaplan(1) run as printed, and do what the text says.
 # The command is read from the man page itself; what it must do is derived
 # here from the topology (hwloc-calc, lstopo's distance matrix), not from

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Damaged topology files never kill numaplan: hwloc parses a file in a
 # checker process first, so a file hwloc aborts on gives exit 2 and one
 # message naming the file and the signal.  Files hwloc's own lstopo accepts

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Files hwloc loads whose tree no machine has (issue 22, items 1 and 7):
 # packages inside a package, cores renamed PU, an L3 level duplicated, PUs
 # whose OS index is not their cpuset.  Before numaplan checked the shape,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # GPU nodes from the command line: the pairing table of numaplan topo,
 # gpu-near plans in JSON and for srun, --rails.  Expectations from the
 # stored XML files (see tests/unit/test_gpu.c for how they were read).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan --version: numaplan's version and the hwloc and Slurm releases it
 # was built against, each taken here from its own source: configure.ac's
 # AC_INIT, pkg-config's hwloc, and Slurm's slurm_version.h.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A command after `--` is written into every launcher format (a rankfile's
 # header comment, an srun, mpiexec or numactl line): a control byte in it
 # would end the line (and start one of the command's making) or drive the

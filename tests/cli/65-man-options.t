@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every option a command's --help lists (read from its option table) is
 # described in its man page: topo and plan in numaplan(1), the others in
 # numaplan-CMD(1).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The structural fuzz (issue 22): fuzz/fuzz_shape, the libFuzzer target of
 # fuzz_topo.c (load, plan with every policy, every format, restricted and
 # not) with fuzz_shape_mutator.c, which renames object types, duplicates

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_shape_mutator.c - libFuzzer custom mutator for fuzz_topo.c: edits
  * the tree of an hwloc XML file rather than its bytes, so that most

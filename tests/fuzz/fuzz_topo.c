@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_topo.c - libFuzzer target: hwloc XML through the guarded loader
  * (np_topo_load, which has numaplan-topo-check parse it first), then the

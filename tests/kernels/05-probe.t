@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan-probe without Slurm: what it reports must be what taskset,
 # numactl and the environment set, read back independently from
 # /proc/self/status where the kernel has its own view.

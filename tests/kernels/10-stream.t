@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan-stream: STREAM validation, rates, JSON fields, placement lines,
 # the failure path and bad arguments.
 source "$(dirname "$0")/../tap.sh"

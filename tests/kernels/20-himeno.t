@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan-himeno: gosa against an independent reference, gosa invariance
 # over every decomposition of 1, 2 and 4 ranks, JSON, output, bad args.
 source "$(dirname "$0")/../tap.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan-osu: data check over every message size, OSU's header and
 # columns, JSON, the failure path and bad arguments; the collectives
 # allreduce and alltoall with OMB's definitions.

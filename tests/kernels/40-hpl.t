@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan-hpl: HPL's acceptance test on 1x1, 1x2 and 2x1 grids at the sizes
 # that hit block edges, the failure path on a singular matrix, the JSON
 # fields, a grid-independent matrix and solution, and every bad argument.

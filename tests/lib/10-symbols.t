@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # libnumaplan held as one library: what it exports is exactly what its
 # installed headers declare, as built and as `make install` puts it; the
 # headers, numaplan.pc and the library work for a program that knows only

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # One copy of each symbol: the numaplan command loads libnumaplan.so, which
 # carries the CPU sets and errors (common/Makefile.am); the program must not
 # define any symbol the library exports, or its copy would interpose on the

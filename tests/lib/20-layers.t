@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The layers, read from the #include lines: no include runs back up from
 # the library or the common helpers to their users.
 #   include/  the public headers: each other and standard C headers only

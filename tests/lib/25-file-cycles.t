@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # No circles between the files of a layer.  The graph is the linker's: an
 # arrow from a.c to b.c when a.o leaves undefined a function or variable
 # that b.o defines (nm of the built objects), inside each of lib/, common/,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `make check` runs every test group that needs neither root nor a Slurm
 # cluster: each .t of lib, cli, kernels and run (but the run tests that
 # submit jobs to the vcluster) is listed in tests/Makefile.am, and each

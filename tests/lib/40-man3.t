@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # man(3): every public call of libnumaplan is named in the NAME section of
 # one group page (numaplan_topo(3), ...; `make install` links
 # np_topo_load.3 and the like to it), no page names a call that is not

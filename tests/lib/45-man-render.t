@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every man page formats without a groff warning, and no tracked text file
 # carries a control byte (a "\f" typed into a generator once put form feeds
 # into numaplan-vcluster(8), rendered as "10.77.IIR.0/24").

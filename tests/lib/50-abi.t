@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The binary interface is held: libabigail's abidiff compares the built
 # libnumaplan.so with the last release's (tests/abi/libnumaplan.so.X.Y.Z.abi,
 # recorded by tests/abi/update-baseline), and the -version-info must say

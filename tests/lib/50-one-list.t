@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What is said once is said in one place: the suites in one list
 # (NP_SUITES of bench/Makefile.am, from which the build makes the
 # registry's table), and the command line in one parser (cli/, no getopt

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/numavm without booting: the shipped shapes as numavm describes
 # them (against what each shape file's comment promises), and bad input -
 # a broken shape file, an unknown shape, bad options - refused with a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A tree under a path the guest covers with its own tmpfs (/tmp here; a
 # checkout in /root is the same case) is still seen in the guest: numavm
 # keeps the directory it was booted from, as it keeps a source tree or

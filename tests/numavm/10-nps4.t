@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A real kernel on 2 sockets x 4 NUMA nodes (numavm shape nps4: 2 cores and
 # one L3 per node, SLIT 10/16/32, eth0 behind a PCIe bridge on node 5), with
 # Slurm and the plugin inside: every policy checked task by task - CPU

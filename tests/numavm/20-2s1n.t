@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A real kernel on 2 sockets x 1 NUMA node (numavm shape 2s1n: 4 cores per
 # socket in 2 L3 domains, SLIT 10/21), Slurm and the plugin inside: the
 # policies that tell L3 domains, NUMA nodes and sockets apart, checked task

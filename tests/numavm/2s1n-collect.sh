@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Inside the 2s1n guest (2 sockets x 1 NUMA node of 4 cores, 2 L3 of 2
 # cores per socket, SLIT 10/21): the steps 20-2s1n.t judges.
 source "$NP_SRCDIR/tests/numavm/collect-lib.sh"

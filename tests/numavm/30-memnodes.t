@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A real kernel with 2 CPU-less memory nodes (numavm shape memnodes: nodes
 # 0-1 hold 2 cores each, nodes 2-3 only memory, an HBM/CXL-like case), Slurm
 # and the plugin inside.  numaplan(1): CPU-less nodes are never chosen - no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A real kernel with CPU-less memory nodes (numavm shape memnodes, no
 # Slurm), one of them made a GPU's own memory in the topology file the
 # plugin is given (tests/numavm/gpumem-collect.sh): gpu-near binds the

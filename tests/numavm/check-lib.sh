@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # check-lib.sh - sourced (after tap.sh) by the tests/numavm/*.t scripts, on
 # the host.  A test boots its shape once with `numavm run --collect`, runs

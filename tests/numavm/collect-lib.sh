@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # collect-lib.sh - sourced by the scripts that run INSIDE a numavm guest
 # (tests/numavm/*-collect.sh).  They only gather: what the guest kernel

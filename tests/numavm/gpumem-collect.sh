@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Inside the memnodes guest (nodes 0-1 with the CPUs, 2-3 memory only),
 # without Slurm: a CPU-less node as a GPU's own memory on a real kernel.
 # The guest has no GPU, so its live topology gets one by hand: an NVIDIA

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Inside the memnodes guest (2 sockets of 2 cores, nodes 0-1 with the CPUs,
 # nodes 2-3 memory only; eth0 on node 1 with Soft-RoCE on it): the steps
 # 30-memnodes.t judges.  The Soft-RoCE steps come last: they point the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Inside the nps4 guest (2 sockets x 4 NUMA nodes of 2 cores, an L3 per
 # node, SLIT 10/16/32, eth0 on node 5): the steps 10-nps4.t judges.
 source "$NP_SRCDIR/tests/numavm/collect-lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The release tarball: `make distcheck` (the tarball built out of tree with a
 # read-only source, `make check` there, install, uninstall), and every file
 # of the git tree in it, with the packaging files of the same version.

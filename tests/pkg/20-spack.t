@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Spack recipe, without Spack (spack-check.py: stand-in spack modules):
 # the recipe in the sources, and the one `make spack-recipe` writes for the
 # tarball, whose version and sha256 must be the tarball's.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # RPMs as a Slurm site builds them: rpmbuild -ta on the release tarball,
 # with the spec the tarball carries.  Each package's files (rpm -qlp) are
 # compared with the layout derived from the build tree's make install

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Debian packages: dpkg-buildpackage -b -us -uc in the unpacked release
 # tarball; each package's files against the layout derived from the build
 # tree's make install (pkg-lib.sh); then `apt-get install ./*.deb` and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # pkg-lib.sh - sourced by the tests/pkg/*.t scripts (after tap.sh): the
 # release tarball, where the packages are built, and the layout each
 # package must have.

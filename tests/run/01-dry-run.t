@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # --dry-run writes the job script, plans and experiment list, and submits
 # nothing; the experiment lists follow from the topology (EPYC 7551: 2
 # sockets x 4 NUMA nodes of 8 cores, mlx5_0 local to NUMA 5).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # --local: the suites on this machine with mpiexec.mpich and numactl, no
 # Slurm; results.json with the documented fields; a failed run is marked
 # and never averaged in.

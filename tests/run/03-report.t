@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan report: markdown, CSV, JSON and one self-contained HTML file that
 # headless Chromium renders without console errors.
 source "$(dirname "$0")/../tap.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan accept: exit 0 for a spec the run meets, 1 for one it misses, 2
 # for a bad spec (naming file and line, running nothing).
 source "$(dirname "$0")/../tap.sh"

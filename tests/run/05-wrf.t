@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The WRF parser on rsl.error.0000 samples (data/README has the figures
 # derived by hand): fixed and adaptive time-step lines, the ********** field,
 # radiation/output steps, SUCCESS COMPLETE WRF.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Clear messages and non-zero exits: no Slurm, an unreachable controller,
 # bad suites and options; nothing is left behind for bad input.
 source "$(dirname "$0")/../tap.sh"

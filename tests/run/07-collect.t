@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # --collect: results.json from the raw outputs of a directory (here a dry
 # run's, with outputs written by hand), which checks the statistics, the
 # per-node comparison with its outlier message, %sys from /proc/stat

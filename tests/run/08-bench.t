@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The benchmark system as a module (bench/): the core knows no suite by
 # name, the suites and their options come from one registry, a figure is
 # printed the same way by run and report, results with missing keys do not

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Portable acceptance: symbolic domains (hca-local, hca-remote, socket-local,
 # socket-remote) resolve per node type, so one spec judges nodes whose NUMA
 # numbering differs (NPS4 and NPS1 EPYCs); thresholds against a stored

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The suites through sbatch on the vcluster (2 nodes, tiny sizes): each
 # job completes and gives a results.json with the documented fields; a
 # failing job is reported as such.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan run screen: the experiments and the job it writes (dry runs),
 # how it judges nodes (--collect of outputs written by hand: an outlier, a
 # node that fails a check, a slow link among node pairs), and on the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # On the vcluster: run plans on the compute nodes' topology, asked of the
 # nodes (a probe job, or a first step with --inline), grouped into node
 # types; masks get whole nodes and fall back to the plugin on partial ones;

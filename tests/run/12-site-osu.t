@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The site's own binaries and MPI: --osu-dir runs the site's OSU
 # Micro-Benchmarks (here fake osu_* scripts printing OMB's exact output
 # format, in OMB's install layout) under the suite's placements and reads

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # report --history: each experiment's figure over many run directories in
 # date order, against the first run or a named baseline; a median worse
 # than the baseline's by more than the tolerance, in the direction the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The acceptance deliverable of a real 2-node run on the vcluster: the
 # shipped smoke spec, whose experiment names do not depend on the node
 # count (hpl.Nn), is ACCEPTED; accept.html and accept.md put the verdict,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan report reads results.json, which anyone who can write the run
 # directory can edit: no control byte of it reaches the terminal in any
 # text format, and a newline does not end a table row (issue 22, item 9).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Sturdy Slurm handling on the vcluster (issue 23): an sbatch that writes
 # to standard error, or prints no job id at all, still gives a run that
 # succeeds and says what sbatch said; a waiting job shows why it waits;

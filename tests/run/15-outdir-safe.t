@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan run writes its files so that a directory someone else prepared
 # cannot redirect them (issue 22, item 2): root once overwrote a root-owned
 # file through a user's link in -o /tmp/dir.  The directory must be the

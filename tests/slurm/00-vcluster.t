@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The local virtual cluster (contrib/vcluster): up, jobs on both nodes, the
 # cgroup of a one-CPU job, MPICH over pmi2, plugstack rewrites, bad input,
 # down leaving nothing behind, and up again (the slurm group expects it up).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The plugin's Slurm-independent parts (site arguments, --numa-plan values,
 # precedence, step CPUs, the topology cache) and its callback sequence
 # (sequence.c: srun's checks, then a step's decide, load, plan, bind and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 12's plugin parts through numaplan-spank-harness (no vcluster): the
 # per-partition plugstack forms, the job prolog's partition record and the
 # node's trust in it (not in the step's environment), srun's --gpu-bind

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # srun -n2 --numa-plan=compact numaplan-probe: each task bound as planned
 # (affinity and memory policy), the tasks on different CPUs, NUMAPLAN_* set,
 # one verbose line per task; and the same without the option: untouched.

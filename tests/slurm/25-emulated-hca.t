@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # An emulated topology (emulated-topology.sh: this machine's PUs as two NUMA
 # nodes, an InfiniBand HCA mlx5_0 local to the second) given to the plugin
 # with topology=: hca-near -n1 binds to the HCA's CPU and exports

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Adapters that are down get no ranks, on a real slurmstepd: the node runs
 # an emulated topology (emulated-topology.sh two-hcas: this machine's PUs
 # as two NUMA nodes, mlx5_1 and eth0 near the first, mlx5_0 near the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A bad --numa-plan value, a policy the site does not allow, and a request
 # against an enforced policy: srun/sbatch fail before anything starts, with a
 # message naming the value and the valid choices, and no task runs.

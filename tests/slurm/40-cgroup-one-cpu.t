@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A job given one CPU (-c1 under task/cgroup) is never bound outside it,
 # whatever the policy: the task's affinity stays within the step's cpuset
 # cgroup, read by the task itself.  With another job holding the first

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # respect_cpu_bind: an explicit --cpu-bind wins (with a note) by default,
 # not with respect_cpu_bind=no, and never against an enforced policy;
 # --cpu-bind=verbose alone is not a binding request.  Explicit means srun's

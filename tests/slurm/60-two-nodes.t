@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Two nodes: srun -N2 -n4 --mpi=pmi2 numaplan-probe-mpi --numa-plan=compact:
 # ranks on both nodes, each node's tasks bound by that node's own plan
 # (local task i on the i-th PU), verbose lines with local task and global

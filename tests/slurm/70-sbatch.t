@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # sbatch: #SBATCH --numa-plan=... reaches the job's steps, the batch step
 # itself is not bound, an srun option in the script overrides it; Slurm's
 # SPANK environment variable works for srun.

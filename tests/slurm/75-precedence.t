@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Precedence: enforce > user option > default; batch steps never bound; an
 # enforced policy (or the allow= list) cannot be bypassed by putting Slurm's
 # internal option variable _SLURM_SPANK_OPTION_numaplan_numa_plan in the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # NUMAPLAN_POLICY/CPUS/MEMS/HCA describe this step, in every step the
 # plugin handles (numaplan-spank(8), ENVIRONMENT): set in a task numaplan
 # bound, absent from every other task - never inherited from the user's

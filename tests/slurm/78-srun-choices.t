@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What the user asked srun for reaches the nodes and is answered:
 # - an explicit --cpu-bind still wins (respect_cpu_bind) under --export=NONE,
 #   which hands the step only the SLURM* variables of srun's environment;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The root side ignores a user's HWLOC_* variables; an unreadable or broken
 # topology= file gives one warning and unbound tasks (on_error=warn) or a
 # failed step with the reason (on_error=fail); odd input never takes a

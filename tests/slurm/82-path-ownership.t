@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # topology=, cache= and sysfs= are followed by root, under one rule: the
 # file (or directory), and every directory on the way from /, must be
 # root's alone (owned by root, not writable by group or others; no

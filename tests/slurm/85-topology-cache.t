@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # cache=DIR: a step's live discovery is saved as DIR/<node>.xml (root's,
 # 0644, DIR 0755) and loaded by the next steps instead of discovering
 # again; a cache file or directory that someone other than root could have

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A topology= file hwloc loads but no machine has (issue 22): packages
 # inside a package made the planner write past its arrays inside
 # slurmstepd (root), which then died by SIGABRT in hwloc_topology_destroy,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # No topology file can kill slurmstepd.  A topology= file is parsed by a
 # checker process before slurmstepd loads it: a file hwloc 2.9 aborts on
 # (before: srun hung, the step's socket stayed behind) gives one warning

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan audit by root of another user's running job (issue 22, item 5):
 # numaplan-audit(1) says root may audit any job, but Slurm makes a step
 # only for the job's owner, so root's audit step was refused ("Access/

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # numaplan audit JOBID on a running 2-node job: the tasks that changed
 # their binding after start are found, the others are not; the plan comes
 # from the plugin (NUMAPLAN_*) or from srun's own masks.

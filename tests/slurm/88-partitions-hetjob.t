@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A --numa-plan value refused by the job's partition in a heterogeneous job
 # (salloc -p cpu : -p gpu): srun's environment holds one partition per het
 # group, and which group a step runs in srun knows only once the step

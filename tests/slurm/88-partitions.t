@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Per-partition site policy: default[P]=, allow[P]=, enforce[P] resolved from
 # the job's partition on the node, on a vcluster with two partitions (gpu =
 # n1, cpu = n2).  The nodes take the partition from the job prolog's record

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # gpu-near on the vcluster: nodes with an emulated GPU topology (this
 # machine's PUs as two NUMA nodes, four NVIDIA GPUs and two InfiniBand HCAs,
 # emulated-topology.sh gpus) and gres/gpu on four fake device files (vcluster

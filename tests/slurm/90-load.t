@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Load: 200 sequential and 20 concurrent steps (--overlap, one allocation)
 # with the plugin binding every task; no step may fail, every task must be
 # bound as planned.  Also checks the nodes are healthy afterwards.

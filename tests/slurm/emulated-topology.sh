@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # emulated-topology.sh OUT.xml - an hwloc XML of this machine's PUs (same OS
 # indexes, so Slurm's cgroups and affinity still apply) but with two NUMA
 # nodes, the first half of the PUs in NUMA 0 and the second half in NUMA 1,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # fake-sysfs.sh TOPOLOGY.xml DIR - a sysfs tree for the adapters of an hwloc
 # XML, for plugstack's sysfs=DIR: what the kernel of a node with those
 # adapters would show, so that an emulated node's port states are read

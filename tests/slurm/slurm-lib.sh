@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # slurm-lib.sh - sourced by the tests/slurm/*.t scripts (after tap.sh):
 # the vcluster, plugstack switching, and probe output helpers.
 #

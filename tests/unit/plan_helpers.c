@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plan_helpers.c - shared fixtures of the planner unit tests */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* plan_helpers.h - shared fixtures of the planner unit tests */
 #ifndef NP_TEST_PLAN_HELPERS_H
 #define NP_TEST_PLAN_HELPERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_accept.c - acceptance spec names: shell globs, aliases and the
  * node-count-independent "Nn" component (bench/accept) */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_audit.c - numaplan audit: the /proc parsers and the check of a
  * node's processes against their plan (launcher/audit_*.c), on records
  * written here by hand. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_bench.c - the benchmark system's registry, option tables and text
  * helpers (bench/) */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_bind.c - np_bind_*: a rank's binding applied to this thread through
  * hwloc, checked here with the raw system calls (sched_getaffinity,

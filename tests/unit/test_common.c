@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common.c - libnpcommon: strict number parsing, the HPL grid rule,
  * and the calling thread's binding as the kernel reports it (checked

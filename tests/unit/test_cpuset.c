@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cpuset.c - the cpulist bitmap */
 #include <errno.h>
 #include <stdarg.h>

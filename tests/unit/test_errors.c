@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_errors.c - error paths that only a broken system call reaches, each
  * with the code and message it must give: the topology file's fstat()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_formats.c - the launcher formats encode exactly the JSON plan.
  * Each format is parsed back here with its own small reader (the syntax

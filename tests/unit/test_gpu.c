@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_gpu.c - GPUs in the topology and the gpu-near policy.
  *

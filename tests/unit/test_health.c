@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_health.c - adapters that are down get no ranks; live port states;
  * named adapters (NAME:PORT, plain interfaces); the environment of each

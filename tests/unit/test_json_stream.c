@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_json_stream.c - the plan JSON written as it goes (lib/format_plan_json.c)
  * against the jansson tree it replaced: byte for byte the same document

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_messages.c - text from users and files on its way out: np_escape
  * (every message path) and np_host_name_ok (launcher lines). */
 #include <stdarg.h>

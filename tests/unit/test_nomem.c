@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_nomem.c - every allocation of a plan, and of the JSON forms, failing
  * in turn: the call must fail (-ENOMEM, or NULL) or give exactly what it

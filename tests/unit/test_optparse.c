@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_optparse.c - the option parser of every numaplan command
  * (cli/optparse.h): long and short forms, --opt=value and --opt value,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_plan.c - policies on real topologies.  Every expected CPU list
  * below was worked out from the topology (hwloc-calc / lstopo on the XML,

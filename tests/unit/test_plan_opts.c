@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_plan_opts.c - the policy table (np_policy_accepts) and the rules on
  * plan options every front end shares (np_plan_opts_check), and that
  * np_plan_compute applies the same rules. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_properties.c - invariants every plan must keep, over every stored
  * topology, every policy and several rank counts:

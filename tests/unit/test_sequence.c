@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_sequence.c - the plugin's callback sequence (plugin/sequence.c) with
  * a host that answers as a test says: the paths Slurm and the harness
  * cannot be made to take (a failing setenv, a missing item, a value cut to

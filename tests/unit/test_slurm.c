@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_slurm.c - the Slurm adapter's parsers (bench/slurm/) over what
  * Slurm 22.05 printed on the vcluster and what Slurm 24.11's format
  * strings print (tests/unit/data/slurm/README says which is which). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_topo.c - loading real node topologies.  The expected counts and
  * HCA localities are those of tests/topologies/INDEX.md, which were read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_topo_check.c - a topology file is parsed by a checker process
  * before this one: files hwloc aborts on give a message, not a dead
