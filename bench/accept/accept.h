@@ -72,6 +72,11 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
                             double tol, FILE *f, json_t *report);
 /* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
 bool np_parse_tolerance(const char *s, double *out);
+/* The name or alias of e (an experiment of results res) that the check
+ * pattern matches, or NULL: a shell glob, where a component "Nn" stands
+ * for the largest node count of res's experiments the pattern names
+ * (hpl.Nn is hpl.1n on one node, hpl.2n on two). */
+const char *np_accept_match(json_t *res, json_t *e, const char *pattern);
 /* An experiment's counterpart in other results: by symbolic alias, else
  * by name; NULL when there is none. */
 json_t *np_accept_counterpart(json_t *res, json_t *e);
