@@ -202,6 +202,7 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 	char *script = NULL, *respath = NULL;
 	unsigned nsteps = 0, i;
 	int rc, status = 0;
+	bool interrupted = false;
 
 	np_error_clear(&err);
 	if (o.parse_only) {
@@ -296,29 +297,37 @@ int np_run_execute(const np_run_opts_t *opts, char **outdir_ret)
 			rc = np_run_local(&c, script, &err);
 		if (rc < 0 && rc != -ECANCELED && rc != -EIO)
 			goto fail;
-		if (rc == -ECANCELED) {
+		if (rc == -ECANCELED || rc == -EIO)
 			np_opt_print("run %s: %s", o.suite->name, err.msg);
-			status = 1;
-		} else if (rc == -EIO) {
-			np_opt_print("run %s: %s", o.suite->name, err.msg);
-			status = 1;
-		}
+		interrupted = rc == -ECANCELED;
 	}
 	np_error_clear(&err);
 	if (np_results_collect(&c, jobs, &res, &err) < 0)
 		goto fail;
 	respath = np_strdup_printf("%s/results.json", c.outdir);
-	if (!respath || json_dump_file(res, respath, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-		np_error_set(&err, -EIO, "cannot write %s", respath ? respath : "results.json");
+	if (!respath) {
+		np_error_set(&err, -ENOMEM, "out of memory");
 		goto fail;
+	}
+	if (np_results_write(res, respath, &err) < 0) {
+		/* the raw outputs hold every result measured: collect them
+		 * again once there is room */
+		np_opt_print("run %s: %s; the raw outputs are kept: numaplan run --collect %s", o.suite->name,
+		             err.msg, c.outdir);
+		status = interrupted ? NP_EXIT_INTERRUPTED : NP_EXIT_NOSAVE;
+		goto done;
 	}
 	if (!o.quiet)
 		np_results_print_summary(stdout, res);
-	{
-		json_t *failed = json_object_get(res, "failed_experiments");
-		if (json_integer_value(failed) > 0)
-			status = 1;
-	}
+	status = np_results_exit_status(res);
+	/* a job that ended badly with every run accounted for is a failure */
+	if (status == 0 && rc == -EIO)
+		status = NP_EXIT_FAILED;
+	if (interrupted)
+		status = NP_EXIT_INTERRUPTED;
+	if (!o.quiet && status == NP_EXIT_INCOMPLETE)
+		printf("incomplete: the job ended before every run did; to finish the run: sbatch %s/job.sh, "
+		       "then numaplan run --collect %s\n", c.outdir, c.outdir);
 	if (!o.quiet)
 		printf("results: %s\n", respath);
 done:

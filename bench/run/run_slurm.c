@@ -233,6 +233,37 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The nodes Slurm has drained, downed or cannot reach when the job ended
+ * (sinfo's short states: drain, drng, down, fail, failg, maint, or a '*'
+ * for not responding), kept in raw/node_states.txt for the results and
+ * any later --collect: by then the nodes may be back. */
+static void record_node_states(const np_run_ctx_t *c)
+{
+	char *out = np_cmd_output("sinfo -h -N -o '%N %t %E' 2>/dev/null", NULL), *line, *save = NULL;
+	char *path = np_strdup_printf("%s/raw/node_states.txt", c->outdir);
+	FILE *f = NULL;
+
+	if (path)
+		unlink(path);   /* a probe's, or an earlier job's */
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; line && path; line = strtok_r(NULL, "\n", &save)) {
+		char node[256], st[64];
+		size_t l;
+		if (sscanf(line, "%255s %63s", node, st) != 2)
+			continue;
+		l = strlen(st);
+		if (strncmp(st, "drain", 5) && strncmp(st, "drng", 4) && strncmp(st, "down", 4) &&
+		    strncmp(st, "fail", 4) && strncmp(st, "maint", 5) && st[l - 1] != '*')
+			continue;
+		if (!f && !(f = fopen(path, "w")))
+			break;
+		fprintf(f, "%s\n", line);
+	}
+	if (f)
+		fclose(f);
+	free(out);
+	free(path);
+}
+
 int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
@@ -289,9 +320,10 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	for (tick = 0;; tick++) {
 		char line[600];
 		unsigned done;
-		int q = 0;
-		/* squeue --json lists every job: ask every other second */
-		if (tick % 2 == 0 && (q = query_job(jobid, c->array_tasks, seen, &ji)) == 1) {
+		/* 2: not asked this second (squeue --json lists every job: ask
+		 * every other second); only an answer counts toward "gone" */
+		int q = tick % 2 == 0 ? query_job(jobid, c->array_tasks, seen, &ji) : 2;
+		if (q == 1) {
 			free(state);
 			free(elapsed);
 			free(exitc);
@@ -299,7 +331,9 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 			elapsed = strdup(ji.elapsed);
 			exitc = *ji.exit_code ? strdup(ji.exit_code) : NULL;
 			gone = failed = 0;
-		} else if ((q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 15)) {
+		} else if ((q == 0 && ++gone >= 3) || (q < 0 && ++failed >= 300)) {
+			/* (a controller that does not answer for 10 minutes: a
+			 * restart takes seconds, a failover SlurmctldTimeout) */
 			/* Purged from the controller (or the controller is gone):
 			 * judge by the steps the script recorded. */
 			if (c->array_tasks && json_object_size(seen)) {
@@ -351,6 +385,7 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	if (tty)
 		printf("\n");
 	sigaction(SIGINT, &old, NULL);
+	record_node_states(c);
 	json_array_append_new(jobs, json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "id", jobid,
 	                                      "state", state ? state : "UNKNOWN", "exit_code", exitc,
 	                                      "elapsed", elapsed, "script", script));

@@ -112,6 +112,8 @@ json_t *np_kout_json(np_kout_t *k, const char *need_key);
  * CPU shares}, its status, and a file of the run directory. */
 json_t *np_run_record(unsigned rep, const char *node, const np_step_t *st);
 void np_run_record_status(json_t *r, bool ok, const char *why);
+/* The screen's verdict on nodes Slurm drained or lost during the run. */
+void np_screen_node_states(json_t *summary, json_t *states);
 char *np_run_read(const np_run_ctx_t *c, const char *rel);
 
 #endif /* NP_SUITE_H */
