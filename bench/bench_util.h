@@ -51,6 +51,9 @@ double np_stats_mad(const double *values, unsigned n, double median);
 /* The median and MAD of the n values but the skip-th (NAN for n < 2):
  * the yardstick of one node among the others. */
 void np_stats_others(const double *values, unsigned n, unsigned skip, double *med, double *mad);
+/* The same for every skip at once (med[i], mad[i] without values[i]), in
+ * O(n log n) where n calls of np_stats_others take O(n^2 log n). */
+int np_stats_others_all(const double *values, unsigned n, double *med, double *mad);
 
 /* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
 char *np_cpulist_plus(const char *cpulist);

@@ -18,6 +18,8 @@ static const char prelude[] =
 "set -u\n"
 "cd \"$NP_OUT\" || exit 2\n"
 "mkdir -p raw\n"
+"# the node states numaplan run kept of an earlier job are not this one's\n"
+"rm -f raw/node_states.txt\n"
 "[ \"$NP_ARRAY\" = 1 ] || : >progress.log\n"
 "NP_FAILED=0\n"
 "NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
