@@ -358,3 +358,25 @@ bool np_json_streq(json_t *o, const char *key, const char *s)
 
 	return v && s && strcmp(v, s) == 0;
 }
+
+double np_rep_stat(json_t *exp, const char *metric, const char *stat)
+{
+	json_t *m = json_object_get(json_object_get(exp, "stats"), metric);
+	json_t *v = m ? json_object_get(m, stat) : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
+                     double mad_z, double *dev_pct, double *z)
+{
+	double d = v - med, od = v - omed;
+	bool worse = higher ? d < 0 : d > 0;
+
+	*dev_pct = med != 0 ? 100.0 * d / med : NAN;
+	/* with two nodes both are as far from their median: no telling which */
+	*z = n < 3 ? NAN : omad > 0 ? od / (1.4826 * omad) : od == 0 ? 0 : od > 0 ? INFINITY : -INFINITY;
+	if (!worse || !isfinite(*dev_pct) || fabs(*dev_pct) <= pct)
+		return false;
+	return n < 3 || mad_z <= 0 || (higher ? *z < -mad_z : *z > mad_z);
+}

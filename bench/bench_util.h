@@ -55,6 +55,16 @@ void np_stats_others(const double *values, unsigned n, unsigned skip, double *me
  * O(n log n) where n calls of np_stats_others take O(n^2 log n). */
 int np_stats_others_all(const double *values, unsigned n, double *med, double *mad);
 
+/* Whether a node's value v stands out among n nodes, in the bad
+ * direction: more than pct percent worse than med, the median of the
+ * nodes, and, with 3 nodes or more and mad_z > 0, more than mad_z robust
+ * standard deviations (1.4826 x MAD) from the other nodes (omed, omad: the
+ * median and MAD of every node but this one).  *dev_pct gets the
+ * deviation from med, *z the robust z-score (infinite when omad is 0 and v
+ * differs from omed; NAN with fewer than 3 nodes). */
+bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
+                     double mad_z, double *dev_pct, double *z);
+
 /* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
 char *np_cpulist_plus(const char *cpulist);
 /* Number of CPUs in a cpulist, or -1 when malformed. */
@@ -67,5 +77,8 @@ const char *np_json_str(json_t *o, const char *key);
 double np_json_real(json_t *o, const char *key);
 bool np_json_num(json_t *o, const char *key, double *out);
 bool np_json_streq(json_t *o, const char *key, const char *s);
+/* A statistic (median, min...) of a figure of an experiment of
+ * results.json, NAN when missing. */
+double np_rep_stat(json_t *exp, const char *metric, const char *stat);
 
 #endif /* NP_RUN_UTIL_H */

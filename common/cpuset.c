@@ -29,6 +29,13 @@ void np_cpuset_free(np_cpuset_t *s)
 	hwloc_bitmap_free(np_hwloc_of(s));
 }
 
+int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
+{
+	if (hwloc_bitmap_weight(src) < 0 || hwloc_bitmap_last(src) >= (int)NP_CPUSET_INDEX_LIMIT)
+		return -ERANGE;
+	return hwloc_bitmap_copy(np_hwloc_of(dst), src) < 0 ? -ENOMEM : 0;
+}
+
 np_cpuset_t *np_cpuset_dup(const np_cpuset_t *s)
 {
 	return np_cpuset_of(hwloc_bitmap_dup(np_hwloc_of_const(s)));

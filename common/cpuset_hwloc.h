@@ -30,4 +30,9 @@ static inline np_cpuset_t *np_cpuset_of(hwloc_bitmap_t b)
 	return (np_cpuset_t *)(void *)b;
 }
 
+/* Copy of an hwloc set (OS indexes) as an np_cpuset: the topology's sets
+ * come from a file anyone may have written, so -ERANGE for an infinite
+ * set or an index of NP_CPUSET_INDEX_LIMIT or more, -ENOMEM. */
+int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
+
 #endif /* NP_COMMON_CPUSET_HWLOC_H */

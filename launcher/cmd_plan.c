@@ -119,13 +119,9 @@ static int parse_args(int argc, char **argv, struct plan_args *a, np_error_t *er
 		return np_error_set(err, -EINVAL, "--ntasks N is required");
 	if (!have_p)
 		return np_error_set(err, -EINVAL, "--policy P is required (valid: %s)", np_policy_list());
-	if (a->po.hca && a->po.policy != NP_POLICY_HCA_NEAR)
-		return np_error_set(err, -EINVAL, "--hca applies only to --policy hca-near (the policy is %s)",
-		                    np_policy_name(a->po.policy));
-	if (a->po.rails > 1 && a->po.policy != NP_POLICY_HCA_NEAR && a->po.policy != NP_POLICY_GPU_NEAR)
-		return np_error_set(err, -EINVAL, "--rails applies only to --policy hca-near or gpu-near "
-		                    "(the policy is %s)", np_policy_name(a->po.policy));
-	if (a->po.hca && np_hca_list_check(a->po.hca, err) < 0)
+	/* the library's rules (what the policy takes: --hca, --rails), as
+	 * a usage error before any topology is read */
+	if (np_plan_opts_check(&a->po, err) < 0)
 		return -EINVAL;
 	if (optind < argc && !strcmp(argv[optind - 1], "--"))
 		a->cmd = join_command(argc - optind, argv + optind);

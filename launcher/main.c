@@ -42,8 +42,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		/* what a site checks after an upgrade: the plugin must match
 		 * the Slurm release that loads it (numaplan-spank(8)) */
-		printf("numaplan %s\nbuilt against hwloc %s, Slurm %s%s\n", PACKAGE_VERSION,
-		       NP_HWLOC_VERSION, NP_SLURM_VERSION,
+		printf("numaplan %s%s%s%s\nbuilt against hwloc %s, Slurm %s%s\n", PACKAGE_VERSION,
+		       NP_PACKAGE_REVISION[0] ? " (package " : "", NP_PACKAGE_REVISION,
+		       NP_PACKAGE_REVISION[0] ? ")" : "", NP_HWLOC_VERSION, NP_SLURM_VERSION,
 		       strcmp(NP_SLURM_VERSION, "none") ? "" : " (no SPANK plugin)");
 		return 0;
 	}

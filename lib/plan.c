@@ -49,9 +49,6 @@ static int set_hosts(np_plan_t *p, const np_topo_t *t, const np_plan_opts_t *o, 
 {
 	unsigned n = o->nhosts ? o->nhosts : o->nnodes ? o->nnodes : 1;
 
-	if (o->nhosts && o->nnodes && o->nnodes != o->nhosts)
-		return np_error_set(err, -EINVAL, "--nodes %u does not match the %u hosts given",
-		                    o->nnodes, o->nhosts);
 	p->hosts = calloc(n, sizeof(char *));
 	if (!p->hosts)
 		return np_error_set(err, -ENOMEM, "out of memory");
@@ -72,30 +69,6 @@ static int set_hosts(np_plan_t *p, const np_topo_t *t, const np_plan_opts_t *o, 
 			return np_error_set(err, -ENOMEM, "out of memory");
 		p->nhosts++;
 	}
-	return 0;
-}
-
-static int check_options(const np_plan_opts_t *o, np_error_t *err)
-{
-	if ((unsigned)o->policy >= NP_POLICY_COUNT)
-		return np_error_set(err, -EINVAL, "unknown policy (valid: %s)", np_policy_list());
-	if (o->ntasks == 0)
-		return np_error_set(err, -EINVAL, "the number of tasks must be at least 1");
-	if (o->ntasks > 1000000 || o->cpus_per_task > 100000)
-		return np_error_set(err, -EINVAL, "unreasonable task count or cpus per task");
-	if (o->rails > 64)
-		return np_error_set(err, -EINVAL, "rails=%u: at most 64 adapters per rank", o->rails);
-	if (o->gpu_ids && o->policy != NP_POLICY_GPU_NEAR)
-		return np_error_set(err, -EINVAL, "a GPU list applies only to the policy gpu-near, not to %s",
-		                    np_policy_name(o->policy));
-	if (o->rank_ids && (o->nhosts > 1 || o->nnodes > 1))
-		return np_error_set(err, -EINVAL, "explicit rank ids are for a single host's plan");
-	/* silently ignoring it would let a user believe the adapter was used */
-	if (o->hca && o->policy != NP_POLICY_HCA_NEAR)
-		return np_error_set(err, -EINVAL, "an HCA list (%s) applies only to the policy hca-near, "
-		                    "not to %s", o->hca, np_policy_name(o->policy));
-	if (o->hca)
-		return np_hca_list_check(o->hca, err);
 	return 0;
 }
 
@@ -343,7 +316,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	int rc;
 
 	*out = NULL;
-	if ((rc = check_options(o, err)) < 0)
+	if ((rc = np_plan_opts_check(o, err)) < 0)
 		return rc;
 	p = calloc(1, sizeof(*p));
 	if (!p)

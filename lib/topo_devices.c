@@ -197,7 +197,7 @@ int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_k
 	return o->type == HWLOC_OBJ_OS_DEVICE ? read_ports(nd, o) : 0;
 }
 
-static int read_network(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis)
+int np_topo_read_network(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis)
 {
 	hwloc_obj_t o = NULL;
 	int have_ofa = 0, rc;
@@ -218,21 +218,8 @@ static int read_network(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis)
 	return 0;
 }
 
-int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
+void np_topo_free_device_list(np_topo_t *t)
 {
-	hwloc_obj_t *pcis = NULL;
-	int rc = 0;
-
-	if (read_network(t, h, &pcis) < 0 || np_topo_read_gpus(t, h, &pcis) < 0 ||
-	    np_topo_index_gpus(t, h, pcis) < 0)
-		rc = np_error_set(err, -ENOMEM, "out of memory while reading devices");
-	free(pcis);
-	return rc;
-}
-
-void np_topo_free_devices(np_topo_t *t)
-{
-	np_topo_free_gpus(t);
 	for (unsigned i = 0; i < t->ndevices; i++) {
 		free(t->devices[i].name);
 		free(t->devices[i].pci_busid);
@@ -244,5 +231,5 @@ void np_topo_free_devices(np_topo_t *t)
 	}
 	free(t->devices);
 	t->devices = NULL;
-	t->ndevices = t->ngpus = 0;
+	t->ndevices = 0;
 }

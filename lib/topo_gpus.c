@@ -292,4 +292,5 @@ void np_topo_free_gpus(np_topo_t *t)
 	}
 	free(t->gpus);
 	t->gpus = NULL;
+	t->ngpus = 0;
 }

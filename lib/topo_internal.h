@@ -11,16 +11,17 @@
 #include "common/cpuset_hwloc.h"
 
 /* The largest OS index of a PU or NUMA node the planner takes is below
- * NP_CPUSET_INDEX_LIMIT, the bound of every set: a damaged file must not
- * make every cpuset of a plan hundreds of megabytes. */
-/* Copy of an hwloc set (OS indexes) as an np_cpuset; -ERANGE for an
- * infinite set or an index of NP_CPUSET_INDEX_LIMIT or more. */
-int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
+ * NP_CPUSET_INDEX_LIMIT, the bound of every set (np_cpuset_from_hwloc in
+ * common/cpuset_hwloc.h): a damaged file must not make every cpuset of a
+ * plan hundreds of megabytes. */
 
-/* Fill t->devices from the OS devices of h (network first, then GPUs),
- * and t->gpus; after the views (the GPUs' levels need the packages). */
-int np_topo_read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err);
-void np_topo_free_devices(np_topo_t *t);
+/* topo_devices.c: the network entries of t->devices, OpenFabrics first;
+ * (*pcis)[i] is the PCI object of devices[i], grown alongside (see
+ * np_topo_add_device).  topo_load.c reads them, then the GPUs. */
+int np_topo_read_network(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t **pcis);
+/* Every entry of t->devices, network and GPU alike (t->gpus is
+ * np_topo_free_gpus's). */
+void np_topo_free_device_list(np_topo_t *t);
 /* Append one device for hwloc object o (an OS or PCI device); (*pcis)[i]
  * is the PCI object of devices[i] (NULL for none), grown alongside. */
 int np_topo_add_device(np_topo_t *t, hwloc_topology_t h, hwloc_obj_t o, np_dev_kind_t kind,

@@ -14,11 +14,18 @@
 #include "common/affinity.h"
 #include "topo_internal.h"
 
-int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src)
+/* The devices after the views (the GPUs' levels need the packages):
+ * network first, then the GPUs, which index into the same array. */
+static int read_devices(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 {
-	if (hwloc_bitmap_weight(src) < 0 || hwloc_bitmap_last(src) >= (int)NP_CPUSET_INDEX_LIMIT)
-		return -ERANGE;
-	return hwloc_bitmap_copy(np_hwloc_of(dst), src) < 0 ? -ENOMEM : 0;
+	hwloc_obj_t *pcis = NULL;
+	int rc = 0;
+
+	if (np_topo_read_network(t, h, &pcis) < 0 || np_topo_read_gpus(t, h, &pcis) < 0 ||
+	    np_topo_index_gpus(t, h, pcis) < 0)
+		rc = np_error_set(err, -ENOMEM, "out of memory while reading devices");
+	free(pcis);
+	return rc;
 }
 
 /*
@@ -217,7 +224,7 @@ int np_topo_load(np_topo_t **out, const np_load_opts_t *opts, np_error_t *err)
 		goto fail;
 	if ((rc = np_topo_build_views(t, h, err)) < 0)
 		goto fail;
-	if ((rc = np_topo_read_devices(t, h, err)) < 0)
+	if ((rc = read_devices(t, h, err)) < 0)
 		goto fail;
 	*out = t;
 	return 0;
@@ -234,7 +241,8 @@ void np_topo_free(np_topo_t *t)
 	if (!t)
 		return;
 	np_topo_free_views(t);
-	np_topo_free_devices(t);
+	np_topo_free_gpus(t);
+	np_topo_free_device_list(t);
 	free(t->distances);
 	free(t->distances_name);
 	np_cpuset_free(t->allowed);

@@ -38,8 +38,13 @@ bool nps_cpu_bind_explicit(const char *bind_type);
  * would look explicit too.  srun's plugin (local context) looks at srun's
  * own options and passes the answer to the nodes in NPS_CPU_BIND_MARK,
  * "1" or "0"; the nodes remove it from the tasks' environment.
+ *
+ * The marks' names begin with SLURM: srun --export=NONE (or a list of
+ * names) still hands the step every variable whose name does, and a
+ * SPANK option cannot carry them, since srun's plugin knows the answer
+ * only in local_user_init, after srun has read its options' values.
  */
-#define NPS_CPU_BIND_MARK "_NUMAPLAN_SRUN_CPU_BIND"
+#define NPS_CPU_BIND_MARK "SLURM_NUMAPLAN_SRUN_CPU_BIND"
 
 /* srun's option words (its argv without argv[0] and without the command):
  * true when one of them is --cpu-bind or --cpu_bind (=VALUE or not), or an
@@ -55,9 +60,15 @@ int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc);
  * --gpu-bind=verbose alone does not.  srun passes the answer to the nodes
  * in NPS_GPU_BIND_MARK; srun exports no SLURM_GPU_BIND to the step, so the
  * mark is all the nodes have. */
-#define NPS_GPU_BIND_MARK "_NUMAPLAN_SRUN_GPU_BIND"
+#define NPS_GPU_BIND_MARK "SLURM_NUMAPLAN_SRUN_GPU_BIND"
 int nps_gpu_bind_given(int nwords, char *const words[]);
 int nps_srun_gpu_bind_given(const char *cmdline_path, int job_argc);
+
+/* srun refused the step's --numa-plan value once the step existed (the
+ * job's partition known only then): "1" or "0".  Exiting srun then would
+ * leave the step behind in an allocation srun did not make, so the nodes
+ * fail every task before it starts instead. */
+#define NPS_REFUSED_MARK "SLURM_NUMAPLAN_SRUN_REFUSED"
 
 /* The partition srun's command line asks for (-p P, -pP, --partition=P,
  * --partition P), for --numa-plan=help only: 1 and out set, 0 when none

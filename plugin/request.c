@@ -187,23 +187,24 @@ int nps_request_parse(nps_request_t *r, const char *text, np_error_t *err)
 	return 0;
 }
 
-/* hca= only means something to hca-near; silently ignoring it would let
- * the user believe the adapter was used. */
-static int hca_without_hca_near(const nps_request_t *r, np_policy_t p, const char *text,
-                                np_error_t *err)
+/* The library's rules on what the policy p takes (an adapter list,
+ * rails), at srun already: refused there, the step never starts. */
+static int options_fit_policy(const nps_request_t *r, np_policy_t p, const char *text,
+                              np_error_t *err)
 {
-	/* rails= likewise: only the adapter policies give tasks adapters */
-	if (r && r->rails && p != NP_POLICY_HCA_NEAR && p != NP_POLICY_GPU_NEAR)
-		return np_error_set(err, -EINVAL,
-			"--numa-plan=%s refused: rails=%u applies only to the policies hca-near and "
-			"gpu-near, and the policy here is '%s'%s", text, r->rails, np_policy_name(p),
-			r->has_policy ? "" : " (this cluster's default)");
-	if (!r || !r->hca || p == NP_POLICY_HCA_NEAR)
+	np_plan_opts_t po = NP_PLAN_OPTS_INIT;
+	np_error_t why = { 0 };
+	int rc;
+
+	if (!r)
 		return 0;
-	return np_error_set(err, -EINVAL,
-		"--numa-plan=%s refused: hca= applies only to the policy hca-near, and the "
-		"policy here is '%s'%s", text, np_policy_name(p),
-		r->has_policy ? "" : " (this cluster's default)");
+	po.policy = p;
+	po.hca = r->hca;
+	po.rails = r->rails;
+	if ((rc = np_plan_opts_check(&po, &why)) == 0)
+		return 0;
+	return np_error_set(err, rc, "--numa-plan=%s refused: %s%s", text, why.msg,
+	                    r->has_policy ? "" : " (this cluster's default)");
 }
 
 int nps_request_check(const nps_request_t *r, const char *text,
@@ -233,8 +234,8 @@ int nps_request_check(const nps_request_t *r, const char *text,
 		free(allowed);
 		return -EPERM;
 	}
-	return hca_without_hca_near(r, r->has_policy ? r->policy :
-	                            s->has_default ? s->default_policy : NP_POLICY_NONE, text, err);
+	return options_fit_policy(r, r->has_policy ? r->policy :
+	                          s->has_default ? s->default_policy : NP_POLICY_NONE, text, err);
 }
 
 int nps_request_check_any(const nps_request_t *r, const char *text, const nps_site_t *s,
@@ -294,7 +295,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 		d->hca = r->hca;
 		d->rails = r->rails;
 	}
-	return hca_without_hca_near(r, d->policy, text ? text : "", err);
+	return options_fit_policy(r, d->policy, text ? text : "", err);
 }
 
 char *nps_help_text(const nps_site_t *s)
@@ -306,7 +307,8 @@ char *nps_help_text(const nps_site_t *s)
 		"Policies:\n"
 		"  none      leave the tasks as Slurm placed them\n"
 		"  compact   fill the allocated cores in order, NUMA node by NUMA node\n"
-		"  spread    round-robin the tasks over the NUMA nodes\n"
+		"  spread    share the tasks out evenly, top down: over the packages,\n"
+		"            then the NUMA nodes of each package, then their L3 domains\n"
 		"  numa      each task whole NUMA nodes, or an equal share of one\n"
 		"  socket    the same by package\n"
 		"  l3        the same by L3 cache domain\n"
@@ -324,8 +326,10 @@ char *nps_help_text(const nps_site_t *s)
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"
 		"variable SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan.\n"
-		"Plugin: numaplan %s, built for Slurm %s\n"
-		"This cluster:\n%s", PACKAGE_VERSION, NP_SLURM_VERSION, site ? site : "  (unavailable)\n");
+		"Plugin: numaplan %s%s%s%s, built for Slurm %s\n"
+		"This cluster:\n%s", PACKAGE_VERSION, NP_PACKAGE_REVISION[0] ? " (package " : "",
+		NP_PACKAGE_REVISION, NP_PACKAGE_REVISION[0] ? ")" : "", NP_SLURM_VERSION,
+		site ? site : "  (unavailable)\n");
 	free(site);
 	return text;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/affinity.h"
+#include "common/parse.h"
 #include "export.h"
 #include "job_record.h"
 #include "node_plan.h"
@@ -138,11 +139,51 @@ static int local_check(nps_seq_t *q, const nps_host_t *h, const char *text)
 	return remember(q, text);
 }
 
+/* Slurm's own variable for the option (spank(8)): srun reads it in each
+ * option pass before the command line */
+#define NPS_OPTION_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan"
+
+/*
+ * srun calls the option back once per --numa-plan on its command line, in
+ * each pass (one per het group), after one call for NPS_OPTION_ENV when
+ * that is set; Slurm keeps the last value for the whole step.  Two on the
+ * line would have the last win silently: refused, as repeated modifiers
+ * are.  Components of a heterogeneous step (`:`) may repeat the value, not
+ * change it.
+ */
+static int repeated_option(nps_seq_t *q, const nps_host_t *h, const char *value)
+{
+	char env[1024];
+	bool from_env = q->pass_calls++ == 0 &&
+		h->ops->process_getenv(h->ctx, NPS_OPTION_ENV, env, sizeof(env)) == 0 &&
+		!strcmp(env, value ? value : "");
+	char *copy;
+
+	if (from_env)
+		return 0;
+	if (q->line_text && (q->line_pass == q->opt_pass || strcmp(q->line_text, value ? value : ""))) {
+		log_(h, NPS_LOG_ERROR, "numaplan: --numa-plan is given twice ('%s', then '%s'); "
+		     "one value applies to the whole step: give it once", q->line_text,
+		     value ? value : "");
+		return -1;
+	}
+	if (!(copy = strdup(value ? value : "")))
+		return -1;
+	free(q->line_text);
+	q->line_text = copy;
+	q->line_pass = q->opt_pass;
+	return 0;
+}
+
 int nps_seq_option(nps_seq_t *q, const nps_host_t *h, const char *value, int remote)
 {
 	/* In slurmstepd the value is only kept: it is judged in
 	 * init_post_opt, where a failure can be reported properly. */
-	return remote ? remember(q, value) : local_check(q, h, value);
+	if (remote)
+		return remember(q, value);
+	if (h->ops->context(h->ctx) == NPS_CTX_LOCAL && repeated_option(q, h, value) < 0)
+		return -1;
+	return local_check(q, h, value);
 }
 
 int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[])
@@ -170,8 +211,8 @@ int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[])
 
 /*
  * srun, once the job exists: with per-partition rules, the --numa-plan
- * value is checked again against the job's partition's.  A refusal here
- * ends srun before any task starts.
+ * value is checked again against the job's partition's.  -1 when refused
+ * (said on srun's standard error).
  */
 static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
 {
@@ -187,13 +228,6 @@ static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
 		rc = -1;
 	}
 	nps_request_free(&r);
-	/* Slurm ignores a failing local_user_init of an `optional` plugin:
-	 * like help, srun ends here (its shepherd cancels what it
-	 * allocated), before any task starts. */
-	if (rc < 0) {
-		fflush(stderr);
-		exit(1);
-	}
 	return rc;
 }
 
@@ -202,10 +236,17 @@ static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
  * (see NPS_CPU_BIND_MARK).  srun merges its environment into the step's
  * after this callback, so setting it here reaches the nodes; "0" is
  * written too, over any value inherited or set by the user.
+ *
+ * A value the job's partition refuses ends the step on the nodes
+ * (NPS_REFUSED_MARK), before any task starts.  Not by exiting srun: the
+ * step exists, and in an allocation srun did not make (salloc, sbatch,
+ * a het group of either) nothing would ever end it - it would hold its
+ * CPUs until the job ends.  Nor by failing this callback: Slurm ignores
+ * that for an `optional` plugin.
  */
 int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 {
-	int argc = 0;
+	int argc = 0, refused;
 
 	if (h->ops->context(h->ctx) != NPS_CTX_LOCAL)
 		return 0;
@@ -221,7 +262,72 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_CPU_BIND_MARK);
 	if (h->ops->srun_setenv(h->ctx, NPS_GPU_BIND_MARK, q->srun_gpu_bind == 1 ? "1" : "0") < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_GPU_BIND_MARK);
-	return recheck_partition(q, h);
+	refused = recheck_partition(q, h) < 0;
+	if (h->ops->srun_setenv(h->ctx, NPS_REFUSED_MARK, refused ? "1" : "0") < 0 && refused) {
+		/* the nodes cannot be told: the step is left behind rather
+		 * than run against the site's rules */
+		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_REFUSED_MARK);
+		fflush(stderr);
+		exit(1);
+	}
+	return 0;
+}
+
+/* How many of the het groups' partitions refuse the value (each one said
+ * when say_why); -1 when a group's partition is not known */
+static int het_refusals(nps_seq_t *q, const nps_host_t *h, const nps_request_t *r,
+                        unsigned size, bool say_why)
+{
+	char part[NPS_PARTITION_MAX + 2], var[64];
+	np_error_t err = { 0 };
+	int refused = 0;
+
+	for (unsigned i = 0; i < size; i++) {
+		snprintf(var, sizeof(var), "SLURM_JOB_PARTITION_HET_GROUP_%u", i);
+		if (h->ops->process_getenv(h->ctx, var, part, sizeof(part)) < 0 || !*part ||
+		    nps_site_select(&q->site, part) < 0) {
+			refused = -1;
+			break;
+		}
+		if (nps_request_check(r, q->opt_text, &q->site, &err) == 0)
+			continue;
+		refused++;
+		if (say_why)
+			log_(h, NPS_LOG_ERROR, "numaplan: %s (partition %s, het group %u)", err.msg,
+			     q->site.partition, i);
+	}
+	(void)nps_site_select(&q->site, NULL);
+	return refused;
+}
+
+/*
+ * srun, after each option pass (one per het group), before it allocates or
+ * makes a step.  Inside a heterogeneous allocation srun's environment has
+ * no SLURM_JOB_PARTITION, only one per het group, and which group this
+ * pass is for is srun's own business: a value that none of the job's
+ * partitions accepts is refused now, while nothing exists; one that some
+ * accept waits for local_user_init.
+ */
+static void refuse_everywhere(nps_seq_t *q, const nps_host_t *h)
+{
+	char buf[32];
+	np_error_t err = { 0 };
+	unsigned size = 0;
+	nps_request_t r;
+
+	if (!q->site_ok || !q->site.nparts || !q->opt_text ||
+	    h->ops->process_getenv(h->ctx, "SLURM_JOB_PARTITION", buf, sizeof(buf)) != -ENOENT ||
+	    h->ops->process_getenv(h->ctx, "SLURM_HET_SIZE", buf, sizeof(buf)) < 0 ||
+	    np_parse_uint(buf, 1, 128, &size) < 0 ||
+	    nps_request_parse(&r, q->opt_text, &err) < 0)
+		return;
+	if (het_refusals(q, h, &r, size, false) == (int)size) {
+		(void)het_refusals(q, h, &r, size, true);
+		nps_request_free(&r);
+		fflush(stderr);
+		exit(1);
+	}
+	nps_request_free(&r);
 }
 
 /* ---- slurmstepd ---------------------------------------------------------- */
@@ -259,6 +365,15 @@ static bool explicit_gpu_bind(const nps_host_t *h)
 	char mark[4];
 
 	return h->ops->getenv(h->ctx, NPS_GPU_BIND_MARK, mark, sizeof(mark)) == 0 &&
+	       !strcmp(mark, "1");
+}
+
+/* srun's refusal (NPS_REFUSED_MARK) */
+static bool srun_refused(const nps_host_t *h)
+{
+	char mark[4];
+
+	return h->ops->getenv(h->ctx, NPS_REFUSED_MARK, mark, sizeof(mark)) == 0 &&
 	       !strcmp(mark, "1");
 }
 
@@ -304,6 +419,13 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 		return 0;
 	}
 	q->fail = q->site.on_error == NPS_ON_ERROR_FAIL;
+	if (srun_refused(h)) {
+		snprintf(q->err.msg, sizeof(q->err.msg), "srun refused --numa-plan=%s for this "
+			 "job's partition; no task of the step starts", text ? text : "");
+		q->state = NPS_SEQ_ERROR;
+		q->fail = q->refused = true;
+		return 0;
+	}
 	if (q->site.nparts)
 		select_job_partition(q, h);
 	if (text) {
@@ -321,19 +443,31 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 	}
 	if (q->decision.policy == NP_POLICY_NONE)
 		return 0;
-	if (!q->site.enforce && q->site.respect_cpu_bind && explicit_cpu_bind(q, h)) {
-		snprintf(q->respect, sizeof(q->respect), "an explicit --cpu-bind (%s)", q->cpu_bind);
-		q->state = NPS_SEQ_RESPECT;
-		return 0;
+	if (explicit_cpu_bind(q, h)) {
+		if (!q->site.enforce && q->site.respect_cpu_bind) {
+			snprintf(q->respect, sizeof(q->respect), "an explicit --cpu-bind (%s)",
+				 q->cpu_bind);
+			q->state = NPS_SEQ_RESPECT;
+			return 0;
+		}
+		/* the user asked for a binding and will not get it: say so
+		 * (Slurm's own verbose line shows the mask it set first) */
+		snprintf(q->overridden, sizeof(q->overridden), "your --cpu-bind (%s) is overridden (%s)",
+			 q->cpu_bind, q->site.enforce ? "the site enforces it" : "respect_cpu_bind=no");
 	}
 	/* gpu-near places GPUs: Slurm's own GPU binding, asked for on srun's
 	 * command line, is the user's choice; other policies leave GPUs to
 	 * Slurm anyway. */
-	if (!q->site.enforce && q->site.respect_gpu_bind &&
-	    q->decision.policy == NP_POLICY_GPU_NEAR && explicit_gpu_bind(h)) {
-		snprintf(q->respect, sizeof(q->respect), "an explicit --gpu-bind");
-		q->state = NPS_SEQ_RESPECT;
-		return 0;
+	if (q->decision.policy == NP_POLICY_GPU_NEAR && explicit_gpu_bind(h)) {
+		if (!q->site.enforce && q->site.respect_gpu_bind) {
+			snprintf(q->respect, sizeof(q->respect), "an explicit --gpu-bind");
+			q->state = NPS_SEQ_RESPECT;
+			return 0;
+		}
+		snprintf(q->overridden + strlen(q->overridden),
+			 sizeof(q->overridden) - strlen(q->overridden), "%syour --gpu-bind is overridden (%s)",
+			 q->overridden[0] ? "; " : "",
+			 q->site.enforce ? "the site enforces it" : "respect_gpu_bind=no");
 	}
 	return 1;
 }
@@ -341,8 +475,15 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
 {
 	np_error_t err = { 0 };
+	nps_ctx_t ctx = h->ops->context(h->ctx);
 
-	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
+	if (ctx == NPS_CTX_LOCAL) {
+		refuse_everywhere(q, h);
+		q->opt_pass++;
+		q->pass_calls = 0;
+		return 0;
+	}
+	if (ctx != NPS_CTX_REMOTE)
 		return 0;
 	if (nps_seq_decide(q, h) != 1)
 		return 0;
@@ -553,6 +694,7 @@ static void clear_task_env(const nps_host_t *h)
 		(void)h->ops->unsetenv(h->ctx, nps_own_vars[i]);
 	(void)h->ops->unsetenv(h->ctx, NPS_CPU_BIND_MARK);
 	(void)h->ops->unsetenv(h->ctx, NPS_GPU_BIND_MARK);
+	(void)h->ops->unsetenv(h->ctx, NPS_REFUSED_MARK);
 }
 
 /*
@@ -713,13 +855,18 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 	case NPS_SEQ_PLANNED:
 		if (task == 0 && q->gpu_note[0])
 			say(h, "numaplan: %s: note: %s", q->node, q->gpu_note);
+		if (task == 0 && q->overridden[0])
+			say(h, "numaplan: %s: note: policy '%s' applied; %s", q->node,
+			    np_policy_name(q->decision.policy), q->overridden);
 		if (task == 0) {
 			char *lines = nps_plan_lines(q->node, q->plan, q->decision.verbose);
 
 			if (q->decision.verbose) {
 				/* which build runs: after an upgrade, the first question */
-				say(h, "numaplan: %s: numaplan %s, built for Slurm %s", q->node,
-				    PACKAGE_VERSION, NP_SLURM_VERSION);
+				say(h, "numaplan: %s: numaplan %s%s%s%s, built for Slurm %s", q->node,
+				    PACKAGE_VERSION, NP_PACKAGE_REVISION[0] ? " (package " : "",
+				    NP_PACKAGE_REVISION, NP_PACKAGE_REVISION[0] ? ")" : "",
+				    NP_SLURM_VERSION);
 				say(h, "numaplan: %s: topology: %s", q->node, q->topo_info.text);
 			}
 			say_lines(h, lines);
@@ -737,7 +884,8 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 	case NPS_SEQ_ERROR:
 		if (q->fail) {
 			if (task == 0)
-				say(h, "numaplan: %s: error: %s (on_error=fail)", q->node, q->err.msg);
+				say(h, "numaplan: %s: error: %s%s", q->node, q->err.msg,
+				    q->refused ? "" : " (on_error=fail)");
 			task_fail();
 		}
 		if (task == 0)
@@ -821,6 +969,7 @@ void nps_seq_exit(nps_seq_t *q)
 	nps_request_free(&q->req);
 	nps_site_free(&q->site);
 	free(q->opt_text);
+	free(q->line_text);
 	memset(q, 0, sizeof(*q));
 }
 

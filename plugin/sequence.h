@@ -10,10 +10,17 @@
  *                       arguments; option: check the value (syntax,
  *                       allow=, enforce) and refuse a bad one before
  *                       anything is submitted; `help` prints, exits.
+ *   srun                option: a second --numa-plan on the command line is
+ *                       refused; init_post_opt (once per het group, before
+ *                       anything is allocated or any step made): in a
+ *                       heterogeneous allocation, refuse a value that no
+ *                       partition of the job accepts.
  *   srun                local_user_init: tell the nodes whether srun's own
  *                       command line has --cpu-bind or --gpu-bind; with
  *                       per-partition rules, check the value again now
- *                       that the job's partition is known.
+ *                       that the job's partition is known, and on a
+ *                       refusal tell the nodes to fail every task (the
+ *                       step exists by now: exiting would leave it behind).
  *   job prolog (root)   with per-partition rules: keep the job's partition,
  *                       from the credential (job_record.h); the epilog
  *                       removes it.
@@ -33,7 +40,8 @@
  *                       line.
  * Every message goes out escaped, through the host.  Nothing here exits
  * slurmstepd or fails its callbacks; the only exits are srun's after
- * `help` and a task child's under on_error=fail.
+ * `help` or a refusal before anything exists, and a task child's under
+ * on_error=fail or srun's refusal.
  */
 #ifndef NPS_SEQUENCE_H
 #define NPS_SEQUENCE_H
@@ -60,15 +68,22 @@ typedef struct nps_seq {
 	bool site_ok;
 	np_error_t site_err;
 	char *opt_text;                 /* the last --numa-plan value seen */
+	/* srun: its option passes (one per het group, each ending in
+	 * init_post_opt), the callbacks of the current one, and the last
+	 * value given on the command line (not by SLURM_SPANK_...) */
+	unsigned opt_pass, pass_calls, line_pass;
+	char *line_text;
 	nps_request_t req;
 	bool have_req;
 	nps_decision_t decision;
 	nps_seq_state_t state;
 	bool fail;                      /* on an error, fail the step */
+	bool refused;                   /* srun refused the step's value */
 	np_error_t err;
 	char node[256];
 	char cpu_bind[128];
 	char respect[192];              /* what won, for the note */
+	char overridden[192];           /* an explicit binding enforce overrides */
 	np_topo_t *topo;
 	nps_topo_info_t topo_info;      /* where it came from, for verbose */
 	np_plan_t *plan;

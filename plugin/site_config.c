@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/plugstack.h"
 #include "common/text.h"
 #include "site_config.h"
 
@@ -462,35 +463,12 @@ char *nps_site_allowed_list(const nps_site_t *s)
 int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
                            np_error_t *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
 	*out = NULL;
 	if (!s->topology)
 		return 0;
-	/* A node name comes from slurmd's configuration, but a path must
-	 * not be steerable out of the admin's directory all the same. */
-	if (strstr(s->topology, "%n") &&
-	    (!node || !*node || strchr(node, '/') || !strcmp(node, "..")))
-		return np_error_set(err, -EINVAL,
-			"topology=%s: no usable node name to expand %%n", s->topology);
-	if (!(f = open_memstream(&buf, &len)))
-		return np_error_set(err, -ENOMEM, "out of memory");
-	for (const char *p = s->topology; *p; p++) {
-		if (p[0] == '%' && p[1] == 'n') {
-			fputs(node, f);
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			fputc('%', f);
-			p++;
-		} else {
-			fputc(*p, f);
-		}
-	}
-	if (!(*out = np_memstream_close(f, &buf)))
-		return np_error_set(err, -ENOMEM, "out of memory");
-	return 0;
+	/* shared with `numaplan topo --site` (common/plugstack.c), so that
+	 * both land on the same file, and refuse the same node names */
+	return np_plugstack_expand(s->topology, node, out, err);
 }
 
 char *nps_site_describe(const nps_site_t *s)

@@ -5,6 +5,7 @@
  *
  *   numaplan-spank-harness site ARG...
  *   numaplan-spank-harness request VALUE [ARG...]
+ *   numaplan-spank-harness options N VALUE... [ARG...]
  *   numaplan-spank-harness help [ARG...]
  *   numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]
  *   numaplan-spank-harness bind [STEP...] VALUE NTASKS[:RANK,...] TASK [ARG...]
@@ -23,7 +24,8 @@
  * slurmstepd side of `request` and `bind` then reads.
  *
  * `request` and `help` are srun's init and option callbacks, then (request)
- * slurmstepd's decision; `cpubind` is srun's local_user_init, with
+ * slurmstepd's decision; `options` is srun's option pass with N values on
+ * its command line, and prints the value srun would keep; `cpubind` is srun's local_user_init, with
  * CMDLINE_FILE (NUL-separated words, like /proc/PID/cmdline, whose last
  * JOB_ARGC words are the command) as srun's command line, and says what it
  * tells the nodes.  `bind` is a whole step on a node named "harness", in
@@ -351,6 +353,39 @@ out:
 	return rc;
 }
 
+/* srun's option pass with N --numa-plan values on its line (after
+ * SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan's, when set): 0 when
+ * srun would go on */
+static int cmd_options(const char *count, int argc, char **argv)
+{
+	step_t st = { .job_argc = -1 };
+	nps_host_t h = host_of(&st, NPS_CTX_LOCAL);
+	const char *env = getenv("SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan");
+	unsigned n;
+	char **v;
+	int nv, rc = 1;
+
+	if (np_parse_uint(count, 1, 100, &n) < 0 || (unsigned)argc < n) {
+		fprintf(stderr, "numaplan-spank-harness: bad count '%s'\n", count);
+		return 2;
+	}
+	if (!(v = site_args(argc - (int)n, argv + n, &nv)))
+		return 1;
+	if (nps_seq_init(&srun_seq, &h, nv, v) < 0 ||
+	    (env && nps_seq_option(&srun_seq, &h, env, 0) < 0))
+		goto out;
+	for (unsigned i = 0; i < n; i++)
+		if (nps_seq_option(&srun_seq, &h, argv[i], 0) < 0)
+			goto out;
+	(void)nps_seq_init_post_opt(&srun_seq, &h);
+	print_escaped(stdout, "value: %s", srun_seq.opt_text ? srun_seq.opt_text : "");
+	rc = 0;
+out:
+	nps_seq_exit(&srun_seq);
+	free(v);
+	return rc;
+}
+
 static int cmd_stepcpus(int argc, char **argv)
 {
 	nps_step_cpus_src_t src = NPS_STEP_CPUS_SRC_DEFAULT;
@@ -653,6 +688,7 @@ static int usage(void)
 {
 	fputs("usage: numaplan-spank-harness site ARG...\n"
 	      "       numaplan-spank-harness request VALUE [ARG...]\n"
+	      "       numaplan-spank-harness options N VALUE... [ARG...]\n"
 	      "       numaplan-spank-harness help [ARG...]\n"
 	      "       numaplan-spank-harness stepcpus [PROC_CGROUP CGROUP_ROOT]\n"
 	      "       numaplan-spank-harness bind [--cores=LIST] [--cgroup=PROC,ROOT] [--cpus-per-task=N]\n"
@@ -674,6 +710,8 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "request") && argc >= 3)
 		return cmd_request(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "options") && argc >= 4)
+		return cmd_options(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "stepcpus"))
 		return cmd_stepcpus(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "cores") && argc >= 3)

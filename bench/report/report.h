@@ -53,9 +53,6 @@ typedef struct np_bars {
 } np_bars_t;
 void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec);
 
-/* Figures out of results.json */
-double np_rep_stat(json_t *exp, const char *metric, const char *stat);
-
 /* One table as HTML (escaped), and the report's style sheet. */
 void np_report_html_table(np_sb_t *b, const np_table_t *t);
 extern const char np_report_css[];

@@ -20,34 +20,6 @@ const char np_report_css[] =
 "figure{display:inline-block;margin:0.5em}h2{border-bottom:1px solid #ddd}"
 ".ok{color:#1a7f37}.failed{color:#cf222e}.partial{color:#9a6700}";
 
-void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec)
-{
-	const char *labels[256];
-	double vals[256];
-	unsigned n = 0;
-	json_t *e;
-	size_t i;
-
-	json_array_foreach(json_object_get(res, "experiments"), i, e) {
-		if (n == 256)
-			break;
-		if (!np_suite_has(spec->suite, e) || (spec->kernel && !np_json_streq(e, "kernel", spec->kernel)) ||
-		    (spec->group && !np_json_streq(e, "group", spec->group)))
-			continue;
-		labels[n] = np_json_str(e, "name");
-		if (spec->derived)
-			vals[n] = np_json_real(json_object_get(e, "derived"), spec->metric);
-		else
-			vals[n] = np_rep_stat(e, spec->metric, "median");
-		n++;
-	}
-	if (!n)
-		return;
-	np_sb_add(b, "<figure>\n");
-	np_svg_bars(b, spec->title, spec->ylabel, labels, vals, n, spec->ref, spec->reflabel);
-	np_sb_add(b, "</figure>\n");
-}
-
 void np_report_html_table(np_sb_t *b, const np_table_t *t)
 {
 	unsigned j, k;

@@ -34,6 +34,45 @@ static bool in_choices(const char *choices, const char *val)
 	return false;
 }
 
+/* The one place bench/ reads a policy's name: the message names the
+ * value and every valid one. */
+static int set_policy(np_policy_t *out, const char *opt, const char *val, np_error_t *err)
+{
+	if (np_policy_parse(val, out) < 0)
+		return np_error_set(err, -EINVAL, "%s: unknown policy '%s' (valid: %s)", opt, val,
+		                    np_policy_list());
+	return 0;
+}
+
+static int set_policies(np_policies_t *out, const char *opt, const char *val, np_error_t *err)
+{
+	np_policies_t l = { 0 };
+	const char *p = val, *e;
+
+	do {
+		char name[32];
+		size_t n;
+
+		e = strchr(p, ',');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || n >= sizeof(name))
+			return np_error_set(err, -EINVAL, "bad value '%s' for %s: policy names separated by commas "
+			                    "(valid: %s)", val, opt, np_policy_list());
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (set_policy(&l.v[l.n], opt, name, err) < 0)
+			return -EINVAL;
+		for (unsigned i = 0; i < l.n; i++)
+			if (l.v[i] == l.v[l.n])
+				return np_error_set(err, -EINVAL, "bad value '%s' for %s: the policy '%s' is given twice",
+				                    val, opt, name);
+		l.n++;
+		p = e + 1;
+	} while (e);
+	*out = l;
+	return 0;
+}
+
 int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *val, np_error_t *err)
 {
 	const char *want = d->want ? d->want : "see numaplan run --help";
@@ -68,6 +107,10 @@ int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *va
 		if (!in_choices(d->choices, val))
 			return bad(err, opt, val, want);
 		break;
+	case NP_OPT_POLICY:
+		return set_policy(AT(base, d, np_policy_t), opt, val, err);
+	case NP_OPT_POLICIES:
+		return set_policies(AT(base, d, np_policies_t), opt, val, err);
 	case NP_OPT_LIST: {
 		np_optlist_t *l = AT(base, d, np_optlist_t);
 		const char **nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
@@ -135,7 +178,9 @@ void np_opt_usage(FILE *f, const np_optdef_t *defs)
 
 json_t *np_opt_to_json(const np_optdef_t *d, const void *base)
 {
+	const np_policies_t *l;
 	const char *s;
+	np_sb_t b;
 
 	switch (d->kind) {
 	case NP_OPT_FLAG:
@@ -150,6 +195,20 @@ json_t *np_opt_to_json(const np_optdef_t *d, const void *base)
 	case NP_OPT_CHOICE:
 		s = *CAT(base, d, const char *);
 		return s ? json_string(s) : json_null();
+	case NP_OPT_POLICY:
+		return json_string(np_policy_name(*CAT(base, d, np_policy_t)));
+	case NP_OPT_POLICIES:
+		l = CAT(base, d, np_policies_t);
+		np_sb_init(&b);
+		for (unsigned i = 0; i < l->n; i++)
+			np_sb_printf(&b, "%s%s", i ? "," : "", np_policy_name(l->v[i]));
+		s = np_sb_take(&b);
+		{
+			json_t *j = s ? json_string(s) : json_null();
+
+			free((char *)s);
+			return j;
+		}
 	case NP_OPT_LIST:
 		break;
 	}

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include <numaplan/error.h>
+#include <numaplan/plan.h>
 
 typedef enum np_optkind {
 	NP_OPT_FLAG,                /* bool, no value */
@@ -22,7 +23,15 @@ typedef enum np_optkind {
 	NP_OPT_BYTES,               /* unsigned long long > 0: 64G, 512M, 4096 */
 	NP_OPT_CHOICE,              /* const char *, one of choices */
 	NP_OPT_LIST,                /* np_optlist_t: each value of a repeated option */
+	NP_OPT_POLICY,              /* np_policy_t: a policy's name */
+	NP_OPT_POLICIES,            /* np_policies_t: policy names separated by commas */
 } np_optkind_t;
+
+/* Policies in the order given, each at most once. */
+typedef struct np_policies {
+	unsigned n;
+	np_policy_t v[NP_POLICY_COUNT];
+} np_policies_t;
 
 typedef struct np_optlist {
 	const char **v;

@@ -37,7 +37,7 @@ typedef struct np_run_opts {
 	const char *nodelist;       /* --nodelist: these nodes (#SBATCH --nodelist) */
 	const char *time_limit;
 	const char *output;         /* NULL: numaplan-SUITE-DATE */
-	const char *policy;         /* NULL: the suite's default */
+	np_policy_t policy;         /* --policy of the MPI suites (default compact) */
 	const char *topology;       /* compute node topology XML, NULL: ask the nodes */
 	bool plan_only;             /* probe the nodes and plan, run nothing */
 	bool shared;                /* --bind-via masks without whole nodes */
@@ -59,6 +59,9 @@ typedef struct np_run_opts {
 	char *cmdline;              /* how run was invoked, for the record */
 	const char *collect;        /* --collect DIR: results from an existing run */
 	void **sopts;               /* each suite's option struct, in registry order */
+	/* the suite of each of them (np_suites): np_suite_opts finds a
+	 * suite's struct without naming the registry, which names every suite */
+	const struct np_suite *const *sopts_suites;
 } np_run_opts_t;
 
 /* One experiment: a kernel under one placement, repeated opts->repeat
@@ -162,7 +165,7 @@ void np_exp_list_free(np_exp_list_t *l);
 int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus);
 /* Fill rank_cpus from a plan computed with the given policy for one node
  * of ntasks_per_node ranks of `threads` cores; writes plans/NAME.json. */
-int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
+int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
                 unsigned ntasks_per_node, unsigned threads, np_error_t *err);
 json_t *np_exp_to_json(const np_exp_t *e);
 /* The inverse, for --collect: appended to c->exps. */
@@ -232,29 +235,24 @@ typedef struct np_step {
 	double user, sys, idle;
 } np_step_t;
 
-/* Run records of one repetition of an experiment, appended to runs. */
-/* The number of runs the job ended or was cancelled before (or in the
- * middle of): no result, to be finished by resubmitting job.sh. */
-unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs);
+/* Run records of one repetition of an experiment, appended to runs;
+ * owner is the suite that reads its kernel's outputs (np_suite_of_kernel),
+ * NULL for none.  The caller looks it up: the suites use the records' own
+ * calls (np_run_record...), so this file names no suite.  Returns the
+ * number of runs the job ended or was cancelled before (or in the middle
+ * of): no result, to be finished by resubmitting job.sh. */
+unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
+                            unsigned rep, json_t *runs);
 /* Statistics of the runs that passed: per figure of field_name ("values"),
  * per message size of the series, and the per-node medians of the primary
  * figure with the nodes that stand out (appended to all, see
- * np_node_outlier). */
+ * np_node_outlier in bench_util.h). */
 json_t *np_runs_stats(json_t *runs, const char *field_name, unsigned *nok);
 json_t *np_runs_series_stats(json_t *runs);
 /* strict: a node with any failed run is left out of the comparison and
  * listed in the experiment's failed_nodes instead (a node that gave a
  * wrong answer is no reference for the others, nor compared with them). */
 void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict);
-/* Whether a node's value v stands out among n nodes, in the bad
- * direction: more than pct percent worse than med, the median of the
- * nodes, and, with 3 nodes or more and mad_z > 0, more than mad_z robust
- * standard deviations (1.4826 x MAD) from the other nodes (omed, omad: the
- * median and MAD of every node but this one).  *dev_pct gets the
- * deviation from med, *z the robust z-score (infinite when omad is 0 and v
- * differs from omed; NAN with fewer than 3 nodes). */
-bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
-                     double mad_z, double *dev_pct, double *z);
 
 /* raw/hosts.txt ("NODE BOOT_ID CPUS" lines) to {NODE: {boot_id, cpus}},
  * and the pairs of nodes of one machine (same boot id) with CPUs in

@@ -76,11 +76,8 @@ void np_exp_list_free(np_exp_list_t *l)
 
 const char *np_exp_plugin_policy(const np_exp_t *e)
 {
-	np_policy_t p;
-
-	if (e->plugin_policy)
-		return e->plugin_policy;
-	return e->policy && np_policy_parse(e->policy, &p) == 0 ? e->policy : "compact";
+	/* np_exp_plan sets it to the policy that ran */
+	return e->plugin_policy ? e->plugin_policy : "compact";
 }
 
 int np_exp_alias(const np_run_ctx_t *c, np_exp_t *e, const char *alias)
@@ -130,7 +127,7 @@ int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus)
 	return 0;
 }
 
-int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
+int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
                 unsigned ntasks_per_node, unsigned threads, np_error_t *err)
 {
 	np_plan_opts_t po = NP_PLAN_OPTS_INIT;
@@ -139,14 +136,17 @@ int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, const char *policy,
 	unsigned i;
 	int rc;
 
-	if ((rc = np_policy_parse(policy, &po.policy)) < 0)
-		return np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", policy, np_policy_list());
+	po.policy = policy;
 	po.ntasks = ntasks_per_node;
 	po.cpus_per_task = threads ? threads : 1;
 	if ((rc = np_plan_compute(c->topo, &po, &p, err)) < 0)
 		return rc;
 	free(e->policy);
 	e->policy = strdup(np_policy_name(p->policy));
+	/* what srun --numa-plan asks for when the plugin binds: the policy
+	 * that ran here, unless the suite chose */
+	if (!e->plugin_policy)
+		e->plugin_policy = strdup(np_policy_name(p->policy));
 	if (p->note)
 		json_object_set_new(e->params, "plan_note", json_string(p->note));
 	if (p->policy != NP_POLICY_NONE) {
@@ -244,6 +244,15 @@ np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err)
 	e->sets_parallel = (unsigned)json_integer_value(json_object_get(j, "sets_parallel"));
 	e->nodelist = jstrdup(pl, "nodelist");
 	e->plugin_policy = jstrdup(pl, "plugin_policy");
+	/* records from before plugin_policy was written: the policy that
+	 * ran, when it is one of the planner's (as np_exp_plugin_policy
+	 * read it then) */
+	{
+		np_policy_t p;
+
+		if (!e->plugin_policy && e->policy && np_policy_parse(e->policy, &p) == 0)
+			e->plugin_policy = strdup(e->policy);
+	}
 	{
 		json_t *a;
 		json_array_foreach(json_object_get(j, "aliases"), i, a)

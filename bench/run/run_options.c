@@ -12,16 +12,6 @@
 #include "bench_util.h"
 #include "suites/suite.h"
 
-static int check_policy(const char *opt, const char *val, np_error_t *err)
-{
-	np_policy_t p;
-
-	(void)opt;
-	if (np_policy_parse(val, &p) < 0)
-		return np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", val, np_policy_list());
-	return 0;
-}
-
 /* (min, max] holds negative numbers down to min: 0 itself is a value here */
 static int check_nonneg(const char *opt, const char *val, np_error_t *err)
 {
@@ -74,8 +64,8 @@ static const np_optdef_t core_opts[] = {
 	  .help = "with --bind-via masks: no --exclusive; on partial nodes the plugin binds" },
 	{ .name = "sbatch-arg", .kind = NP_OPT_LIST, .off = O(sbatch_args), .arg = "ARG",
 	  .help = "another #SBATCH line; repeatable" },
-	{ .name = "policy", .kind = NP_OPT_STR, .off = O(policy), .arg = "P",
-	  .help = "placement policy of the MPI suites (default compact)", .check = check_policy },
+	{ .name = "policy", .kind = NP_OPT_POLICY, .off = O(policy), .arg = "P",
+	  .help = "placement policy of the MPI suites", .dflt = "compact" },
 	{ .name = "size", .kind = NP_OPT_STR, .off = O(size), .arg = "S",
 	  .help = "the suite's own size option (see below)" },
 	{ .name = "clock", .kind = NP_OPT_DOUBLE, .off = O(rpeak.ghz), .arg = "GHZ", .help = "Rpeak: clock",
@@ -125,16 +115,6 @@ static unsigned nsuites(void)
 	return n;
 }
 
-const void *np_suite_opts(const np_run_opts_t *o, const np_suite_t *s)
-{
-	unsigned i;
-
-	for (i = 0; o->sopts && np_suites[i]; i++)
-		if (np_suites[i] == s)
-			return o->sopts[i];
-	return NULL;
-}
-
 int np_run_opts_init(np_run_opts_t *o, np_error_t *err)
 {
 	unsigned i, n = nsuites();
@@ -144,6 +124,7 @@ int np_run_opts_init(np_run_opts_t *o, np_error_t *err)
 	if ((rc = np_opt_defaults(core_opts, o, err)) < 0)
 		return rc;
 	o->sopts = calloc(n, sizeof(void *));
+	o->sopts_suites = np_suites;
 	if (!o->sopts)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {

@@ -313,9 +313,9 @@ static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *
 	json_array_append_new(runs, r);
 }
 
-unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, json_t *runs)
+unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
+                            unsigned rep, json_t *runs)
 {
-	const np_suite_t *owner = np_suite_of_kernel(e->kernel);
 	np_step_t si;
 	char **nodes = NULL;
 	unsigned n, interrupted = 0;

@@ -28,45 +28,6 @@ static const char *primary_metric(const np_exp_t *e, bool *higher)
 	return "wall_s";
 }
 
-static const np_metric_t *metric_find(const char *m)
-{
-	unsigned i, k;
-
-	for (i = 0; m && np_suites[i]; i++)
-		for (k = 0; np_suites[i]->metrics && np_suites[i]->metrics[k].name; k++)
-			if (strcmp(np_suites[i]->metrics[k].name, m) == 0)
-				return &np_suites[i]->metrics[k];
-	return NULL;
-}
-
-/* Figures without an entry in a suite follow the naming convention. */
-const char *np_metric_unit(const char *m)
-{
-	const np_metric_t *d = metric_find(m);
-	size_t n = m ? strlen(m) : 0;
-
-	if (d)
-		return d->unit;
-	if (n > 5 && strcmp(m + n - 5, "_mbps") == 0)
-		return "MB/s";
-	if (n > 3 && strcmp(m + n - 3, "_us") == 0)
-		return "us";
-	if (n > 2 && strcmp(m + n - 2, "_s") == 0)
-		return "s";
-	if (n > 4 && strcmp(m + n - 4, "_pct") == 0)
-		return "%";
-	if (n && strcmp(m, "seconds") == 0)
-		return "s";
-	return "";
-}
-
-const char *np_metric_label(const char *m)
-{
-	const np_metric_t *d = metric_find(m);
-
-	return d && d->label ? d->label : m ? m : "";
-}
-
 /* Figures across experiments, suite by suite in registry order. */
 static void derive(json_t *exps, json_t *summary)
 {
@@ -251,7 +212,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		unsigned nsys = 0;
 
 		for (r = 1; r <= c->opts->repeat; r++)
-			interrupted += np_records_collect(c, e, r, runs);
+			interrupted += np_records_collect(c, e, np_suite_of_kernel(e->kernel), r, runs);
 		/* a %sys sample per run: as many as the partition has nodes */
 		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
 		if (!sys) {

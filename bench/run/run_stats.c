@@ -119,20 +119,6 @@ out:
 	return out;
 }
 
-bool np_node_outlier(double v, double med, double omed, double omad, unsigned n, bool higher, double pct,
-                     double mad_z, double *dev_pct, double *z)
-{
-	double d = v - med, od = v - omed;
-	bool worse = higher ? d < 0 : d > 0;
-
-	*dev_pct = med != 0 ? 100.0 * d / med : NAN;
-	/* with two nodes both are as far from their median: no telling which */
-	*z = n < 3 ? NAN : omad > 0 ? od / (1.4826 * omad) : od == 0 ? 0 : od > 0 ? INFINITY : -INFINITY;
-	if (!worse || !isfinite(*dev_pct) || fabs(*dev_pct) <= pct)
-		return false;
-	return n < 3 || mad_z <= 0 || (higher ? *z < -mad_z : *z > mad_z);
-}
-
 /* Per-node medians of the primary figure, and the nodes that stand out
  * from the median of the nodes in the bad direction (np_node_outlier). */
 void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict)
@@ -208,8 +194,8 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 			if (np_node_outlier(v, all_st.median, omed, omad, nn, higher, pct, mad_z, &dev, &z)) {
 				char *msg = np_strdup_printf("node %s %s %.0f%% %s the median (%s)", node,
 				                             np_metric_label(metric), fabs(dev), dev < 0 ? "below" : "above", name);
-				json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "experiment", name, "node", node,
-				                      "metric", metric, "value", v, "median", all_st.median,
+				json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "experiment", name, "node", node,
+				                      "metric", metric, "label", np_metric_label(metric), "value", v, "median", all_st.median,
 				                      "deviation_pct", dev, "message", msg ? msg : "");
 				/* JSON has no infinity: a MAD of 0 leaves the score out */
 				if (isfinite(z))

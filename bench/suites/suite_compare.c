@@ -15,7 +15,7 @@
 extern const np_suite_t np_suite_compare;
 
 typedef struct compare_opts {
-	const char *policies;
+	np_policies_t policies;
 	const char *threads;        /* NULL: 1 and every core of a task */
 } compare_opts_t;
 
@@ -33,8 +33,7 @@ static unsigned split_list(char *s, char **items, unsigned max)
 	return n;
 }
 
-/* Every item of a --policies or --threads list; 0, or -EINVAL with err
- * naming the item. */
+/* Every item of a --threads list; 0, or -EINVAL with err naming the item. */
 static int check_list(const char *opt, const char *val, np_error_t *err)
 {
 	char *copy = strdup(val), *items[MAXLIST];
@@ -47,20 +46,17 @@ static int check_list(const char *opt, const char *val, np_error_t *err)
 	if (n == 0)
 		rc = np_error_set(err, -EINVAL, "compare: empty %s", opt);
 	for (i = 0; i < n && !rc; i++) {
-		np_policy_t p;
 		unsigned t;
-		if (strcmp(opt, "--threads") == 0 && np_parse_uint(items[i], 1, UINT_MAX, &t) < 0)
-			rc = np_error_set(err, -EINVAL, "compare: bad thread count '%s' in --threads", items[i]);
-		else if (strcmp(opt, "--policies") == 0 && np_policy_parse(items[i], &p) < 0)
-			rc = np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", items[i], np_policy_list());
+		if (np_parse_uint(items[i], 1, UINT_MAX, &t) < 0)
+			rc = np_error_set(err, -EINVAL, "compare: bad thread count '%s' in %s", items[i], opt);
 	}
 	free(copy);
 	return rc;
 }
 
 static const np_optdef_t options[] = {
-	{ .name = "policies", .kind = NP_OPT_STR, .off = offsetof(compare_opts_t, policies), .arg = "LIST",
-	  .help = "policies to compare", .dflt = "none,compact,spread", .check = check_list },
+	{ .name = "policies", .kind = NP_OPT_POLICIES, .off = offsetof(compare_opts_t, policies), .arg = "LIST",
+	  .help = "policies to compare, each once", .dflt = "none,compact,spread" },
 	{ .name = "threads", .kind = NP_OPT_STR, .off = offsetof(compare_opts_t, threads), .arg = "LIST",
 	  .help = "threads per task (default 1 and every core of a task)", .check = check_list },
 	{ .name = NULL },
@@ -70,7 +66,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	const compare_opts_t *co = np_suite_opts(o, &np_suite_compare);
-	char *pol_copy, *thr_copy, *pols[MAXLIST], *thrs[MAXLIST];
+	char *thr_copy, *thrs[MAXLIST];
 	char dflt_thr[32];
 	unsigned np, nt, i, j, nodes = np_run_nodes(c, &np_suite_compare);
 	unsigned ntasks = o->ntasks ? o->ntasks : nodes;
@@ -83,16 +79,15 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		snprintf(dflt_thr, sizeof(dflt_thr), "1,%u", c->topo->ncores / (ntasks / nodes ? ntasks / nodes : 1));
 	else
 		snprintf(dflt_thr, sizeof(dflt_thr), "1");
-	pol_copy = strdup(co->policies);
 	thr_copy = strdup(co->threads ? co->threads : dflt_thr);
 	np_sb_init(&cmd);
 	np_sb_shq_argv(&cmd, o->ncmd, o->cmd);
-	if (!pol_copy || !thr_copy || cmd.oom) {
+	if (!thr_copy || cmd.oom) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	/* the lists given were checked when parsed (check_list), not the default */
-	np = split_list(pol_copy, pols, MAXLIST);
+	/* the thread lists given were checked when parsed (check_list), not the default */
+	np = co->policies.n;
 	nt = split_list(thr_copy, thrs, MAXLIST);
 	for (i = 0; i < nt && !rc; i++) {
 		unsigned t;
@@ -101,9 +96,10 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			break;
 		}
 		for (j = 0; j < np && !rc; j++) {
+			const char *pol = np_policy_name(co->policies.v[j]);
 			char name[96];
 			np_exp_t *e;
-			snprintf(name, sizeof(name), "compare.%s.t%u", pols[j], t);
+			snprintf(name, sizeof(name), "compare.%s.t%u", pol, t);
 			e = np_exp_new(c, np_suite_compare.name, "cmd", name, "compare");
 			if (!e) {
 				rc = np_error_set(err, -ENOMEM, "out of memory");
@@ -115,14 +111,13 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			e->mpi = ntasks > nodes;
 			e->per_node = !e->mpi && nodes > 1;
 			e->cmd = strdup(cmd.s);
-			e->desc = np_strdup_printf("policy %s, %u task(s) x %u thread(s)", pols[j], ntasks, t);
-			json_object_set_new(e->params, "policy", json_string(pols[j]));
+			e->desc = np_strdup_printf("policy %s, %u task(s) x %u thread(s)", pol, ntasks, t);
+			json_object_set_new(e->params, "policy", json_string(pol));
 			json_object_set_new(e->params, "threads", json_integer(t));
-			rc = np_exp_plan(c, e, pols[j], ntasks / nodes, t, err);
+			rc = np_exp_plan(c, e, co->policies.v[j], ntasks / nodes, t, err);
 		}
 	}
 out:
-	free(pol_copy);
 	free(thr_copy);
 	np_sb_free(&cmd);
 	return rc;

@@ -38,7 +38,7 @@ static int add_run(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 	const np_run_opts_t *o = c->opts;
 	const himeno_opts_t *ho = np_suite_opts(o, &np_suite_himeno);
 	unsigned per_node = o->ntasks ? o->ntasks : c->topo->ncores;
-	const char *policy = o->policy ? o->policy : "compact";
+	const char *policy = np_policy_name(o->policy);
 	char name[64];
 	np_sb_t b;
 	np_exp_t *e;
@@ -63,7 +63,7 @@ static int add_run(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 	json_object_set_new(e->params, "ranks_per_node", json_integer(per_node));
 	if (!e->cmd || !e->desc)
 		return np_error_set(err, -ENOMEM, "out of memory");
-	return np_exp_plan(c, e, policy, per_node, 1, err);
+	return np_exp_plan(c, e, o->policy, per_node, 1, err);
 }
 
 static int generate(np_run_ctx_t *c, np_error_t *err)

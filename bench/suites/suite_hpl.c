@@ -160,8 +160,8 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	e->ntasks = ntasks;
 	e->mpi = true;
 	e->desc = np_strdup_printf("%u ranks on %u node(s), policy %s, N=%lu NB=%u P=%u Q=%u",
-	                           ntasks, nodes, o->policy ? o->policy : "compact", n, nb, p, q);
-	rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", ntasks / nodes, 1, err);
+	                           ntasks, nodes, np_policy_name(o->policy), n, nb, p, q);
+	rc = np_exp_plan(c, e, o->policy, ntasks / nodes, 1, err);
 	if (rc < 0)
 		return rc;
 	if (ho->xhpl) {

@@ -232,7 +232,7 @@ static int add_collectives(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 		program(c, e, tests[i]);
 		if (!e->cmd || !e->desc)
 			return np_error_set(err, -ENOMEM, "out of memory");
-		if ((rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", per_node, 1, err)) < 0)
+		if ((rc = np_exp_plan(c, e, o->policy, per_node, 1, err)) < 0)
 			return rc;
 	}
 	return 0;

@@ -56,13 +56,6 @@ const np_suite_t *np_suite_of_kernel(const char *kernel)
 	return NULL;
 }
 
-bool np_suite_has(const np_suite_t *s, json_t *exp)
-{
-	const char *name = json_string_value(json_object_get(exp, "suite"));
-
-	return name && strcmp(name, s->name) == 0;
-}
-
 char *np_suite_names(const char *sep)
 {
 	np_sb_t b;

@@ -239,7 +239,7 @@ static int add_hpl(gen_t *g, np_error_t *err)
 	json_object_set_new(e->params, "rpeak_gflops", json_real(c->rpeak.gflops));
 	if (mem)
 		json_object_set_new(e->params, "memory_per_node", json_integer((json_int_t)mem));
-	return e->desc ? np_exp_plan(c, e, "compact", ranks, 1, err) : np_error_set(err, -ENOMEM, "out of memory");
+	return e->desc ? np_exp_plan(c, e, NP_POLICY_COMPACT, ranks, 1, err) : np_error_set(err, -ENOMEM, "out of memory");
 }
 
 static int add_stream(gen_t *g, np_error_t *err)
@@ -752,7 +752,11 @@ static void derive(json_t *exps, json_t *summary)
 			free(w);
 		}
 		json_array_foreach(json_object_get(e, "outliers"), k, o) {
-			char *w = np_strdup_printf("%s %.0f%% %s the median (%s)", np_metric_label(np_json_str(o, "metric")),
+			/* the label run_stats.c wrote (its metric name in results
+			 * from before it did) */
+			const char *label = json_is_string(json_object_get(o, "label")) ? np_json_str(o, "label") :
+			                    np_json_str(o, "metric");
+			char *w = np_strdup_printf("%s %.0f%% %s the median (%s)", label,
 			                           fabs(np_json_real(o, "deviation_pct")),
 			                           np_json_real(o, "deviation_pct") < 0 ? "below" : "above", name);
 			node_finding(nodes, np_json_str(o, "node"), w, false);

@@ -101,3 +101,20 @@ const char *np_run_socket_symbol(const np_domains_t *d, int pkg)
 	return pkg < 0 ? NULL : pkg == d->socket_local ? "socket-local" : pkg == d->socket_remote ?
 	       "socket-remote" : NULL;
 }
+
+bool np_suite_has(const np_suite_t *s, json_t *exp)
+{
+	const char *name = json_string_value(json_object_get(exp, "suite"));
+
+	return name && strcmp(name, s->name) == 0;
+}
+
+const void *np_suite_opts(const np_run_opts_t *o, const np_suite_t *s)
+{
+	unsigned i;
+
+	for (i = 0; o->sopts && o->sopts_suites && o->sopts_suites[i]; i++)
+		if (o->sopts_suites[i] == s)
+			return o->sopts[i];
+	return NULL;
+}

@@ -164,7 +164,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		json_object_set_new(e->params, "nproc_y", json_integer(wo->nproc_y));
 	if (wo->tiles)
 		json_object_set_new(e->params, "numtiles", json_integer(wo->tiles));
-	rc = np_exp_plan(c, e, o->policy ? o->policy : "compact", per_node, threads, err);
+	rc = np_exp_plan(c, e, o->policy, per_node, threads, err);
 out:
 	free(dir);
 	free(exepath);

@@ -53,6 +53,15 @@ typedef enum np_mem {
 NP_API int np_policy_parse(const char *name, np_policy_t *out);
 NP_API const char *np_policy_name(np_policy_t p);
 NP_API const char *np_policy_list(void);
+/* What a policy takes besides the options every policy takes, as
+ * NP_ACCEPT_* bits (0 for an unknown policy): the one table the front
+ * ends' rules come from (np_plan_opts_check). */
+typedef enum np_accept {
+	NP_ACCEPT_HCA = 1u << 0,    /* np_plan_opts_t.hca: the adapters to use */
+	NP_ACCEPT_RAILS = 1u << 1,  /* np_plan_opts_t.rails: adapters per rank */
+	NP_ACCEPT_GPUS = 1u << 2,   /* np_plan_opts_t.gpu_ids: the GPUs to use */
+} np_accept_t;
+NP_API unsigned np_policy_accepts(np_policy_t p);
 NP_API int np_mem_parse(const char *name, np_mem_t *out);
 NP_API const char *np_mem_name(np_mem_t m);
 NP_API const char *np_mem_list(void);
@@ -152,9 +161,17 @@ typedef struct np_plan {
 	char **unused;
 } np_plan_t;
 
-/* Build a plan.  Errors: -EINVAL bad options (an HCA list with a policy
- * other than hca-near, a malformed HCA list, a GPU id past the node's
- * GPUs or given twice, rails past 64), -ENOSPC not enough allowed
+/* The options alone, before any topology: 0, or -EINVAL with a message
+ * that names the value at fault and what is valid.  Refused: an unknown
+ * policy or memory mode, no task, unreasonable counts, an option the
+ * policy does not take (np_policy_accepts: an HCA list, rails, a GPU
+ * list), a malformed HCA list, rails past 64, rank ids over several
+ * hosts, --nodes against a host list of another length.  np_plan_compute
+ * runs it first; front ends run it to refuse early (srun, not the step). */
+NP_API int np_plan_opts_check(const np_plan_opts_t *opts, np_error_t *err);
+
+/* Build a plan.  Errors: -EINVAL bad options (np_plan_opts_check, and a
+ * GPU id past the node's GPUs or given twice), -ENOSPC not enough allowed
  * cores (the message names both numbers), -ENODEV hca-near without a
  * usable adapter and no_fallback, gpu-near without a GPU to use and
  * no_fallback, or an HCA (or port) that is not on the node. */

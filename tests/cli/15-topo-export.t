@@ -43,6 +43,22 @@ run env SLURM_CONF="$tmp/etc/slurm.conf" SLURMD_NODENAME=nx numaplan topo --site
 check "--site: the included numaplan.so line's topology=, %n = the node" \
 	grep -qF "topology: file $tmp/nx.xml (topology= of numaplan.so in $tmp/etc/more/np.conf)" <<<"$ERR"
 check "... and that file is what was loaded" [ "$OUT" = "$(fp --topology "$E7401")" ]
+# a node name the plugin refuses to put in a path (it would climb out of
+# the admin's directory): the plugin discovers live, and so must --site;
+# $tmp/topo.xml is where nodes/../topo.xml would have led
+printf 'required /usr/local/lib/slurm/numaplan.so topology=%s/nodes/%%n/topo.xml\n' "$tmp" >"$tmp/etc/more/np.conf"
+cp "$E7401" "$tmp/topo.xml"
+run env SLURM_CONF="$tmp/etc/slurm.conf" SLURMD_NODENAME=.. numaplan topo --site --fingerprint
+check "--site, node name '..': live discovery like the plugin, not $tmp/nodes/../topo.xml" \
+	eval '[ "$RC" -eq 0 ] && grep -qF "topology: live discovery (topology=$tmp/nodes/%n/topo.xml: no usable node name to expand %n)" <<<"$ERR" && ! grep -q "topo.xml (topology=" <<<"$ERR"'
+for bad in a/b; do
+	run env SLURM_CONF="$tmp/etc/slurm.conf" SLURMD_NODENAME="$bad" numaplan topo --site --fingerprint
+	check "--site, node name '$bad': no file with it in the path" \
+		eval '! grep -qF "file $tmp/nodes/$bad/topo.xml" <<<"$ERR"'
+done
+run env SLURM_CONF="$tmp/etc/slurm.conf" SLURMD_NODENAME=nx. numaplan topo --site --fingerprint
+check "--site, node name 'nx.': a name, expanded" \
+	grep -qF "topology: file $tmp/nodes/nx./topo.xml (topology=" <<<"$ERR"
 printf 'required /usr/local/lib/slurm/numaplan.so default=compact\n' >"$tmp/etc/more/np.conf"
 run env SLURM_CONF="$tmp/etc/slurm.conf" numaplan topo --site --fingerprint
 check "--site without topology=: live discovery, saying so" \

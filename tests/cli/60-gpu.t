@@ -52,7 +52,7 @@ run numaplan plan --topology "$LASSEN" -n 2 -p hca-near
 check "table: unused adapters named" grep -q '^unused: mlx5_1 (no rank uses it)' <<<"$OUT"
 run numaplan plan --topology "$LASSEN" -n 2 -p compact --rails 2
 check "--rails with compact: refused, exit 2, names the option" \
-	bash -c '[ "$1" -eq 2 ] && grep -q -- "--rails applies only" <<<"$2"' _ "$RC" "$ERR"
+	bash -c '[ "$1" -eq 2 ] && grep -q -- "rails=2 (adapters per rank) applies only to the policies hca-near and gpu-near, not to the policy .compact." <<<"$2"' _ "$RC" "$ERR"
 run numaplan plan --topology "$LASSEN" -n 2 -p hca-near --rails 0
 check "--rails 0: refused" test "$RC" -eq 2
 
@@ -105,7 +105,7 @@ if [ -x "$H" ]; then
 	done
 	run "$H" request compact,rails=2
 	check "rails= with compact: refused, naming the policy" \
-		bash -c '[ "$1" -ne 0 ] && grep -q "rails=2 applies only to the policies hca-near and gpu-near" <<<"$2"' _ "$RC" "$ERR"
+		bash -c '[ "$1" -ne 0 ] && grep -q "rails=2 (adapters per rank) applies only to the policies hca-near and gpu-near, not to the policy .compact." <<<"$2"' _ "$RC" "$ERR"
 	run "$H" request rails=2 default=gpu-near
 	check "rails= alone applies to the site's default gpu-near" grep -q '^policy=gpu-near .* rails=2$' <<<"$OUT"
 	run "$H" help

@@ -93,6 +93,12 @@ if read -r smaj smin smic < <(slurm_version_parts); then
 else
 	skip "no slurm_version.h"
 fi
+check "numaplan requires numactl (the job scripts of numaplan run bind with it)" \
+	grep -qx 'numactl' <<<"$(rpm -qp --requires "$main")"
+check "numaplan-slurm: a preuninstall script that looks for plugstack.conf lines loading numaplan.so" \
+	grep -qF 'numaplan\.so' <<<"$(rpm -qp --scripts "$slurm")"
+check "numaplan's version carries the package revision (configure --with-package-revision)" \
+	grep -qaF "$NP_VERSION-1" <<<"$(rpm2cpio "$main" | cpio -i --quiet --to-stdout ./usr/bin/numaplan 2>/dev/null | strings)"
 check "the plugin needs no libnumaplan.so (the planner is linked in)" \
 	bash -c '! readelf -d "$1" | grep -q "libnumaplan"' _ "$x$plugindir/numaplan.so"
 check "numaplan-benchmarks: the MPI kernels linked against the MPI found (MPICH)" \

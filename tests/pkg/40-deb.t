@@ -100,6 +100,11 @@ if read -r smaj smin smic < <(slurm_version_parts); then
 	check "numaplan-slurm depends on the library package (the topology checker)" grep -qF "libnumaplan0 (= " <<<"$dep"
 fi
 
+check "numaplan depends on numactl (the job scripts of numaplan run bind with it)" \
+	grep -qE '(^|, )numactl(,|$| )' <<<"$(dpkg-deb -f "$(debfile numaplan)" Depends)"
+check "numaplan-slurm has a prerm (plugstack.conf lines that still load the plugin)" \
+	grep -qF 'numaplan' <<<"$(dpkg-deb -I "$(debfile numaplan-slurm)" prerm 2>/dev/null)"
+
 # ---- installed
 (cd "$work" && apt-get install -y -q ./*.deb) >>"$PKGDIR/apt.log" 2>&1
 check "apt-get install ./*.deb" [ $? -eq 0 ]
@@ -125,14 +130,67 @@ check "installed: dpkg -S $PLUGIN is numaplan-slurm" [ "$(dpkg -S "$PLUGIN" 2>/d
 want_slurm=none
 [ -n "${smaj:-}" ] && want_slurm=$(printf '%d.%02d.%d' "$smaj" "$smin" "$smic")
 run installed numaplan --version
-check "installed: numaplan --version: $NP_VERSION, hwloc $(pkg-config --modversion hwloc), Slurm $want_slurm" \
-	[ "$OUT" = "$(printf 'numaplan %s\nbuilt against hwloc %s, Slurm %s' "$NP_VERSION" "$(pkg-config --modversion hwloc)" "$want_slurm")" ]
+check "installed: numaplan --version: $NP_VERSION (package $NP_VERSION-1), hwloc $(pkg-config --modversion hwloc), Slurm $want_slurm" \
+	[ "$OUT" = "$(printf 'numaplan %s (package %s)\nbuilt against hwloc %s, Slurm %s' "$NP_VERSION" "$NP_VERSION-1" "$(pkg-config --modversion hwloc)" "$want_slurm")" ]
 check "installed: the plugin runs the installed checker /usr/libexec/numaplan/numaplan-topo-check" \
 	eval '[ -x /usr/libexec/numaplan/numaplan-topo-check ] && grep -qaF /usr/libexec/numaplan/numaplan-topo-check "$PLUGIN"'
 run installed numaplan topo --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml"
 check "installed: numaplan topo on a stored topology (the installed library and checker)" \
 	eval '[ "$RC" -eq 0 ] && grep -q "^2 packages, 8 NUMA nodes" <<<"$OUT"'
 check "installed: the snippet is off (every line a comment)" eval '! grep -qvE "^[[:space:]]*(#|$)" "$SNIPPET"'
+
+# ---- going back to the previous build (INSTALL.md, "Rolling back"): the
+# same five packages as a next Debian revision, $NP_VERSION-2 (repacked: the
+# version fields and the exact-version dependencies change, which is all apt
+# decides by), both revisions in a local repository, apt pointed at it alone
+prev=$NP_VERSION-1 next=$NP_VERSION-2
+rb=$PKGDIR/rollback; rm -rf "$rb"
+mkdir -p "$rb/repo" "$rb/parts" "$rb/lists/partial" "$rb/cache/archives/partial"
+for p in $DEBS; do
+	f=$(debfile "$p"); cp "$f" "$rb/repo/"
+	d=$rb/unpacked-$p; dpkg-deb -R "$f" "$d"
+	sed -i -E "s/^Version: .*/Version: $next/; /^(Pre-)?Depends:/ s/\(= $prev\)/(= $next)/g" "$d/DEBIAN/control"
+	dpkg-deb -b "$d" "$rb/repo/" >/dev/null
+done
+(cd "$rb/repo" && dpkg-scanpackages -m . >Packages 2>>"$PKGDIR/apt.log")
+echo "deb [trusted=yes] file:$rb/repo ./" >"$rb/sources.list"
+printf 'Dir::Etc::SourceList "%s";\nDir::Etc::SourceParts "%s";\nDir::State::Lists "%s";\nDir::Cache "%s";\n' \
+	"$rb/sources.list" "$rb/parts" "$rb/lists" "$rb/cache" >"$rb/apt.conf"
+rapt() { APT_CONFIG=$rb/apt.conf apt-get -q "$@" >>"$PKGDIR/apt.log" 2>&1; }
+versions() { local p; for p in $DEBS; do dpkg-query -W -f='${Version} ' "$p" 2>/dev/null; done; }
+all_at() { [ "$(versions)" = "$(for p in $DEBS; do printf '%s ' "$1"; done)" ]; }
+rapt update
+rapt install -y $DEBS
+check "upgrade: every numaplan package at $next from the local repository" all_at "$next"
+rapt install -y numaplan-slurm="$prev"
+rc=$?
+check "apt-get install numaplan-slurm=$prev alone fails (its exact-version dependency on libnumaplan0), changes nothing" \
+	eval '[ "$rc" -ne 0 ] && all_at "$next"'
+cmd=$(grep -m1 -E '^ +apt-get install --allow-downgrades ' "$NP_SRCDIR/INSTALL.md" | sed 's/^ *//')
+check "INSTALL.md gives the rollback command" [ -n "$cmd" ]
+V=$prev APT_CONFIG=$rb/apt.conf bash -c "${cmd/apt-get install/apt-get install -y -q}" >>"$PKGDIR/apt.log" 2>&1
+rc=$?
+check "INSTALL.md's rollback command (V=$prev) takes every numaplan package back to $prev" \
+	eval '[ "$rc" -eq 0 ] && all_at "$prev"'
+
+# ---- removal while plugstack.conf still loads the plugin (the prerm)
+cp "$SNIPPET" "$PKGDIR/snippet.orig"
+sed 's/^#optional /required /' "$PKGDIR/snippet.orig" >"$SNIPPET"
+apt-get remove -y -q numaplan-slurm >"$PKGDIR/remove-required.log" 2>&1
+rc=$?
+check "apt-get remove numaplan-slurm with a 'required' line loading it: refused, the plugin stays" \
+	eval '[ "$rc" -ne 0 ] && [ -f "$PLUGIN" ] && grep -q "NOT removed" "$PKGDIR/remove-required.log"'
+dpkg --configure -a >>"$PKGDIR/apt.log" 2>&1
+check "after the refusal numaplan-slurm is still installed and configured" \
+	[ "$(dpkg-query -W -f='${Status}' numaplan-slurm 2>/dev/null)" = "install ok installed" ]
+sed 's/^#optional /optional /' "$PKGDIR/snippet.orig" >"$SNIPPET"
+apt-get remove -y -q numaplan-slurm >"$PKGDIR/remove-optional.log" 2>&1
+rc=$?
+check "apt-get remove numaplan-slurm with an 'optional' line loading it: removed, with a warning naming the line" \
+	eval '[ "$rc" -eq 0 ] && [ ! -e "$PLUGIN" ] && grep -q "WARNING: plugstack.conf still loads numaplan.so" "$PKGDIR/remove-optional.log" && grep -qF "$SNIPPET:" "$PKGDIR/remove-optional.log"'
+cp "$PKGDIR/snippet.orig" "$SNIPPET"
+(cd "$work" && apt-get install -y -q "./$(basename "$(debfile numaplan-slurm)")") >>"$PKGDIR/apt.log" 2>&1
+check "numaplan-slurm installed again" [ -f "$PLUGIN" ]
 
 # ---- the vcluster with the installed plugin
 if "$VC" status >/dev/null 2>&1; then
@@ -156,11 +214,11 @@ mkdir -p "$tmp/conf.d"
 sed 's/^#optional /optional /' "$SNIPPET" >"$tmp/conf.d/numaplan.conf"
 echo "include $tmp/conf.d/*.conf" >"$conf"
 srun_ -N1 -n1 --numa-plan=help true
-check "snippet's optional line enabled: --numa-plan=help names $NP_VERSION and Slurm $want_slurm" \
-	eval '[ "$RC" -eq 0 ] && grep -qx "Plugin: numaplan $NP_VERSION, built for Slurm $want_slurm" <<<"$OUT"'
+check "snippet's optional line enabled: --numa-plan=help names $NP_VERSION, the package $NP_VERSION-1 and Slurm $want_slurm" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "Plugin: numaplan $NP_VERSION (package $NP_VERSION-1), built for Slurm $want_slurm" <<<"$OUT"'
 srun_ -N1 -n2 --numa-plan=compact,verbose numaplan-probe --json
 check "snippet's optional line enabled: a step bound by the installed plugin" \
-	eval '[ "$RC" -eq 0 ] && [ "$(grep "^{" <<<"$OUT" | jq -r "select(.env.NUMAPLAN_POLICY == \"compact\") | .rank" | wc -l)" -eq 2 ] && grep -q "built for Slurm $want_slurm" <<<"$ERR"'
+	eval '[ "$RC" -eq 0 ] && [ "$(grep "^{" <<<"$OUT" | jq -r "select(.env.NUMAPLAN_POLICY == \"compact\") | .rank" | wc -l)" -eq 2 ] && grep -q "numaplan $NP_VERSION (package $NP_VERSION-1), built for Slurm $want_slurm" <<<"$ERR"'
 
 # the vcluster finds the package's plugin by itself (no NP_PLUGIN, no build
 # tree): make install's /usr/local/lib/slurm comes first in its search, so

@@ -59,7 +59,7 @@ check "modifiers understood" \
 	grep -qx 'policy=hca-near verbose=1 threads=1 mem=interleave hca=mlx5_0,mlx5_1:2 help=0 from_user=1' <<<"$OUT"
 run $H request compact,hca=mlx5_0
 check "hca= with another policy is refused, naming it" \
-	eval '[ "$RC" -ne 0 ] && grep -q "hca= applies only to the policy hca-near, and the policy here is .compact." <<<"$ERR"'
+	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .compact." <<<"$ERR"'
 for bad in bogus compact,spread compact,mem=fast 'compact,hca=a;b' compact,,verbose '' \
 	   compact,hca= "$(printf 'x%.0s' {1..300})"; do
 	run $H request "$bad"
@@ -211,9 +211,22 @@ check "sequence: srun's own --cpu-bind wins, the task is left as Slurm bound it"
 run env SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,1" compact 1 0 respect_cpu_bind=no
 check "sequence: respect_cpu_bind=no binds anyway" grep -q "^NUMAPLAN_CPUS=" <<<"$OUT"
 cmdline srun -n1 ./app --cpu-bind=cores
-run env _NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,2" compact 1 0
+run env SLURM_NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,2" compact 1 0
 check "sequence: a --cpu-bind mark set by the user is overwritten by srun's" \
 	eval 'grep -q "^NUMAPLAN_CPUS=" <<<"$OUT" && ! grep -q "wins" <<<"$OUT"'
+cmdline srun -n1 --cpu-bind=cores ./app
+run env SLURM_CPU_BIND_TYPE=mask_cpu: $H bind --cmdline="$tmp/cmdline,1" compact 1 0 default=compact enforce
+check "sequence: enforce binds over srun's --cpu-bind, and says so" \
+	eval 'grep -q "^NUMAPLAN_CPUS=" <<<"$OUT" && grep -q "^numaplan: harness: note: policy .compact. applied; your --cpu-bind (mask_cpu:) is overridden (the site enforces it)$" <<<"$OUT"'
+run env SLURM_NUMAPLAN_SRUN_REFUSED=1 $H request compact default=compact
+check "srun's refusal mark: the step fails on the node, naming the value" \
+	eval '[ "$RC" -ne 0 ] && grep -q "srun refused --numa-plan=compact for this job.s partition; no task of the step starts" <<<"$ERR"'
+run $H options 2 compact spread default=compact
+check "options: two values on one line refused, naming both" \
+	eval '[ "$RC" -ne 0 ] && grep -q "^numaplan: --numa-plan is given twice (.compact., then .spread.)" <<<"$ERR"'
+run env SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan=spread $H options 1 compact default=compact
+check "options: Slurm's variable, then one on the line: the line's value" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "value: compact" <<<"$OUT"'
 
 # ---- the topology cache (cache=DIR), as root: loaded only when trusted
 cdir=$tmp/cache; cfile=$cdir/nX.xml
@@ -346,6 +359,13 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: sequence, srun's --cpu-bind wins" \
 		eval 'SLURM_CPU_BIND_TYPE=mask_cpu: vg $H bind --cmdline="$tmp/cmdline,1" compact 1 0' 
 	check "valgrind: sequence, policy none" vg $H bind none 1 0
+	check "valgrind: sequence, enforce overrides srun's --cpu-bind (note)" \
+		eval 'SLURM_CPU_BIND_TYPE=mask_cpu: vg $H bind --cmdline="$tmp/cmdline,1" compact 1 0 default=compact enforce'
+	check "valgrind: srun's refusal mark on the node" \
+		eval 'SLURM_NUMAPLAN_SRUN_REFUSED=1 vg $H request compact default=compact'
+	check "valgrind: two --numa-plan refused" vg $H options 2 compact spread default=compact
+	check "valgrind: het allocation, refused by every group's partition" \
+		eval 'SLURM_HET_SIZE=2 SLURM_JOB_PARTITION_HET_GROUP_0=a SLURM_JOB_PARTITION_HET_GROUP_1=b vg $H options 1 spread "default[a,b]=compact" "enforce[a,b]"'
 	rm -rf "$tmp/vgcache"
 	check "valgrind: live load, cache saved" vg $H topology nV "cache=$tmp/vgcache"
 	check "valgrind: load from the cache" vg $H topology nV "cache=$tmp/vgcache"

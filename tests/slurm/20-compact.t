@@ -31,7 +31,7 @@ done
 check "the two tasks are on different CPUs" disjoint "$(pfield 0 .cpus)" "$(pfield 1 .cpus)"
 check "exactly one verbose line per task" [ "$(grep -c '^numaplan: .* task ' <<<"$ERR")" -eq 2 ]
 check "verbose: the node's plugin names the Slurm it was built for (this one)" \
-	grep -qE "^numaplan: n[0-9]+: numaplan [0-9.]+, built for Slurm $(srun --version | awk '{ print $2 }')\$" <<<"$ERR"
+	grep -qE "^numaplan: n[0-9]+: numaplan [0-9.]+( \(package [A-Za-z0-9.+~:_-]+\))?, built for Slurm $(srun --version | awk '{ print $2 }')\$" <<<"$ERR"
 
 srun_ -N1 -n2 --numa-plan=compact,mem=interleave numaplan-probe --json
 check "mem=interleave: MPOL_INTERLEAVE over the task's node" \

@@ -70,7 +70,7 @@ check "help: nothing ran" no_task
 running=$(srun --version | awk '{ print $2 }')
 np_version=$(sed -n 's/^AC_INIT(\[numaplan\], \[\([^]]*\)\].*/\1/p' "$NP_SRCDIR/configure.ac")
 check "help: names its version and the Slurm it was built for ($running)" \
-	grep -qx "Plugin: numaplan $np_version, built for Slurm $running" <<<"$OUT"
+	grep -qxE "Plugin: numaplan $np_version( \(package [A-Za-z0-9.+~:_-]+\))?, built for Slurm $running" <<<"$OUT"
 run timeout "$NP_SRUN_TIMEOUT" sbatch --numa-plan=help --wrap "touch $marker"
 check "sbatch help: exit 0, no job" eval '[ "$RC" -eq 0 ] && ! grep -q "Submitted batch job" <<<"$OUT" && grep -q "hca-near" <<<"$OUT"'
 

@@ -50,10 +50,10 @@ SLURM_CPU_BIND=map_cpu:$b,$a srun_ -N1 -n2 --numa-plan=compact numaplan-probe --
 check "exported SLURM_CPU_BIND (not srun's option): compact binds, no note" \
 	eval '[ "$(pfield 0 .cpus)" = "$a" ] && [ "$(pfield 1 .env.NUMAPLAN_POLICY)" = compact ] && ! grep -q "note: an explicit" <<<"$ERR"'
 # srun's plugin writes the mark whatever the user's environment says
-_NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND=map_cpu:$b,$a srun_ -N1 -n2 --numa-plan=compact numaplan-probe --json
+SLURM_NUMAPLAN_SRUN_CPU_BIND=1 SLURM_CPU_BIND=map_cpu:$b,$a srun_ -N1 -n2 --numa-plan=compact numaplan-probe --json
 check "a forged mark in the environment is overwritten by srun's plugin: compact binds" \
 	eval '[ "$(pfield 0 .cpus)" = "$a" ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ]'
-srun_ -N1 -n1 --cpu-bind=map_cpu:$a --numa-plan=compact sh -c 'echo "mark:${_NUMAPLAN_SRUN_CPU_BIND-unset}"'
+srun_ -N1 -n1 --cpu-bind=map_cpu:$a --numa-plan=compact sh -c 'echo "mark:${SLURM_NUMAPLAN_SRUN_CPU_BIND-unset}"'
 check "the mark does not reach the program" grep -qx 'mark:unset' <<<"$OUT"
 srun_ -N1 -n2 --cpu-b=map_cpu:$b,$a --numa-plan=compact numaplan-probe --json
 check "an abbreviated --cpu-b (getopt_long takes it) is explicit too" \

@@ -45,15 +45,26 @@ check "an explicit --gpu-bind wins over gpu-near, with a note" \
 check "... and the tasks are not bound by numaplan" [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ]
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=verbose --numa-plan=gpu-near,mem=none sh -c "$probe"
 check "--gpu-bind=verbose alone binds nothing: no such note" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
+# --export=NONE hands the step only SLURM* variables: srun's mark is one
+srun_ -N1 -n2 --export=NONE --gres=gpu:2 --gpu-bind=closest --numa-plan=gpu-near,mem=none \
+	/bin/sh -c "PATH='$PATH'; $probe"
+check "--export=NONE: the explicit --gpu-bind still wins, with the note" \
+	eval '[ "$RC" -eq 0 ] && grep -q "note: an explicit --gpu-bind wins; policy .gpu-near. not applied" <<<"$ERR" && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ]'
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=spread,mem=none sh -c "$probe"
 check "--gpu-bind does not stop a policy that places no GPU (spread)" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = spread ] && ! grep -q "gpu-bind wins" <<<"$ERR"'
 plugstack "$base default=gpu-near enforce"
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=verbose sh -c "$probe"
 check "enforced gpu-near: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
+# one task, one GPU: a plan the step's NUMA node holds, so the plugin binds
+srun_ -N1 -n1 --gres=gpu:1 --gpu-bind=closest --numa-plan=verbose sh -c "$probe"
+check "enforced gpu-near: binds over --gpu-bind, and says so" \
+	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && grep -q "note: policy .gpu-near. applied; your --gpu-bind is overridden (the site enforces it)" <<<"$ERR"'
 plugstack "$base respect_gpu_bind=no"
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=gpu-near,mem=none sh -c "$probe"
 check "respect_gpu_bind=no: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
+check "respect_gpu_bind=no: the override is said" \
+	grep -q "note: policy .gpu-near. applied; your --gpu-bind is overridden (respect_gpu_bind=no)" <<<"$ERR"
 
 # ---- no GPU in the step: the fallback
 plugstack "$base"

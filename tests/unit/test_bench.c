@@ -205,6 +205,48 @@ static void test_options(void **state)
 	np_run_opts_free(&o);
 }
 
+/* --policy and compare's --policies are read once, into np_policy_t:
+ * numaplan-run(1) gives compact and none,compact,spread as defaults. */
+static void test_policy_options(void **state)
+{
+	np_run_opts_t o;
+	np_error_t err;
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(parse(&o, &err, "run", "hpl", NULL), 0);
+	assert_int_equal(o.policy, NP_POLICY_COMPACT);
+	v = value(&o, "compare", "policies");
+	assert_string_equal(json_string_value(v), "none,compact,spread");
+	json_decref(v);
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "osu", "--policy", "hca-near", NULL), 0);
+	assert_int_equal(o.policy, NP_POLICY_HCA_NEAR);
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "compare", "--policies", "gpu-near,l3", "--", "true", NULL), 0);
+	v = value(&o, "compare", "policies");
+	assert_string_equal(json_string_value(v), "gpu-near,l3");
+	json_decref(v);
+	np_run_opts_free(&o);
+	/* refusals name the value and every valid policy */
+	assert_int_equal(parse(&o, &err, "run", "hpl", "--policy", "diagonal", NULL), -EINVAL);
+	assert_string_equal(err.msg, "--policy: unknown policy 'diagonal' (valid: none, compact, spread, "
+	                    "numa, socket, l3, hca-near, gpu-near)");
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "compare", "--policies", "none,Compact", "--", "true", NULL),
+	                 -EINVAL);
+	assert_non_null(strstr(err.msg, "'Compact'"));
+	assert_non_null(strstr(err.msg, "none, compact, spread"));
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "compare", "--policies", "spread,,none", "--", "true", NULL),
+	                 -EINVAL);
+	np_run_opts_free(&o);
+	assert_int_equal(parse(&o, &err, "run", "compare", "--policies", "spread,none,spread", "--", "true", NULL),
+	                 -EINVAL);
+	assert_non_null(strstr(err.msg, "'spread' is given twice"));
+	np_run_opts_free(&o);
+}
+
 /* run.json keeps the options the results depend on, and --collect reads
  * them back. */
 static void test_record(void **state)
@@ -359,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_shell_quoting),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_policy_options),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_hostlist),
 		cmocka_unit_test(test_node_outlier),

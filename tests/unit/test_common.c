@@ -23,6 +23,7 @@
 #include <numaplan.h>
 
 #include "common/affinity.h"
+#include "common/plugstack.h"
 #include "common/hpl_grid.h"
 #include "common/parse.h"
 
@@ -204,6 +205,41 @@ static void test_mempolicy(void **state)
 	np_cpuset_free(want);
 }
 
+/* topology= for a node, as the plugin and `numaplan topo --site` both
+ * read it (common/plugstack.c) */
+static void expands(const char *pattern, const char *node, const char *want)
+{
+	np_error_t err = { 0 };
+	char *out = NULL;
+
+	assert_int_equal(np_plugstack_expand(pattern, node, &out, &err), 0);
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_plugstack_expand(void **state)
+{
+	np_error_t err = { 0 };
+	char *out = (char *)"untouched";
+
+	(void)state;
+	expands("/etc/np/%n.xml", "node17", "/etc/np/node17.xml");
+	expands("/etc/np/%n/%n-100%%.xml", "a.b", "/etc/np/a.b/a.b-100%.xml");
+	expands("/etc/np/fixed.xml", NULL, "/etc/np/fixed.xml");
+	expands("/etc/np/%x%", "n", "/etc/np/%x%");
+	/* no name that leaves the directory, or is none */
+	static const char *const bad[] = { "..", "a/b", "/", "../x", "", NULL };
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		out = (char *)"untouched";
+		assert_int_equal(np_plugstack_expand("/etc/np/%n/t.xml", bad[i], &out, &err), -EINVAL);
+		assert_null(out);
+		assert_non_null(strstr(err.msg, "topology=/etc/np/%n/t.xml"));
+	}
+	assert_false(np_plugstack_node_ok(".."));
+	assert_true(np_plugstack_node_ok("..."));
+	assert_true(np_plugstack_node_ok("."));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_hpl_grid),
 		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_mempolicy),
+		cmocka_unit_test(test_plugstack_expand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

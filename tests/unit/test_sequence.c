@@ -249,7 +249,7 @@ static void test_outside_slurmstepd(void **state)
 	/* and slurmstepd does not run srun's --cpu-bind detection */
 	f.ctx = NPS_CTX_REMOTE;
 	assert_int_equal(nps_seq_local_user_init(&q, &h), 0);
-	assert_null(get(&f, "_NUMAPLAN_SRUN_CPU_BIND"));
+	assert_null(get(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND"));
 	nps_seq_exit(&q);
 	fake_free(&f);
 }
@@ -264,14 +264,14 @@ static void test_not_a_job_step(void **state)
 	(void)state;
 	f.is_step = 0;                  /* the batch or extern step */
 	put(&f, "NUMAPLAN_CPUS", "7");
-	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1");
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1");
 	step(&q, &h, "spread", 2, av);
 	assert_int_equal(q.state, NPS_SEQ_IDLE);
 	assert_null(q.topo);
 	assert_null(q.plan);
 	/* left alone, but what it inherited of numaplan's is dropped */
 	assert_null(get(&f, "NUMAPLAN_CPUS"));
-	assert_null(get(&f, "_NUMAPLAN_SRUN_CPU_BIND"));
+	assert_null(get(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND"));
 	assert_int_equal(f.nsaid, 0);
 	assert_null(nps_seq_error(&q));
 	nps_seq_exit(&q);
@@ -375,7 +375,7 @@ static void test_long_cpu_bind_type(void **state)
 	/* longer than the plugin keeps: cut, still a binding type, and the
 	 * user's --cpu-bind wins */
 	snprintf(type, sizeof(type), "mask_cpu:%0280d", 1);
-	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1");
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1");
 	put(&f, "SLURM_CPU_BIND_TYPE", type);
 	step(&q, &h, "compact", 2, av);
 	assert_int_equal(q.state, NPS_SEQ_RESPECT);
@@ -387,7 +387,7 @@ static void test_long_cpu_bind_type(void **state)
 
 	/* a mark that is not exactly "1" is not srun's */
 	h = host(&f);
-	put(&f, "_NUMAPLAN_SRUN_CPU_BIND", "1111");
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1111");
 	put(&f, "SLURM_CPU_BIND_TYPE", "mask_cpu:0x1");
 	step(&q, &h, "compact", 2, av);
 	assert_int_equal(q.state, NPS_SEQ_PLANNED);
@@ -422,6 +422,77 @@ static void test_value_around_srun(void **state)
 	assert_int_equal(q.state, NPS_SEQ_ERROR);
 	assert_true(q.fail);
 	assert_non_null(strstr(nps_seq_error(&q), "invalid --numa-plan value 'bogus'"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+/* srun's option passes: a second --numa-plan in one pass is refused; one
+ * per het component, the same value, is not; Slurm's variable comes first
+ * in a pass and is not the line's */
+static void test_repeated_option(void **state)
+{
+	char *av[] = { "default=compact", "allow=compact,spread", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	f.ctx = NPS_CTX_LOCAL;
+	assert_int_equal(nps_seq_init(&q, &h, 3, av), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "compact", 0), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "spread", 0), -1);
+	assert_true(has(f.logs, f.nlogs, "--numa-plan is given twice ('compact', then 'spread')"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	h = host(&f);
+	f.ctx = NPS_CTX_LOCAL;
+	put(&f, "SLURM_SPANK__SLURM_SPANK_OPTION_numaplan_numa_plan", "spread");
+	assert_int_equal(nps_seq_init(&q, &h, 3, av), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "spread", 0), 0);      /* the variable */
+	assert_int_equal(nps_seq_option(&q, &h, "compact", 0), 0);     /* the line */
+	assert_int_equal(nps_seq_init_post_opt(&q, &h), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "spread", 0), 0);      /* next pass */
+	assert_int_equal(nps_seq_option(&q, &h, "compact", 0), 0);
+	assert_int_equal(nps_seq_init_post_opt(&q, &h), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "spread", 0), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "spread", 0), -1);     /* changed */
+	assert_true(has(f.logs, f.nlogs, "given twice ('compact', then 'spread')"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
+/* srun's refusal reaches the node as a mark: the step fails there, whatever
+ * on_error says; enforce over srun's --cpu-bind binds and says so */
+static void test_refusal_and_override(void **state)
+{
+	char *warn[] = { "default=compact", "on_error=warn", "cache=none" };
+	char *enforced[] = { "default=compact", "enforce", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	put(&f, "SLURM_NUMAPLAN_SRUN_REFUSED", "1");
+	assert_int_equal(nps_seq_init(&q, &h, 3, warn), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "spread", 1), 0);
+	assert_int_equal(nps_seq_init_post_opt(&q, &h), 0);
+	assert_int_equal(q.state, NPS_SEQ_ERROR);
+	assert_true(q.fail);
+	assert_null(q.topo);
+	assert_non_null(strstr(nps_seq_error(&q), "srun refused --numa-plan=spread"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	h = host(&f);
+	put(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND", "1");
+	put(&f, "SLURM_CPU_BIND_TYPE", "map_cpu:");
+	step(&q, &h, NULL, 3, enforced);
+	assert_int_equal(q.state, NPS_SEQ_PLANNED);
+	assert_non_null(get(&f, "NUMAPLAN_CPUS"));
+	assert_true(has(f.said, f.nsaid, "note: policy 'compact' applied; your --cpu-bind (map_cpu:) "
+			"is overridden (the site enforces it)"));
+	assert_null(get(&f, "SLURM_NUMAPLAN_SRUN_CPU_BIND"));
 	nps_seq_exit(&q);
 	fake_free(&f);
 }
@@ -480,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_missing_items),
 		cmocka_unit_test(test_long_cpu_bind_type),
 		cmocka_unit_test(test_value_around_srun),
+		cmocka_unit_test(test_repeated_option),
+		cmocka_unit_test(test_refusal_and_override),
 		cmocka_unit_test(test_gpu_memory_in_cpuset),
 	};
 

@@ -1,35 +1,44 @@
 /*
- * policy_names.c - the names users type for policies and memory modes.
+ * policy_table.c - the policies: the names users type for them (and for
+ * the memory modes), and what each takes besides the options of every
+ * policy (an adapter list, rails, GPUs).
  *
  * Each list a message shows ("valid: none, compact, ...") is made from the
  * same table as the names, at compile time, so that a new policy cannot
- * be parsed yet missing from the messages, or the other way round.
+ * be parsed yet missing from the messages, or the other way round; the
+ * rules every front end applies (np_plan_opts_check, plan_check.c) read
+ * the same table.
  */
 #include <errno.h>
 #include <string.h>
 
 #include <numaplan/plan.h>
 
+/* hca-near gives ranks adapters, and may be told which (hca=); gpu-near
+ * gives ranks GPUs, from the step's (gpu_ids), and the adapters nearest
+ * them (rails, but no list: the GPUs choose the adapters). */
 #define POLICIES(X) \
-	X(NP_POLICY_NONE, "none") \
-	X(NP_POLICY_COMPACT, "compact") \
-	X(NP_POLICY_SPREAD, "spread") \
-	X(NP_POLICY_NUMA, "numa") \
-	X(NP_POLICY_SOCKET, "socket") \
-	X(NP_POLICY_L3, "l3") \
-	X(NP_POLICY_HCA_NEAR, "hca-near") \
-	X(NP_POLICY_GPU_NEAR, "gpu-near")
+	X(NP_POLICY_NONE, "none", 0) \
+	X(NP_POLICY_COMPACT, "compact", 0) \
+	X(NP_POLICY_SPREAD, "spread", 0) \
+	X(NP_POLICY_NUMA, "numa", 0) \
+	X(NP_POLICY_SOCKET, "socket", 0) \
+	X(NP_POLICY_L3, "l3", 0) \
+	X(NP_POLICY_HCA_NEAR, "hca-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS) \
+	X(NP_POLICY_GPU_NEAR, "gpu-near", NP_ACCEPT_RAILS | NP_ACCEPT_GPUS)
 
 #define MEMS(X) \
-	X(NP_MEM_BIND, "bind") \
-	X(NP_MEM_INTERLEAVE, "interleave") \
-	X(NP_MEM_NONE, "none")
+	X(NP_MEM_BIND, "bind", 0) \
+	X(NP_MEM_INTERLEAVE, "interleave", 0) \
+	X(NP_MEM_NONE, "none", 0)
 
-#define NAME(value, name) [value] = name,
-#define LISTED(value, name) ", " name
-#define COUNTED(value, name) + 1
+#define NAME(value, name, accepts) [value] = name,
+#define ACCEPTS(value, name, accepts) [value] = accepts,
+#define LISTED(value, name, accepts) ", " name
+#define COUNTED(value, name, accepts) + 1
 
 static const char *const policy_names[NP_POLICY_COUNT] = { POLICIES(NAME) };
+static const unsigned policy_accepts[NP_POLICY_COUNT] = { POLICIES(ACCEPTS) };
 static const char *const mem_names[NP_MEM_COUNT] = { MEMS(NAME) };
 /* ", none, compact, ...": handed out from after the first ", " */
 static const char policy_list[] = POLICIES(LISTED);
@@ -79,6 +88,11 @@ const char *np_policy_name(np_policy_t p)
 const char *np_policy_list(void)
 {
 	return policies.list;
+}
+
+unsigned np_policy_accepts(np_policy_t p)
+{
+	return (unsigned)p < NP_POLICY_COUNT ? policy_accepts[p] : 0;
 }
 
 int np_mem_parse(const char *name, np_mem_t *out)
