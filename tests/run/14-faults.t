@@ -45,10 +45,11 @@ eval "$("$VC" env)"
 S='.summary.screen'
 nodes_json=$(seq 1 "$N" | sed 's/^/n/' | jq -R . | jq -s -c 'sort')
 
-# screen DIR: a tiny screen of every node, in the background; PID, OUT
+# screen DIR: a tiny screen of every node, in the background (PID), its
+# output and messages in $tmp (the run's own file system may fill up)
 screen() {
 	numaplan run screen --repeat 1 --hpl-n 200 --nb 32 --stream-size 100000 --iterations 50 \
-		--outlier 1000 --outlier-mad 0 -o "$1" >"$1.out" 2>"$1.err" &
+		--outlier 1000 --outlier-mad 0 -o "$1" >"$tmp/${1##*/}.out" 2>"$tmp/${1##*/}.err" &
 	PID=$!
 }
 # wait for the first K steps of the run in DIR to be done (at most 3 minutes)
@@ -56,7 +57,7 @@ steps_done() { # dir k
 	local i
 	for i in $(seq 360); do
 		[ "$(cat "$1/progress.log" 2>/dev/null | grep -c '^[0-9]*/[0-9]* screen\..* exit ')" -ge "$2" ] && return 0
-		kill -0 "$PID" 2>/dev/null || { diag "numaplan ended early: $(grep -v 'one machine' "$1.err" | tail -3)"; return 1; }
+		kill -0 "$PID" 2>/dev/null || { diag "numaplan ended early: $(grep -v 'one machine' "$tmp/${1##*/}.err" | tail -3)"; return 1; }
 		sleep 0.5
 	done
 	return 1
@@ -89,7 +90,7 @@ hpl_before=$(mtimes "$D"/raw/screen.hpl.r1.n*.out)
 dd if=/dev/zero of="$FS/filler" bs=64k 2>/dev/null
 finish; rc=$?
 check "full fs: exit 4, results.json could not be written" [ "$rc" -eq 4 ]
-check "... and says so, naming --collect" eval 'grep -q "No space left on device" "$D.err" && grep -q -- "--collect" "$D.err"'
+check "... and says so, naming --collect" eval 'grep -q "No space left on device" "$tmp/${D##*/}.err" && grep -q -- "--collect" "$tmp/${D##*/}.err"'
 check "... what was measured is still there" [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ]
 rm -f "$FS/filler"
 run numaplan run --collect "$D"
@@ -140,7 +141,7 @@ slurmctld -f "$SLURM_CONF" -i
 finish; rc=$?
 check "slurmctld restarted mid-run: exit 0, followed to the end" \
 	eval '[ "$rc" -eq 0 ] && jqt ".jobs[0].state == \"COMPLETED\"" "$D/results.json"'
-[ "$rc" -eq 0 ] || diag "$(tail -5 "$D.out") $(tail -5 "$D.err")"
+[ "$rc" -eq 0 ] || diag "$(tail -5 "$tmp/${D##*/}.out") $(tail -5 "$tmp/${D##*/}.err")"
 check "... every node screened, every run passed" \
 	jqt "$S.failed == [] and $S.not_screened == [] and (${S}.nodes | length) == $N and .failed_runs == 0" \
 	"$D/results.json"
@@ -168,7 +169,7 @@ hpl_before=$(mtimes "$D"/raw/screen.hpl.r1.n*.out)
 kill -KILL "$(cat "$VCDIR/run/slurmd-n7.pid")"
 finish; rc=$?
 check "n7's slurmd killed mid-run: exit 1" [ "$rc" -eq 1 ]
-[ "$rc" -eq 1 ] || diag "$(tail -5 "$D.out") $(tail -5 "$D.err")"
+[ "$rc" -eq 1 ] || diag "$(tail -5 "$tmp/${D##*/}.out") $(tail -5 "$tmp/${D##*/}.err")"
 check "... n7 failed (not an outlier, not a pass)" \
 	jqt "$S.failed == [\"n7\"] and ($S.outliers | index(\"n7\") | not)" "$D/results.json"
 diag "failed: $(jq -c "$S.failed" "$D/results.json"); n7: $(jq -c "$S.nodes.n7.findings" "$D/results.json")"
