@@ -79,7 +79,7 @@ run numaplan run compare --dry-run --repeat 1 --policies none,compact --threads 
 jq '(.[] | select(.name == "compare.none.t1") | .params) |= del(.policy)' "$D/experiments.json" >"$D/e.json" &&
 	mv "$D/e.json" "$D/experiments.json"
 run numaplan run --collect "$D"
-check "--collect with a compare experiment lacking params.policy: no crash (exit 1: nothing ran)" [ "$RC" -eq 1 ]
+check "--collect with a compare experiment lacking params.policy: no crash (exit 3: nothing ran, incomplete)" [ "$RC" -eq 3 ]
 check "... and the comparison is still summarised" jqt '.summary.compare | length == 2' "$D/results.json"
 jq 'del(.experiments[0].status, .experiments[0].kernel, .experiments[0].primary_metric, .experiments[0].name)' \
 	"$D/results.json" >"$tmp/bad-results.json"
@@ -109,7 +109,7 @@ cat >"$tmp/fake/queue.json" <<'EOF'
 EOF
 # (--topology: the fake Slurm runs no topology probe)
 run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq" -- true
-check "a job squeue shows FAILED: exit 1" [ "$RC" -eq 1 ]
+check "a job squeue shows FAILED before any step ran: exit 3 (incomplete)" [ "$RC" -eq 3 ]
 check "... reported with the exit code as scontrol shows it (3:0)" \
 	grep -q 'job 42 ended FAILED (exit code 3:0)' <<<"$ERR"
 check "... recorded: id, state, exit code, elapsed 00:01:05" \
