@@ -257,3 +257,13 @@ void np_opt_print(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "numaplan %s\n", np_escape(safe, sizeof(safe), msg));
 }
+
+void np_strcut(char *d, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (l >= n)
+		l = n - 1;
+	memcpy(d, s, l);
+	d[l] = '\0';
+}

@@ -73,4 +73,7 @@ bool np_has_control(const char *s, const char *keep);
  * 3 significant digits (every command prints a value the same way). */
 void np_fmt_num(char *buf, size_t n, double v);
 
+/* s into d of n (> 0) bytes, cut to fit, always terminated. */
+void np_strcut(char *d, size_t n, const char *s);
+
 #endif /* NP_COMMON_TEXT_H */

@@ -6,6 +6,7 @@
  *   run SUITE [run options]          what to run when no --results is given
  *   peak NAME VALUE [UNIT]           a reference figure (rpeak is built in)
  *   check EXP-GLOB METRIC[:STAT] [each-node] OP VALUE [UNIT | x PEAK]
+ *   allow misplaced EXP-GLOB         a placement unlike the plan does not fail
  * PEAK is a peak line's name, rpeak, or baseline (the same figure of the
  * experiment's counterpart in --baseline).
  */
@@ -39,8 +40,16 @@ typedef struct np_peak {
 	char *unit;
 } np_peak_t;
 
+/* allow misplaced EXP-GLOB: experiments whose runs did not run where
+ * planned that the spec still judges by their figures. */
+typedef struct np_allow {
+	unsigned line;
+	char *pattern;
+} np_allow_t;
+
 typedef struct np_spec {
-	unsigned nruns, nchecks, npeaks;
+	unsigned nruns, nchecks, npeaks, nallows;
+	np_allow_t *allows;
 	char ***runs;               /* argv of each run line, argv[0] = "run", NULL-terminated */
 	unsigned *run_argc;
 	np_check_t *checks;
@@ -63,6 +72,11 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
                             double tol, FILE *f, json_t *report);
 /* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
 bool np_parse_tolerance(const char *s, double *out);
+/* The name or alias of e (an experiment of results res) that the check
+ * pattern matches, or NULL: a shell glob, where a component "Nn" stands
+ * for the largest node count of res's experiments the pattern names
+ * (hpl.Nn is hpl.1n on one node, hpl.2n on two). */
+const char *np_accept_match(json_t *res, json_t *e, const char *pattern);
 /* An experiment's counterpart in other results: by symbolic alias, else
  * by name; NULL when there is none. */
 json_t *np_accept_counterpart(json_t *res, json_t *e);

@@ -20,8 +20,26 @@
 #include "bench_util.h"
 #include "suites/suite.h"
 
+/* Where pattern has the symbolic component "Nn" (hpl.Nn: on every node of
+ * the run), the offset of its N; -1 when it has none. */
+static int nn_offset(const char *pattern)
+{
+	const char *p;
+
+	for (p = pattern; (p = strstr(p, "Nn")) != NULL; p++)
+		if ((p == pattern || p[-1] == '.') && (p[2] == '\0' || p[2] == '.'))
+			return (int)(p - pattern);
+	return -1;
+}
+
+/* pattern with its "Nn" component as "<nodes>n". */
+static void nn_subst(char *out, size_t n, const char *pattern, int off, unsigned nodes)
+{
+	snprintf(out, n, "%.*s%un%s", off, pattern, nodes, pattern + off + 2);
+}
+
 /* The name (or alias) of e the glob matches, or NULL. */
-static const char *matches(json_t *e, const char *pattern)
+static const char *glob_matches(json_t *e, const char *pattern)
 {
 	const char *name = json_string_value(json_object_get(e, "name"));
 	json_t *a;
@@ -35,6 +53,33 @@ static const char *matches(json_t *e, const char *pattern)
 			return v;
 	}
 	return NULL;
+}
+
+const char *np_accept_match(json_t *res, json_t *e, const char *pattern)
+{
+	char buf[512];
+	unsigned most = 0;
+	int off = nn_offset(pattern);
+	json_t *x;
+	size_t i;
+
+	if (off < 0 || strlen(pattern) > 400)
+		return glob_matches(e, pattern);
+	/* Nn is the largest node count among the experiments the pattern
+	 * names: HPL on all the run's nodes, whatever their number; Himeno's
+	 * 1-node reference run of a 2-node run is himeno.1n, not himeno.Nn. */
+	json_array_foreach(json_object_get(res, "experiments"), i, x) {
+		json_int_t nodes = json_integer_value(json_object_get(x, "nodes"));
+		if (nodes <= 0 || nodes > 1000000 || (unsigned)nodes <= most)
+			continue;
+		nn_subst(buf, sizeof(buf), pattern, off, (unsigned)nodes);
+		if (glob_matches(x, buf))
+			most = (unsigned)nodes;
+	}
+	if (!most)
+		return NULL;
+	nn_subst(buf, sizeof(buf), pattern, off, most);
+	return glob_matches(e, buf);
 }
 
 static bool has_name(json_t *e, const char *n)
@@ -178,15 +223,16 @@ static bool required(const np_spec_t *s, const np_check_t *c, json_t *res, json_
 	return true;
 }
 
-static void emit(FILE *f, json_t *report, const np_check_t *c, const char *where, double m, const char *munit,
-                 double r, bool pass, const char *why)
+static void emit(FILE *f, int cw, json_t *report, const np_check_t *c, const char *where, double m,
+                 const char *munit, double r, bool pass, const char *why)
 {
 	char ms[48], rs[64], rv[48];
 
 	fmt(ms, sizeof(ms), m, munit);
 	fmt(rv, sizeof(rv), r, munit);
 	snprintf(rs, sizeof(rs), "%s %s", op_text(c->op), rv);
-	fprintf(f, "%-4s  %-40.40s %-36.36s %16s %18s%s%s\n", pass ? "PASS" : "FAIL", c->text, where, ms, rs,
+	/* never cut: the check column is as wide as the longest check */
+	fprintf(f, "%-4s  %-*s %-36s %16s %18s%s%s\n", pass ? "PASS" : "FAIL", cw, c->text, where, ms, rs,
 	        why && *why ? "  " : "", why ? why : "");
 	if (report)
 		json_array_append_new(report, json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:s, s:s, s:s?}", "result",
@@ -198,7 +244,7 @@ static void emit(FILE *f, json_t *report, const np_check_t *c, const char *where
 
 /* The baseline's rows: every baseline experiment against its counterpart. */
 static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *base, double tol, FILE *f,
-                                 json_t *report)
+                                 int cw, json_t *report)
 {
 	unsigned failures = 0, k, nofig = 0;
 	json_t *b;
@@ -229,7 +275,7 @@ static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *
 			continue;
 		}
 		if (!e) {
-			emit(f, report, &c, np_json_str(b, "name"), NAN, munit, r, false, "not in the results");
+			emit(f, cw, report, &c, np_json_str(b, "name"), NAN, munit, r, false, "not in the results");
 			failures++;
 			continue;
 		}
@@ -240,7 +286,7 @@ static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *
 		if (isfinite(mv) && bv != 0)
 			snprintf(why, sizeof(why), "%+.1f%% vs baseline %s", 100 * (mv - bv) / fabs(bv),
 			         np_json_str(b, "name"));
-		emit(f, report, &c, np_json_str(e, "name"), mv, munit, r, ok, why);
+		emit(f, cw, report, &c, np_json_str(e, "name"), mv, munit, r, ok, why);
 		if (report) {
 			json_t *row = json_array_get(report, json_array_size(report) - 1);
 			json_object_set_new(row, "baseline", json_real(bv));
@@ -253,14 +299,67 @@ static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *
 	return failures;
 }
 
+/* A row per experiment whose runs did not run where planned: a failure
+ * unless an allow misplaced line of the spec matches it.  Placement is
+ * judged whatever the checks name: a figure of another placement than the
+ * experiment's is not the one the spec means. */
+static unsigned placement_rows(const np_spec_t *s, json_t *const *results, unsigned nres, FILE *f, int cw,
+                               json_t *report)
+{
+	unsigned failures = 0, k, a;
+	json_t *e;
+	size_t i;
+
+	for (k = 0; k < nres; k++)
+		json_array_foreach(json_object_get(results[k], "experiments"), i, e) {
+			long long nm = json_integer_value(json_object_get(e, "runs_misplaced"));
+			const np_allow_t *al = NULL;
+			char meas[48], why[200], *first;
+			json_t *r;
+			size_t j;
+
+			if (!nm && !np_json_streq(e, "status", "misplaced"))
+				continue;
+			for (a = 0; s && a < s->nallows && !al; a++)
+				if (np_accept_match(results[k], e, s->allows[a].pattern))
+					al = &s->allows[a];
+			snprintf(meas, sizeof(meas), "%lld/%lld runs", nm,
+			         (long long)json_integer_value(json_object_get(e, "runs_total")));
+			first = NULL;
+			json_array_foreach(json_object_get(e, "runs"), j, r)
+				if (!first && json_array_size(json_object_get(r, "placement_differences")))
+					first = (char *)json_string_value(json_array_get(
+					        json_object_get(r, "placement_differences"), 0));
+			if (al)
+				snprintf(why, sizeof(why), "allowed by spec line %u (allow misplaced %s)", al->line, al->pattern);
+			else
+				snprintf(why, sizeof(why), "MISPLACED: %s", first ? first : "placement differs from the plan");
+			fprintf(f, "%-4s  %-*s %-36s %16s %18s  %s\n", al ? "PASS" : "FAIL", cw, "placement as planned",
+			        np_json_str(e, "name"), meas, "0 misplaced", why);
+			if (report)
+				json_array_append_new(report, json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:s, s:s, s:s}",
+				                      "result", al ? "PASS" : "FAIL", "line", al ? (int)al->line : 0,
+				                      "check", "placement as planned", "experiment", np_json_str(e, "name"),
+				                      "measured", nm, "required", 0, "op", "<=", "unit", "misplaced runs",
+				                      "reason", why));
+			failures += !al;
+		}
+	return failures;
+}
+
 unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, json_t *base,
                             double tol, FILE *f, json_t *report)
 {
 	unsigned i, k, failures = 0;
+	int cw = 40;
 
-	fprintf(f, "%-4s  %-40s %-36s %16s %18s\n", "", "check", "experiment", "measured", "required");
+	for (i = 0; s && i < s->nchecks; i++)
+		if (strlen(s->checks[i].text) > (size_t)cw && strlen(s->checks[i].text) < 1024)
+			cw = (int)strlen(s->checks[i].text);
+	fprintf(f, "%-4s  %-*s %-36s %16s %18s\n", "", cw, "check", "experiment", "measured", "required");
 	if (base)
-		failures += against_baseline(results, nres, base, tol, f, report);
+		failures += against_baseline(results, nres, base, tol, f, cw, report);
+	failures += placement_rows(s, results, nres, f, cw, report);
 	for (i = 0; s && i < s->nchecks; i++) {
 		const np_check_t *c = &s->checks[i];
 		unsigned matched = 0;
@@ -276,7 +375,7 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 				char why[400] = "";
 				bool ok;
 				char shown[200];
-				if (!name || !(as = matches(e, c->pattern)))
+				if (!name || !(as = np_accept_match(results[k], e, c->pattern)))
 					continue;
 				matched++;
 				/* a row says which name matched when it is an alias */
@@ -287,7 +386,7 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 				munit = st && json_is_string(json_object_get(st, "unit")) ?
 				        json_string_value(json_object_get(st, "unit")) : np_metric_unit(c->metric);
 				if (!required(s, c, results[k], e, base, munit, &r, why, sizeof(why))) {
-					emit(f, report, c, name, m, munit, r, false, why);
+					emit(f, cw, report, c, name, m, munit, r, false, why);
 					failures++;
 					continue;
 				}
@@ -298,7 +397,7 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 					if (!prim || strcmp(prim, c->metric) != 0 || !json_object_size(pn)) {
 						snprintf(why, sizeof(why), "each-node needs the primary figure %s with per-node runs",
 						         prim ? prim : "?");
-						emit(f, report, c, name, m, munit, r, false, why);
+						emit(f, cw, report, c, name, m, munit, r, false, why);
 						failures++;
 						continue;
 					}
@@ -307,7 +406,7 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 						m = json_number_value(v);
 						snprintf(where, sizeof(where), "%s@%s", name, node);
 						ok = compare(m, c->op, r);
-						emit(f, report, c, where, m, munit, r, ok, NULL);
+						emit(f, cw, report, c, where, m, munit, r, ok, NULL);
 						failures += !ok;
 					}
 					continue;
@@ -322,17 +421,17 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 						snprintf(why, sizeof(why), "every run of %s failed", name);
 					else
 						snprintf(why, sizeof(why), "no figure '%s' in %s", c->metric, name);
-					emit(f, report, c, name, m, munit, r, false, why);
+					emit(f, cw, report, c, name, m, munit, r, false, why);
 					failures++;
 					continue;
 				}
 				ok = compare(m, c->op, r);
-				emit(f, report, c, name, m, munit, r, ok, NULL);
+				emit(f, cw, report, c, name, m, munit, r, ok, NULL);
 				failures += !ok;
 			}
 		}
 		if (!matched) {
-			emit(f, report, c, c->pattern, NAN, "", NAN, false, "no experiment matches");
+			emit(f, cw, report, c, c->pattern, NAN, "", NAN, false, "no experiment matches");
 			failures++;
 		}
 	}

@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "accept/accept.h"
 #include "bench.h"
 #include "cli/optparse.h"
+#include "report/report.h"
 #include "run/run.h"
 #include "bench_util.h"
 
@@ -21,7 +23,7 @@
 
 /* The command line, and what the command holds while it runs. */
 typedef struct accept {
-	const char *spec_path, *output, *json, *baseline, *tolerance;
+	const char *spec_path, *output, *json, *baseline, *tolerance, *site;
 	np_optlist_t results_dirs;  /* --results, each */
 	bool help;
 	double tol;
@@ -31,7 +33,8 @@ typedef struct accept {
 	json_t *base;               /* --baseline's results */
 	json_t *results[NP_ACCEPT_MAX];
 	unsigned nres;
-	char *outdir;               /* where run lines write (--output, else a dated name) */
+	char *outdir;               /* where run lines write (--output, else a dated name), and the report */
+	json_t *dirs;               /* the runs judged, for accept.json */
 } accept_t;
 
 #define O(f) offsetof(accept_t, f)
@@ -48,6 +51,8 @@ static const np_optdef_t accept_opts[] = {
 	  .help = "the runs' directory (default numaplan-accept-DATE)" },
 	{ .name = "json", .key = 'j', .kind = NP_OPT_STR, .off = O(json), .arg = "FILE",
 	  .help = "the verdicts as JSON (default DIR/accept.json after runs)" },
+	{ .name = "site", .kind = NP_OPT_STR, .off = O(site), .arg = "NAME",
+	  .help = "the site's name in the report" },
 	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
 	  .flags = NP_OPTF_STOP },
 	{ .name = NULL },
@@ -57,7 +62,7 @@ static const np_optdef_t accept_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: numaplan accept --spec FILE [--results DIR]... [--baseline DIR [--tolerance PCT]]\n"
-	      "                       [--output DIR] [--json FILE] [-- RUN-OPTIONS]\n"
+	      "                       [--output DIR] [--json FILE] [--site NAME] [-- RUN-OPTIONS]\n"
 	      "   or: numaplan accept --baseline DIR --results DIR... [--tolerance PCT] [--json FILE]\n"
 	      "Without --results, runs the spec's 'run' lines (RUN-OPTIONS, e.g. --local --repeat 2,\n"
 	      "are added to each).  --baseline: every figure of DIR's results against its counterpart,\n"
@@ -177,7 +182,13 @@ static int load_results(accept_t *x)
 			np_opt_print("accept: %s", err.msg);
 			return -1;
 		}
+		json_array_append_new(x->dirs, json_string(x->results_dirs.v[i]));
 		x->nres++;
+	}
+	/* with --results, --output is where the report goes */
+	if (x->output && !(x->outdir = strdup(x->output))) {
+		np_opt_print("accept: out of memory");
+		return -1;
 	}
 	return 0;
 }
@@ -260,6 +271,9 @@ static int run_line(accept_t *x, unsigned i)
 		free(dir);
 		return -1;
 	}
+	/* relative to the report, so the directory can move */
+	json_array_append_new(x->dirs, json_string(strncmp(dir, x->outdir, strlen(x->outdir)) == 0 &&
+	                                           dir[strlen(x->outdir)] == '/' ? dir + strlen(x->outdir) + 1 : dir));
 	free(dir);
 	x->nres++;
 	return 0;
@@ -285,37 +299,105 @@ static int run_lines(accept_t *x)
 	return 0;
 }
 
-/* The verdicts, printed and written as JSON; the number of failures. */
+/* Slurm's ClusterName where a run went through Slurm; else the host. */
+static char *cluster_name(json_t *const *results, unsigned nres)
+{
+	unsigned k;
+	char host[256];
+
+	for (k = 0; k < nres; k++)
+		if (np_json_streq(results[k], "mode", "slurm")) {
+			char *c = np_cmd_firstline("scontrol show config 2>/dev/null | "
+			                           "sed -n 's/^ClusterName *= *//p'");
+			if (c && *c)
+				return c;
+			free(c);
+			break;
+		}
+	if (gethostname(host, sizeof(host)) != 0)
+		return NULL;
+	host[sizeof(host) - 1] = '\0';
+	return np_strdup_printf("%s (%s)", k < nres ? "Slurm" : "local run", host);
+}
+
+static int write_report(const char *dir, const char *name, const char *fmt, json_t *acc,
+                        json_t *const *results, unsigned nres)
+{
+	char *p = np_strdup_printf("%s/%s", dir, name);
+	FILE *f = p ? fopen(p, "w") : NULL;
+	int rc;
+
+	free(p);
+	if (!f)
+		return -errno;
+	rc = np_report_accept(f, fmt, acc, results, nres);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
+
+/* The verdicts, printed and written as JSON, and with an output directory
+ * the report (accept.html, accept.md); the number of failures. */
 static unsigned judge(const accept_t *x)
 {
 	const char *jsonp = x->json;
 	char *own_json = NULL;
-	json_t *report = json_array(), *j;
+	json_t *report = json_array(), *j, *caveats = json_array(), *warnings = json_array(), *cv;
 	unsigned failures;
+	size_t ci;
+	np_error_t err = { 0 };
 
+	np_accept_caveats(x->results, x->nres, caveats, warnings);
 	printf("\nacceptance: %s%s%s%s\n", x->spec_path ? x->spec_path : "", x->spec_path && x->baseline ? ", " : "",
 	       x->baseline ? "baseline " : "", x->baseline ? x->baseline : "");
+	json_array_foreach(caveats, ci, cv)
+		printf("caveat: %s\n", json_string_value(cv));
 	if (x->baseline)
 		printf("baseline: every figure of %s, no more than %g%% worse (the direction is the suite's)\n",
 		       x->baseline, x->tol * 100);
 	failures = np_accept_evaluate(x->spec_path ? &x->spec : NULL, x->results, x->nres, x->base, x->tol, stdout,
 	                              report);
+	json_array_foreach(warnings, ci, cv)
+		printf("warning: %s\n", json_string_value(cv));
 	printf("%u of %u checks failed: %s\n", failures, (unsigned)json_array_size(report),
 	       failures ? "NOT ACCEPTED" : "ACCEPTED");
 	if (!jsonp && x->outdir)
 		jsonp = own_json = np_strdup_printf("%s/accept.json", x->outdir);
 	if (jsonp) {
+		char when[40], *cl = cluster_name(x->results, x->nres);
+		np_time_iso(when, sizeof(when));
 		j = json_pack("{s:s?, s:b, s:i, s:O}", "spec", x->spec_path, "accepted", failures == 0,
 		              "failures", (int)failures, "checks", report);
+		if (j) {
+			json_object_set_new(j, "site", json_string(x->site ? x->site : "unnamed (accept --site NAME)"));
+			json_object_set_new(j, "cluster", json_string(cl ? cl : "unknown"));
+			json_object_set_new(j, "created", json_string(when));
+			json_object_set(j, "results", x->dirs);
+			json_object_set(j, "caveats", caveats);
+			json_object_set(j, "warnings", warnings);
+		}
+		free(cl);
 		if (j && x->baseline)
 			json_object_set_new(j, "baseline", json_pack("{s:s, s:f}", "results", x->baseline,
 			                                             "tolerance", x->tol));
+		if (x->outdir && np_mkdirs(x->outdir, &err) < 0)
+			np_opt_print("accept: %s", err.msg);
 		if (!j || json_dump_file(j, jsonp, JSON_INDENT(2)) != 0)
 			np_opt_print("accept: cannot write %s", jsonp);
+		/* the deliverable: one report, verdict first, beside accept.json */
+		if (j && x->outdir) {
+			if (write_report(x->outdir, "accept.html", "html", j, x->results, x->nres) < 0 ||
+			    write_report(x->outdir, "accept.md", "md", j, x->results, x->nres) < 0)
+				np_opt_print("accept: cannot write the report in %s", x->outdir);
+			else
+				printf("report: %s/accept.html (and accept.md, accept.json)\n", x->outdir);
+		}
 		json_decref(j);
 	}
 	free(own_json);
 	json_decref(report);
+	json_decref(caveats);
+	json_decref(warnings);
 	return failures;
 }
 
@@ -329,6 +411,7 @@ static void accept_free(accept_t *x)
 	np_spec_free(&x->spec);
 	np_opt_release(accept_opts, x);
 	free(x->outdir);
+	json_decref(x->dirs);
 }
 
 int np_cmd_accept(int argc, char **argv)
@@ -338,6 +421,7 @@ int np_cmd_accept(int argc, char **argv)
 
 	memset(&x, 0, sizeof(x));
 	x.tol = 0.05;
+	x.dirs = json_array();
 	rc = parse(argc, argv, &x);
 	if (rc == 1) {
 		usage(stdout);

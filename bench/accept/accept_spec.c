@@ -242,8 +242,20 @@ int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *
 				s->runs[s->nruns][k] = strdup(w[k]);
 			s->run_argc[s->nruns] = n;
 			s->nruns++;
+		} else if (strcmp(w[0], "allow") == 0) {
+			np_allow_t *na;
+			if (n != 3 || strcmp(w[1], "misplaced") != 0)
+				return fail(err, name, ln, "allow needs: allow misplaced EXP-GLOB", NULL);
+			na = realloc(s->allows, (s->nallows + 1) * sizeof(*na));
+			if (!na)
+				return np_error_set(err, -ENOMEM, "out of memory");
+			s->allows = na;
+			s->allows[s->nallows].line = ln;
+			if (!(s->allows[s->nallows].pattern = strdup(w[2])))
+				return np_error_set(err, -ENOMEM, "out of memory");
+			s->nallows++;
 		} else {
-			return fail(err, name, ln, "unknown directive (valid: run, peak, check):", w[0]);
+			return fail(err, name, ln, "unknown directive (valid: run, peak, check, allow):", w[0]);
 		}
 	}
 	if (!rc && s->nchecks == 0)
@@ -290,5 +302,8 @@ void np_spec_free(np_spec_t *s)
 		free(s->peaks[i].unit);
 	}
 	free(s->peaks);
+	for (i = 0; i < s->nallows; i++)
+		free(s->allows[i].pattern);
+	free(s->allows);
 	memset(s, 0, sizeof(*s));
 }

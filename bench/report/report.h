@@ -70,6 +70,26 @@ int np_report_history(FILE *f, const char *fmt, char **dirs, unsigned ndirs, con
 void np_csv_field(FILE *f, const char *s, bool last);
 void np_csv_num(FILE *f, double v, bool last);
 
+/* The plots and tables of one run (HTML headings at level), and the
+ * tables as markdown under headings of the given hashes: the parts an
+ * acceptance report holds for each of its runs. */
+void np_report_html_body(np_sb_t *b, json_t *res, const np_report_t *r, int level);
+void np_report_md_table(FILE *f, const np_table_t *t);
+void np_report_md_tables(FILE *f, const np_report_t *r, const char *hashes);
+
+/* An acceptance report (accept.json, as accept writes it, and the results
+ * of its runs): the verdict, site, cluster, caveats, failed checks and
+ * warnings first, then every check, then each run's figures; fmt md,
+ * html, json, csv (the checks) or reframe.  0 or -errno. */
+int np_report_accept(FILE *f, const char *fmt, json_t *acc, json_t *const *results, unsigned nres);
+/* The caveats (one-machine runs, shared CPUs, local runs) and warnings
+ * (outliers, binding, failed experiments) of results, as sentences. */
+void np_accept_caveats(json_t *const *results, unsigned nres, json_t *caveats, json_t *warnings);
+/* ReFrame perflog lines (numaplan-report(1), REFRAME PERFLOG) of the
+ * experiments of results; checks (accept.json's, or NULL) give the
+ * references. */
+int np_report_reframe(FILE *f, json_t *const *results, unsigned nres, json_t *checks, const char *system);
+
 /* Writers; 0 or -errno. */
 int np_report_md(FILE *f, json_t *res, const np_report_t *r);
 int np_report_html(FILE *f, json_t *res, const np_report_t *r);

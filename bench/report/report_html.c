@@ -53,10 +53,26 @@ void np_report_html_table(np_sb_t *b, const np_table_t *t)
 	}
 }
 
+void np_report_html_body(np_sb_t *b, json_t *res, const np_report_t *r, int level)
+{
+	unsigned i;
+
+	np_sb_printf(b, "<h%d>Plots</h%d>\n<div>\n", level, level);
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->plots)
+			np_suites[i]->plots(res, b);
+	np_sb_add(b, "</div>\n");
+	for (i = 0; i < r->n; i++) {
+		np_sb_printf(b, "<h%d>", level);
+		np_xml_escape(b, r->t[i].title);
+		np_sb_printf(b, "</h%d>\n", level);
+		np_report_html_table(b, &r->t[i]);
+	}
+}
+
 int np_report_html(FILE *f, json_t *res, const np_report_t *r)
 {
 	np_sb_t b;
-	unsigned i;
 
 	np_sb_init(&b);
 	np_sb_add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>numaplan ");
@@ -65,17 +81,8 @@ int np_report_html(FILE *f, json_t *res, const np_report_t *r)
 	np_sb_add(&b, np_report_css);
 	np_sb_add(&b, "</style>\n</head>\n<body>\n<h1>numaplan ");
 	np_xml_escape(&b, np_json_str(res, "suite"));
-	np_sb_add(&b, " report</h1>\n<h2>Plots</h2>\n<div>\n");
-	for (i = 0; np_suites[i]; i++)
-		if (np_suites[i]->plots)
-			np_suites[i]->plots(res, &b);
-	np_sb_add(&b, "</div>\n");
-	for (i = 0; i < r->n; i++) {
-		np_sb_add(&b, "<h2>");
-		np_xml_escape(&b, r->t[i].title);
-		np_sb_add(&b, "</h2>\n");
-		np_report_html_table(&b, &r->t[i]);
-	}
+	np_sb_add(&b, " report</h1>\n");
+	np_report_html_body(&b, res, r, 2);
 	np_sb_add(&b, "</body>\n</html>\n");
 	if (b.oom) {
 		np_sb_free(&b);

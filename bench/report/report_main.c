@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * report_main.c - `numaplan report DIR [--format md|html|json|csv] [-o FILE]`
+ * report_main.c - `numaplan report DIR [--format md|html|json|csv|reframe] [-o FILE]`
+ * (DIR a run directory, or an accept directory: the acceptance report)
  * and `numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]`.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include "cli/optparse.h"
 #include "report/report.h"
 #include "run/run.h"
+#include "bench_util.h"
 
 typedef struct report_args {
 	const char *format, *output, *baseline, *tolerance;
@@ -23,9 +25,9 @@ typedef struct report_args {
 
 #define O(f) offsetof(report_args_t, f)
 static const np_optdef_t report_opts[] = {
-	{ .name = "format", .key = 'f', .kind = NP_OPT_CHOICE, .off = O(format), .arg = "md|html|json|csv",
-	  .help = "the report's format", .dflt = "md", .choices = "md|markdown|html|json|csv",
-	  .want = "md, html, json, csv" },
+	{ .name = "format", .key = 'f', .kind = NP_OPT_CHOICE, .off = O(format), .arg = "md|html|json|csv|reframe",
+	  .help = "the report's format", .dflt = "md", .choices = "md|markdown|html|json|csv|reframe",
+	  .want = "md, html, json, csv, reframe" },
 	{ .name = "output", .key = 'o', .kind = NP_OPT_STR, .off = O(output), .arg = "FILE",
 	  .help = "write here (default: standard output)" },
 	{ .name = "history", .kind = NP_OPT_FLAG, .off = O(history),
@@ -42,10 +44,11 @@ static const np_optdef_t report_opts[] = {
 
 static void usage(FILE *f)
 {
-	fputs("usage: numaplan report DIR [--format md|html|json|csv] [--output FILE]\n"
+	fputs("usage: numaplan report DIR [--format md|html|json|csv|reframe] [--output FILE]\n"
 	      "       numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]\n"
 	      "                       [--format md|html|json|csv] [--output FILE]\n"
-	      "DIR is a numaplan run directory (or its results.json); --history: each figure over\n"
+	      "DIR is a numaplan run directory (or its results.json) or an accept directory (with\n"
+	      "accept.json: the acceptance report); --history: each figure over\n"
 	      "the runs by date, regressions against the first run (or --baseline) flagged.\n", f);
 	np_opt_usage(f, report_opts);
 	fputs("see numaplan-report(1)\n", f);
@@ -73,6 +76,10 @@ static int parse(int argc, char **argv, report_args_t *r)
 	np_optargs_free(&a);
 	if (rc)
 		return rc == 1 ? 1 : (np_opt_print("report: %s", err.msg), 2);
+	if (r->history && strcmp(r->format, "reframe") == 0) {
+		np_opt_print("report: --format reframe is for one run or accept directory, not --history");
+		return 2;
+	}
 	if ((r->baseline || r->tolerance) && !r->history) {
 		np_opt_print("report: --baseline and --tolerance are for --history");
 		return 2;
@@ -156,7 +163,75 @@ static int write_format(FILE *f, const char *format, json_t *res, const np_repor
 		return np_report_json(f, res);
 	if (strcmp(format, "csv") == 0)
 		return np_report_csv(f, res);
+	if (strcmp(format, "reframe") == 0)
+		return np_report_reframe(f, &res, 1, NULL, NULL);
 	return np_report_md(f, res, rep);
+}
+
+/* An accept directory: its accept.json and the runs it names (relative
+ * to the directory, or absolute), read before the output is created. */
+static int accept_report(const report_args_t *r, const char *dir)
+{
+	char *ap = np_strdup_printf("%s/accept.json", dir);
+	json_error_t je;
+	json_t *acc = ap ? json_load_file(ap, 0, &je) : NULL, *d, *res[64];
+	unsigned n = 0, k;
+	np_error_t err = { 0 };
+	FILE *f;
+	size_t i;
+	int rc = 2;
+
+	if (!acc || !json_is_array(json_object_get(acc, "checks"))) {
+		np_opt_print("report: %s: not an accept.json%s%s", ap ? ap : dir, acc ? "" : ": ", acc ? "" : je.text);
+		goto out;
+	}
+	json_array_foreach(json_object_get(acc, "results"), i, d) {
+		const char *p = json_string_value(d);
+		char *full;
+		if (!p || n == 64)
+			continue;
+		full = p[0] == '/' ? strdup(p) : np_strdup_printf("%s/%s", dir, p);
+		res[n] = full ? np_results_load(full, &err) : NULL;
+		if (!res[n] && p[0] != '/') {
+			/* --results DIR as given, relative to where accept ran */
+			np_error_clear(&err);
+			res[n] = np_results_load(p, &err);
+		}
+		free(full);
+		if (!res[n]) {
+			np_opt_print("report: %s: run %s: %s", ap, p, err.msg);
+			goto out;
+		}
+		n++;
+	}
+	if (!(f = open_output(r)))
+		goto out;
+	rc = close_output(f, np_report_accept(f, strcmp(r->format, "markdown") == 0 ? "md" : r->format, acc, res, n));
+	if (rc < 0)
+		np_opt_print("report: %s", rc == -ENOMEM ? "out of memory" : "write error");
+	rc = rc < 0 ? 1 : 0;
+out:
+	for (k = 0; k < n; k++)
+		json_decref(res[k]);
+	json_decref(acc);
+	free(ap);
+	return rc;
+}
+
+/* DIR holds accept.json, or is one: the accept directory, else NULL. */
+static char *accept_dir(const char *dir)
+{
+	size_t dl = strlen(dir);
+	char *ap = np_strdup_printf("%s/accept.json", dir);
+	bool is_accept = ap && np_file_exists(ap);
+
+	free(ap);
+	if (is_accept)
+		return strdup(dir);
+	if (dl >= 11 && strcmp(dir + dl - 11, "accept.json") == 0 && (dl == 11 || dir[dl - 12] == '/') &&
+	    np_file_exists(dir))
+		return dl == 11 ? strdup(".") : strndup(dir, dl - 12 ? dl - 12 : 1);
+	return NULL;
 }
 
 static int report_one(const report_args_t *r)
@@ -166,7 +241,13 @@ static int report_one(const report_args_t *r)
 	json_t *res;
 	FILE *f;
 	int rc;
+	char *ad = accept_dir(r->dirs[0]);
 
+	if (ad) {
+		rc = accept_report(r, ad);
+		free(ad);
+		return rc;
+	}
 	if (!(res = np_results_load(r->dirs[0], &err))) {
 		np_opt_print("report: %s", err.msg);
 		return 2;

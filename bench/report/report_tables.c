@@ -89,6 +89,12 @@ static void run_table(json_t *res, np_report_t *r)
 			np_table_row(t, "WARNING shared CPUs", buf);
 		}
 	}
+	if (json_integer_value(json_object_get(res, "misplaced_experiments"))) {
+		snprintf(buf, sizeof(buf), "%lld experiment(s), %lld run(s) did not run where planned (status misplaced, "
+		         "see the MISPLACED table)", (long long)json_integer_value(json_object_get(res,
+		         "misplaced_experiments")), (long long)json_integer_value(json_object_get(res, "misplaced_runs")));
+		np_table_row(t, "WARNING placement", buf);
+	}
 	jobs = json_object_get(res, "jobs");
 	json_array_foreach(jobs, i, j) {
 		snprintf(buf, sizeof(buf), "%s %s (exit %s, %s)", np_json_str(j, "id"), np_json_str(j, "state"),
@@ -171,7 +177,7 @@ static void problems_table(json_t *res, np_report_t *r)
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
 		json_array_foreach(json_object_get(e, "runs"), j, run) {
 			char rep[16];
-			if (np_json_streq(run, "status", "ok"))
+			if (np_json_streq(run, "status", "ok") || np_json_streq(run, "status", "misplaced"))
 				continue;
 			if (!t)
 				t = np_table_new(r, "failed", "Failed runs (never averaged in)", 4, "experiment", "rep", "node",
@@ -183,6 +189,34 @@ static void problems_table(json_t *res, np_report_t *r)
 		}
 }
 
+/* Runs whose ranks or threads did not run where the plan put them: their
+ * figures are in the results table, of another placement than its
+ * placement column says. */
+static void misplaced_table(json_t *res, np_report_t *r)
+{
+	json_t *e, *run, *d;
+	np_table_t *t = NULL;
+	size_t i, j, k;
+
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		json_array_foreach(json_object_get(e, "runs"), j, run) {
+			char rep[16];
+			if (!np_json_streq(run, "status", "misplaced"))
+				continue;
+			if (!t) {
+				t = np_table_new(r, "misplaced", "MISPLACED runs: placement differs from the plan", 4,
+				                 "experiment", "rep", "node", "difference");
+				if (!t)
+					return;
+				t->note = strdup("The kernels' own placement records differ from the plan: these figures "
+				                 "measure another placement than the experiment's name says.");
+			}
+			snprintf(rep, sizeof(rep), "%lld", (long long)json_integer_value(json_object_get(run, "rep")));
+			json_array_foreach(json_object_get(run, "placement_differences"), k, d)
+				np_table_row(t, np_json_str(e, "name"), rep, np_json_str(run, "node"), json_string_value(d));
+		}
+}
+
 int np_report_build(json_t *res, np_report_t *r)
 {
 	unsigned i;
@@ -190,6 +224,7 @@ int np_report_build(json_t *res, np_report_t *r)
 	memset(r, 0, sizeof(*r));
 	run_table(res, r);
 	results_table(res, r);
+	misplaced_table(res, r);
 	for (i = 0; np_suites[i]; i++)
 		if (np_suites[i]->tables)
 			np_suites[i]->tables(res, r);

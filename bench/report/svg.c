@@ -49,16 +49,32 @@ static void text(np_sb_t *b, double x, double y, const char *anchor, const char 
 	np_sb_add(b, "</text>\n");
 }
 
-static void header(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel)
+/* The width of a plot with a legend of these series: wider than W when a
+ * name would not fit in MR (about 7 px per character at 11 px, an upper
+ * bound for sans-serif), so that no legend is cut off. */
+static int legend_width(const np_svg_series_t *s, unsigned ns)
+{
+	size_t most = 0;
+	unsigned i;
+	int w;
+
+	for (i = 0; i < ns; i++)
+		if (s[i].name && strlen(s[i].name) > most)
+			most = strlen(s[i].name);
+	w = (W - MR) + 26 + (int)(most > 200 ? 200 : most) * 7 + 8;
+	return w > W ? w : W;
+}
+
+static void header_w(np_sb_t *b, int width, const char *title, const char *xlabel, const char *ylabel)
 {
 	np_sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n",
-	             W, H, W, H);
+	             width, H, width, H);
 	np_sb_add(b, "<title>");
 	np_xml_escape(b, title);
 	np_sb_add(b, "</title>\n");
-	np_sb_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
-	text(b, W / 2.0, 20, "middle", "font-size=\"14\" font-weight=\"bold\"", title);
+	np_sb_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, H);
+	text(b, width / 2.0, 20, "middle", "font-size=\"14\" font-weight=\"bold\"", title);
 	if (xlabel)
 		text(b, ML + (W - ML - MR) / 2.0, H - 12, "middle", NULL, xlabel);
 	if (ylabel) {
@@ -66,6 +82,11 @@ static void header(np_sb_t *b, const char *title, const char *xlabel, const char
 		snprintf(tr, sizeof(tr), "transform=\"rotate(-90 16 %.1f)\"", MT + (H - MT - MB) / 2.0);
 		text(b, 16, MT + (H - MT - MB) / 2.0, "middle", tr, ylabel);
 	}
+}
+
+static void header(np_sb_t *b, const char *title, const char *xlabel, const char *ylabel)
+{
+	header_w(b, W, title, xlabel, ylabel);
 }
 
 /* A "nice" step for about n ticks over [lo, hi]. */
@@ -171,7 +192,7 @@ void np_svg_lines(np_sb_t *b, const char *title, const char *xlabel, const char 
 			if (y < ymin) ymin = y;
 			if (y > ymax) ymax = y;
 		}
-	header(b, title, xlabel, ylabel);
+	header_w(b, legend_width(s, ns), title, xlabel, ylabel);
 	if (!isfinite(xmin)) {
 		no_data(b);
 		return;
@@ -410,7 +431,7 @@ void np_svg_timeline(np_sb_t *b, const char *title, const char *ylabel, const np
 			if (y < ymin) ymin = y;
 			if (y > ymax) ymax = y;
 		}
-	header(b, title, "date (UTC)", ylabel);
+	header_w(b, legend_width(s, ns), title, "date (UTC)", ylabel);
 	if (!isfinite(xmin)) {
 		no_data(b);
 		return;

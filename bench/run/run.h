@@ -30,6 +30,14 @@ typedef enum np_bind_via {
 } np_bind_via_t;
 #define NP_BIND_CHOICES "masks|plugin|slurm"
 
+/* --if-enforced: what run does when the site enforces a policy some
+ * experiments are not planned with (run_site.c). */
+typedef enum np_if_enforced {
+	NP_IFENF_REFUSE,    /* exit 2 before submitting, naming them */
+	NP_IFENF_RUN,       /* run them; runs placed otherwise are marked misplaced */
+} np_if_enforced_t;
+#define NP_IFENF_CHOICES "refuse|run"
+
 struct np_suite;
 
 /* The options of every suite are the suites' own (suite.h); these are
@@ -57,6 +65,8 @@ typedef struct np_run_opts {
 	const char *srun_mpi;       /* srun --mpi= value (--mpi, --srun-mpi) */
 	const char *job_setup;      /* shell text run first in the job */
 	np_bind_via_t bind_via;
+	np_if_enforced_t if_enforced;
+	const char *time_budget;    /* --time-budget, as given (checked); NULL: none */
 	bool exclusive;
 	double outlier_pct;
 	double outlier_mad;         /* robust z above which a node stands out; 0: off */
@@ -149,6 +159,8 @@ typedef struct np_run_ctx {
 	 * a one-node experiment, run by each task on the node it got. */
 	unsigned array_tasks;
 	bool whole_nodes;           /* the suite needs whole nodes (--exclusive) */
+	char *enforced;             /* the policy the site enforces, or NULL */
+	unsigned enforced_others;   /* experiments not planned with it */
 } np_run_ctx_t;
 
 /* The compute nodes' topology: --topology, this machine (--local, or a
@@ -231,6 +243,34 @@ int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err);
 /* numaplan run --collect DIR; returns an exit status. */
 int np_run_collect(const np_run_opts_t *o);
 
+/* The site's rules as the numaplan plugin prints them (srun
+ * --numa-plan=help): *enforced gets the enforced policy (malloc'ed), or
+ * NULL when none is enforced; -EINVAL with err when the text is not the
+ * plugin's. */
+int np_site_rules_parse(const char *help, char **enforced, np_error_t *err);
+/* Take an enforced policy (NULL: none) into the run: the experiments
+ * planned with it bind through the plugin; the others are refused
+ * (-EPERM with err naming them) unless --if-enforced run. */
+int np_site_policy_apply(np_run_ctx_t *c, const char *enforced, np_error_t *err);
+/* Whether the site's enforced policy binds this experiment as planned. */
+bool np_site_binds(const np_run_ctx_t *c, const np_exp_t *e);
+
+/* The estimate of a job's time (run_estimate.c): the job's start, and
+ * per step its launch overhead and its kernel's modelled time. */
+#define NP_JOB_OVERHEAD_S 5.0
+#define NP_STEP_OVERHEAD_S 1.0
+/* Bytes per second one core is assumed to move, at least, in STREAM. */
+#define NP_STREAM_CORE_BPS 2e9
+/* A STREAM step's kernel time without --time-budget, at most. */
+#define NP_STREAM_STEP_CAP_S 20.0
+/* --time-budget: N[s|m|h] (a bare number is minutes) or [HH:]MM:SS, more
+ * than 0; -EINVAL otherwise. */
+int np_duration_parse(const char *s, double *sec);
+void np_duration_format(char *b, size_t n, double s);
+/* The whole job's estimated seconds; the kernels without a model in
+ * nomodel ("hpl, osu") and the number of such experiments in *nno. */
+double np_run_estimate(const np_run_ctx_t *c, char *nomodel, size_t len, unsigned *nno);
+
 /* Job script */
 int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_error_t *err);
 
@@ -257,6 +297,16 @@ typedef struct np_step {
  * of): no result, to be finished by resubmitting job.sh. */
 unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
                             unsigned rep, json_t *runs);
+/* The differences between where a run's ranks and threads said they ran
+ * (the kernel's placement records) and the experiment's plan, as an array
+ * of sentences (empty: as planned); NULL on ENOMEM. */
+json_t *np_placement_check(const np_exp_t *e, json_t *placement);
+/* A run record whose placement differs from its plan becomes "misplaced"
+ * with its placement_differences (run_placement.c). */
+void np_placement_mark(const np_run_ctx_t *c, const np_exp_t *e, json_t *run);
+/* Whether a run record gave valid figures: "ok", or "misplaced" (valid
+ * figures of another placement than planned). */
+bool np_run_valid(json_t *run);
 /* Statistics of the runs that passed: per figure of field_name ("values"),
  * per message size of the series, and the per-node medians of the primary
  * figure with the nodes that stand out (appended to all, see

@@ -231,7 +231,9 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 	unsigned i, per_node = e->ntasks / (e->nodes ? e->nodes : 1);
 	bool bound = e->nrank_cpus > 0;
 
-	bool masks = bound && c->opts->bind_via == NP_BIND_MASKS;
+	/* the site enforces this experiment's policy: its plugin binds */
+	bool site = bound && np_site_binds(c, e);
+	bool masks = bound && c->opts->bind_via == NP_BIND_MASKS && !site;
 
 	if (e->sets) {
 		/* np_sets runs one srun per set, with its nodes and outputs */
@@ -252,7 +254,7 @@ static int slurm_launch(np_sb_t *b, const np_run_ctx_t *c, const np_exp_t *e, un
 		np_sb_shq(b, e->nodelist);
 		np_sb_add(b, " ");
 	}
-	if (c->opts->bind_via == NP_BIND_PLUGIN && (bound || e->policy)) {
+	if ((c->opts->bind_via == NP_BIND_PLUGIN && (bound || e->policy)) || site) {
 		np_sb_printf(b, "--numa-plan=%s ", np_exp_plugin_policy(e));
 	} else if (c->opts->bind_via == NP_BIND_SLURM) {
 		/* each task on the cores Slurm gave it, whatever their numbers

@@ -148,6 +148,7 @@ void np_run_ctx_free(np_run_ctx_t *c)
 	free(c->outdir);
 	if (c->outfd >= 0)
 		close(c->outfd);
+	free(c->enforced);
 	json_decref(c->summary);
 	memset(c, 0, sizeof(*c));
 	c->outfd = -1;
@@ -354,6 +355,74 @@ out:
 	return rc;
 }
 
+/* A policy the site enforces, asked of the plugin before anything is
+ * submitted: 0, or an exit status with the message printed (2: refused,
+ * nothing submitted). */
+static int site_policy(np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	np_error_t err = { 0 };
+	char *help, *enforced = NULL;
+	int rc;
+
+	if (o->mode == NP_MODE_LOCAL || o->parse_only || !(help = np_slurm_plugin_help(o->partition)))
+		return 0;
+	rc = np_site_rules_parse(help, &enforced, &err);
+	free(help);
+	if (rc < 0) {
+		/* an older plugin's text: said, and the run goes on; the
+		 * placement check still marks what ran elsewhere */
+		if (!o->quiet)
+			printf("  site policy: unknown (%s)\n", err.msg);
+		return 0;
+	}
+	rc = np_site_policy_apply(c, enforced, &err);
+	if (rc < 0) {
+		np_opt_print("run %s: %s", o->suite->name, err.msg);
+		free(enforced);
+		undo_outdir(c);
+		return rc == -EPERM ? 2 : 1;
+	}
+	if (enforced && !o->quiet)
+		printf("  site policy: '%s' enforced on every step; %u experiment%s planned with it bind through the "
+		       "plugin%s\n", enforced, c->exps.n - c->enforced_others, c->exps.n - c->enforced_others == 1 ?
+		       "" : "s", c->enforced_others ? "; the others run anyway (--if-enforced run) and are checked" : "");
+	free(enforced);
+	return 0;
+}
+
+/* The job's estimated time, said before it is submitted: 0, or 2 when it
+ * exceeds --time-budget (with the message printed). */
+static int estimate(const np_run_ctx_t *c)
+{
+	const np_run_opts_t *o = c->opts;
+	char nomodel[256], t[32], b[32];
+	unsigned nno, nsteps = c->exps.n * o->repeat * (c->array_tasks ? c->array_tasks : 1);
+	double total, budget = 0;
+
+	if (o->parse_only)
+		return 0;
+	total = np_run_estimate(c, nomodel, sizeof(nomodel), &nno);
+	np_duration_format(t, sizeof(t), total);
+	if (!o->quiet) {
+		printf("  estimate: about %s for the whole job, %u steps (%.0f s start + %.0f s launch per step + "
+		       "each kernel's modelled time; see numaplan-run(1))", t, nsteps, NP_JOB_OVERHEAD_S,
+		       NP_STEP_OVERHEAD_S);
+		if (nno)
+			printf("; without the time of %u experiment%s with no model (%s)", nno, nno > 1 ? "s" : "",
+			       nomodel);
+		printf("\n");
+		fflush(stdout);
+	}
+	if (o->time_budget && np_duration_parse(o->time_budget, &budget) == 0 && total > budget) {
+		np_duration_format(b, sizeof(b), budget);
+		np_opt_print("run %s: the estimate, %s, exceeds --time-budget %s (%s): nothing submitted; fewer "
+		             "--repeat, fewer experiments, or a longer budget", o->suite->name, t, o->time_budget, b);
+		return 2;
+	}
+	return 0;
+}
+
 /* Everything after the experiments are known: their record, the job
  * script, the run, the results.  An exit status; the message printed. */
 static int run_experiments(np_run_ctx_t *c, np_error_t *err)
@@ -364,10 +433,19 @@ static int run_experiments(np_run_ctx_t *c, np_error_t *err)
 	unsigned nsteps = 0;
 	int status = 0, rc = 0;
 
+	if ((status = site_policy(c)) != 0) {
+		json_decref(jobs);
+		return status;
+	}
 	if (write_experiments(c, err) < 0 || np_run_write_meta(c, err) < 0)
 		goto fail;
 	if (!o->quiet)
 		print_plan(c);
+	if ((status = estimate(c)) != 0) {
+		undo_outdir(c);
+		json_decref(jobs);
+		return status;
+	}
 	if (!o->parse_only) {
 		script = np_strdup_printf("%s/job.sh", c->outdir);
 		if (!script || np_jobscript_write(c, "job.sh", &nsteps, err) < 0)

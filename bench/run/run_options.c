@@ -25,6 +25,16 @@ static int check_mpi(const char *opt, const char *val, np_error_t *err)
 	                    "(srun --mpi=list shows the cluster's)", val, opt);
 }
 
+static int check_duration(const char *opt, const char *val, np_error_t *err)
+{
+	double s;
+
+	if (np_duration_parse(val, &s) < 0)
+		return np_error_set(err, -EINVAL, "bad value '%s' for %s: a duration more than 0, as 90s, 15m, 2h, "
+		                    "MM:SS or HH:MM:SS (a bare number is minutes)", val, opt);
+	return 0;
+}
+
 #define O(field) offsetof(np_run_opts_t, field)
 static const np_optdef_t core_opts[] = {
 	{ .name = "nodes", .key = 'N', .kind = NP_OPT_UINT, .off = O(nodes), .arg = "N",
@@ -48,6 +58,8 @@ static const np_optdef_t core_opts[] = {
 	  .help = "these nodes (a Slurm host list; --nodes defaults to its length)" },
 	{ .name = "time", .kind = NP_OPT_STR, .off = O(time_limit), .arg = "T",
 	  .help = "sbatch time limit" },
+	{ .name = "time-budget", .kind = NP_OPT_STR, .off = O(time_budget), .arg = "DURATION",
+	  .help = "cap default sizes so the job's estimate fits (90s, 15m, 2h, HH:MM:SS)", .check = check_duration },
 	{ .name = "exclusive", .kind = NP_OPT_FLAG, .off = O(exclusive),
 	  .help = "whole nodes (#SBATCH --exclusive; the default with --bind-via masks)" },
 	{ .name = "shared", .kind = NP_OPT_FLAG, .off = O(shared),
@@ -73,6 +85,9 @@ static const np_optdef_t core_opts[] = {
 	{ .name = "bind-via", .kind = NP_OPT_ENUM, .off = O(bind_via), .arg = "masks|plugin|slurm",
 	  .help = "srun --cpu-bind masks, the SPANK plugin's --numa-plan, or Slurm's own core binding",
 	  .dflt = "masks", .want = "masks, plugin or slurm", .choices = NP_BIND_CHOICES },
+	{ .name = "if-enforced", .kind = NP_OPT_ENUM, .off = O(if_enforced), .arg = "refuse|run",
+	  .help = "the site enforces a policy some experiments are not planned with: refuse, or run and mark",
+	  .dflt = "refuse", .want = "refuse or run", .choices = NP_IFENF_CHOICES },
 	{ .name = "outlier", .kind = NP_OPT_DOUBLE, .off = O(outlier_pct), .arg = "PCT",
 	  .help = "flag nodes this many percent worse than the median", .dflt = "10",
 	  .want = "a percentage > 0" },

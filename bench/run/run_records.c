@@ -320,12 +320,13 @@ unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const stru
 	np_step_t si;
 	char **nodes = NULL;
 	unsigned n, interrupted = 0;
+	size_t first = json_array_size(runs), i;
 
 	read_step(c, e, rep, &si);
 	if (owner && owner->collect) {
 		owner->collect(c, e, rep, &si, runs);
 		json_decref(si.cpu);
-		return 0;
+		goto check;
 	}
 	n = list_nodes(c->outdir, e->name, rep, &nodes);
 	/* each task of a job array ran the step on its node, with its own status */
@@ -359,5 +360,8 @@ unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const stru
 	}
 	np_strv_free(nodes, n);
 	json_decref(si.cpu);
+check:
+	for (i = first; i < json_array_size(runs); i++)
+		np_placement_mark(c, e, json_array_get(runs, i));
 	return interrupted;
 }

@@ -132,6 +132,8 @@ static json_t *binding(const np_run_ctx_t *c)
 	json_t *b = json_pack("{s:s, s:b}", "requested", how, "whole_nodes_requested",
 	                      !local && (o->exclusive || c->whole_nodes || c->array_tasks || (masks && !o->shared)));
 
+	if (c->enforced)
+		json_object_set_new(b, "site_enforced", json_string(c->enforced));
 	if (t) {
 		size_t n = strcspn(t, ":\n");
 		t[strcspn(t, "\n")] = '\0';
@@ -195,7 +197,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		                    json_sprintf("srun --mpi=%s", c->opts->srun_mpi ? c->opts->srun_mpi : "pmi2"));
 	if (sw && c->opts->job_setup)
 		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
-	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0, interrupted = 0;
+	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0, misplaced_exps = 0, misplaced_runs = 0;
+	unsigned interrupted = 0;
 	json_t *states = node_states(c);
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
@@ -208,7 +211,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
 		bool higher;
 		const char *prim = primary_metric(e, &higher);
-		unsigned nok, planned = 0;
+		unsigned nok, planned = 0, misplaced = 0, placed = 0;
 		size_t k;
 		double *sys;
 		unsigned nsys = 0;
@@ -240,10 +243,14 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 			             (unsigned)json_integer_value(json_object_get(rr, "planned_runs")) : 1;
 			total_runs += w;
 			planned += w;
-			if (!np_json_streq(rr, "status", "ok"))
+			if (!np_run_valid(rr))
 				failed_runs += w;
 			else if (json_is_number(sp))
 				sys[nsys++] = json_number_value(sp);
+			if (np_json_streq(rr, "status", "misplaced"))
+				misplaced++;
+			if (json_is_array(json_object_get(rr, "placement")))
+				placed++;
 		}
 		json_object_set_new(j, "primary_metric", json_string(prim));
 		json_object_set_new(j, "unit", json_string(np_metric_unit(prim)));
@@ -261,8 +268,17 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
 		json_object_set_new(j, "runs_ok", json_integer(nok));
 		json_object_set_new(j, "runs_total", json_integer(planned));
-		json_object_set_new(j, "status", json_string(nok == planned ? "ok" : nok ? "partial"
-		                                             : "failed"));
+		json_object_set_new(j, "runs_misplaced", json_integer(misplaced));
+		/* a figure of another placement than the name says is never "ok" */
+		json_object_set_new(j, "status", json_string(!nok ? "failed" : misplaced ? "misplaced" :
+		                                             nok == planned ? "ok" : "partial"));
+		json_object_set_new(j, "placement_check", json_string(misplaced ? "misplaced" :
+		                    placed && e->nrank_cpus && !(c->opts->mode != NP_MODE_LOCAL &&
+		                    c->opts->bind_via == NP_BIND_SLURM) ? "as planned" : "unchecked"));
+		if (misplaced) {
+			misplaced_exps++;
+			misplaced_runs += misplaced;
+		}
 		json_object_set_new(j, "derived", json_object());
 		if (nok == 0)
 			failed++;
@@ -304,6 +320,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "failed_experiments", json_integer(failed));
 	json_object_set_new(res, "failed_runs", json_integer(failed_runs));
 	json_object_set_new(res, "total_runs", json_integer(total_runs));
+	json_object_set_new(res, "misplaced_experiments", json_integer(misplaced_exps));
+	json_object_set_new(res, "misplaced_runs", json_integer(misplaced_runs));
 	json_object_set_new(res, "interrupted_runs", json_integer(interrupted));
 	json_object_set_new(res, "node_states", states);
 	*out = res;
@@ -322,8 +340,10 @@ int np_results_exit_status(json_t *res)
 	if (json_integer_value(json_object_get(res, "failed_experiments")) > 0 ||
 	    json_array_size(json_object_get(screen, "failed")) > 0)
 		return NP_EXIT_FAILED;
+	/* "misplaced": valid figures of another placement than planned,
+	 * which results.json and the reports mark; no failure */
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
-		if (!np_json_streq(e, "status", "ok"))
+		if (!np_json_streq(e, "status", "ok") && !np_json_streq(e, "status", "misplaced"))
 			return NP_EXIT_FAILED;
 	return 0;
 }
@@ -353,7 +373,20 @@ void np_results_print_summary(FILE *f, json_t *res)
 		np_escape(node, sizeof(node), np_json_str(e, "unit"));
 		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", name, np_json_str(e, "status"), runs, a, b, cc, d,
 		        text, node);
-		if (!np_json_streq(e, "status", "ok")) {
+		if (np_json_streq(e, "status", "misplaced")) {
+			json_t *r;
+			size_t k;
+			json_array_foreach(json_object_get(e, "runs"), k, r)
+				if (json_array_size(json_object_get(r, "placement_differences"))) {
+					char diff[NP_ESCAPED_SIZE(200)];
+					fprintf(f, "    MISPLACED: rep %lld node %s: %s\n",
+					        (long long)json_integer_value(json_object_get(r, "rep")),
+					        np_escape(node, sizeof(node), np_json_str(r, "node")),
+					        np_escape(diff, sizeof(diff), json_string_value(json_array_get(
+					                  json_object_get(r, "placement_differences"), 0))));
+					break;
+				}
+		} else if (!np_json_streq(e, "status", "ok")) {
 			json_t *r;
 			size_t k;
 			json_array_foreach(json_object_get(e, "runs"), k, r)
@@ -408,6 +441,11 @@ void np_results_print_summary(FILE *f, json_t *res)
 		        "nodes measure that machine, not separate nodes\n", name, node,
 		        np_escape(text, sizeof(text), np_json_str(o, "cpus")));
 	}
+	if (json_integer_value(json_object_get(res, "misplaced_experiments")))
+		fprintf(f, "warning: %lld experiment(s), %lld run(s) did not run where planned (status misplaced): "
+		        "their figures are of another placement than their names say\n",
+		        (long long)json_integer_value(json_object_get(res, "misplaced_experiments")),
+		        (long long)json_integer_value(json_object_get(res, "misplaced_runs")));
 	o = json_object_get(res, "binding");
 	if (o && !np_json_streq(o, "used", np_json_str(o, "requested")))
 		fprintf(f, "note: bound by %s, not %s: %s\n", np_json_str(o, "used"), np_json_str(o, "requested"),

@@ -23,6 +23,7 @@
 #include "slurm/slurm_adapter.h"
 #include "bench_util.h"
 #include "outdir.h"
+#include "common/text.h"
 
 /* The only file-scope state: a signal handler can do nothing else than
  * set a flag the follow loop polls. */
@@ -39,16 +40,6 @@ typedef struct job_info {
 	char exit_code[32];         /* as scontrol shows it: status:signal */
 	char elapsed[32];           /* [D-]HH:MM:SS */
 } job_info_t;
-
-static void setstr(char *d, size_t n, const char *s)
-{
-	size_t l = strlen(s);
-
-	if (l >= n)
-		l = n - 1;
-	memcpy(d, s, l);
-	d[l] = '\0';
-}
 
 /* A job array as one job: RUNNING while a task runs, PENDING while the
  * rest wait, and once every task it knows of ended, COMPLETED when all
@@ -71,9 +62,9 @@ static void array_state(json_t *seen, unsigned ntasks, job_info_t *ji)
 				end = st;
 		}
 	}
-	setstr(ji->state, sizeof(ji->state), running ? "RUNNING" : pending || ended < ntasks ? "PENDING"
+	np_strcut(ji->state, sizeof(ji->state), running ? "RUNNING" : pending || ended < ntasks ? "PENDING"
 	       : end ? end : "COMPLETED");
-	setstr(ji->exit_code, sizeof(ji->exit_code), end ? "1:0" : running || pending ? "" : "0:0");
+	np_strcut(ji->exit_code, sizeof(ji->exit_code), end ? "1:0" : running || pending ? "" : "0:0");
 	if (!pending)
 		ji->reason[0] = '\0';
 }
@@ -94,10 +85,10 @@ static int query_job(const char *jobid, unsigned ntasks, json_t *seen, job_info_
 	for (i = 0; i < n; i++) {
 		const np_slurm_job_t *j = &v[i];
 		if (!ntasks && strcmp(j->id, jobid) == 0) {
-			setstr(ji->state, sizeof(ji->state), j->state);
-			setstr(ji->reason, sizeof(ji->reason), strcmp(j->state, "PENDING") == 0 ? j->reason : "");
-			setstr(ji->exit_code, sizeof(ji->exit_code), j->exit_code);
-			setstr(ji->elapsed, sizeof(ji->elapsed), j->run_time);
+			np_strcut(ji->state, sizeof(ji->state), j->state);
+			np_strcut(ji->reason, sizeof(ji->reason), strcmp(j->state, "PENDING") == 0 ? j->reason : "");
+			np_strcut(ji->exit_code, sizeof(ji->exit_code), j->exit_code);
+			np_strcut(ji->elapsed, sizeof(ji->elapsed), j->run_time);
 			rc = 1;
 			break;
 		}
@@ -108,10 +99,10 @@ static int query_job(const char *jobid, unsigned ntasks, json_t *seen, job_info_
 			json_object_set_new(seen, waiting ? "pending" : j->array_tasks, json_string(j->state));
 			if (waiting) {
 				pend = true;
-				setstr(ji->reason, sizeof(ji->reason), j->reason);
+				np_strcut(ji->reason, sizeof(ji->reason), j->reason);
 			}
 			if (!rc || strcmp(j->state, "RUNNING") == 0)
-				setstr(ji->elapsed, sizeof(ji->elapsed), j->run_time);
+				np_strcut(ji->elapsed, sizeof(ji->elapsed), j->run_time);
 			rc = 1;
 		}
 	}
@@ -280,12 +271,12 @@ static void judge_purged(follow_t *f)
 		json_object_del(f->seen, "pending");
 		array_state(f->seen, f->c->array_tasks, &f->ji);
 		if (np_slurm_state_ended(f->ji.state)) {
-			setstr(f->state, sizeof(f->state), f->ji.state);
-			setstr(f->exitc, sizeof(f->exitc), f->ji.exit_code);
+			np_strcut(f->state, sizeof(f->state), f->ji.state);
+			np_strcut(f->exitc, sizeof(f->exitc), f->ji.exit_code);
 		}
 	}
 	if (!np_slurm_state_ended(f->state))
-		setstr(f->state, sizeof(f->state),
+		np_strcut(f->state, sizeof(f->state),
 		       f->cancelled ? "CANCELLED" : steps_done(f->c->outdir, last, sizeof(last)) == f->nsteps ? "COMPLETED"
 		       : "UNKNOWN");
 }
@@ -300,9 +291,9 @@ static bool poll_job(follow_t *f, unsigned tick)
 	int q = 0;
 
 	if (ask && (q = query_job(f->jobid, f->c->array_tasks, f->seen, &f->ji)) == 1) {
-		setstr(f->state, sizeof(f->state), f->ji.state);
-		setstr(f->elapsed, sizeof(f->elapsed), f->ji.elapsed);
-		setstr(f->exitc, sizeof(f->exitc), f->ji.exit_code);
+		np_strcut(f->state, sizeof(f->state), f->ji.state);
+		np_strcut(f->elapsed, sizeof(f->elapsed), f->ji.elapsed);
+		np_strcut(f->exitc, sizeof(f->exitc), f->ji.exit_code);
 		f->gone = 0;
 		f->unanswered_since = 0;
 	} else if (ask && q == 0 && ++f->gone >= 3) {
@@ -347,7 +338,7 @@ static void show_progress(follow_t *f)
 		fflush(stdout);
 	}
 	f->shown_done = done;
-	setstr(f->shown, sizeof(f->shown), st);
+	np_strcut(f->shown, sizeof(f->shown), st);
 }
 
 /* An interrupt: cancel the job, and keep following until the controller

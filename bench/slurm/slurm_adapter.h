@@ -142,6 +142,14 @@ int np_slurm_cancel(const char *id, np_error_t *err);
  * submitted. */
 bool np_slurm_available(void);
 
+/* ---- the numaplan plugin ---------------------------------------------------- */
+
+/* srun [--partition=P] --numa-plan=help: the numaplan SPANK plugin's
+ * account of the site's rules (its default policy, whether it enforces
+ * it), printed without a job; NULL when srun has no such option (no
+ * plugin loaded) or could not run (20 s at most). */
+char *np_slurm_plugin_help(const char *partition);
+
 /* ---- version ------------------------------------------------------------------ */
 
 /* "slurm 22.05.8" of sbatch --version (10 s at most: sbatch rereads

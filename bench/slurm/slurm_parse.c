@@ -15,17 +15,7 @@
 
 #include "slurm/slurm_adapter.h"
 #include "bench_util.h"
-
-/* s into d of n bytes, cut to fit. */
-static void setstr(char *d, size_t n, const char *s)
-{
-	size_t l = strlen(s);
-
-	if (l >= n)
-		l = n - 1;
-	memcpy(d, s, l);
-	d[l] = '\0';
-}
+#include "common/text.h"
 
 /* ---- nodes ------------------------------------------------------------------- */
 
@@ -80,16 +70,16 @@ int np_slurm_parse_nodes(const char *text, const char *partition, np_slurm_node_
 		*nodes = v;
 		x = &v[*n];
 		memset(x, 0, sizeof(*x));
-		setstr(x->name, sizeof(x->name), name);
+		np_strcut(x->name, sizeof(x->name), name);
 		sl = strcspn(state, "*~#%!$@^-+");
-		setstr(x->flags, sizeof(x->flags), state + sl);
+		np_strcut(x->flags, sizeof(x->flags), state + sl);
 		state[sl] = '\0';
-		setstr(x->state, sizeof(x->state), state);
+		np_strcut(x->state, sizeof(x->state), state);
 		pl = strlen(part);
 		x->default_partition = pl > 1 && part[pl - 1] == '*';
 		if (x->default_partition)
 			part[pl - 1] = '\0';
-		setstr(x->partition, sizeof(x->partition), part);
+		np_strcut(x->partition, sizeof(x->partition), part);
 		x->usable = usable(x->state, x->flags);
 		if (partition ? strcmp(x->partition, partition) == 0 : x->default_partition)
 			(*n)++;
@@ -140,7 +130,7 @@ int np_slurm_parse_lost_nodes(const char *text, np_slurm_lost_node_t **nodes, un
 			return np_error_set(err, -EINVAL, "sinfo line %u is not 'NODE STATE REASON': %s", lineno, line);
 		}
 		sl = strcspn(state, "*~#%!$@^-+");
-		setstr(flags, sizeof(flags), state + sl);
+		np_strcut(flags, sizeof(flags), state + sl);
 		state[sl] = '\0';
 		for (i = 0; i < *n; i++)
 			dup = dup || strcmp((*nodes)[i].name, name) == 0;
@@ -155,9 +145,9 @@ int np_slurm_parse_lost_nodes(const char *text, np_slurm_lost_node_t **nodes, un
 		*nodes = v;
 		x = &v[(*n)++];
 		memset(x, 0, sizeof(*x));
-		setstr(x->name, sizeof(x->name), name);
-		setstr(x->state, sizeof(x->state), state);
-		setstr(x->flags, sizeof(x->flags), flags);
+		np_strcut(x->name, sizeof(x->name), name);
+		np_strcut(x->state, sizeof(x->state), state);
+		np_strcut(x->flags, sizeof(x->flags), flags);
 		/* the reason: the rest of the line, trailing blanks cut; sinfo
 		 * prints "none" for a node without one */
 		rl = strlen(line + off);
@@ -165,7 +155,7 @@ int np_slurm_parse_lost_nodes(const char *text, np_slurm_lost_node_t **nodes, un
 			rl--;
 		line[off + rl] = '\0';
 		if (strcmp(line + off, "none") != 0)
-			setstr(x->reason, sizeof(x->reason), line + off);
+			np_strcut(x->reason, sizeof(x->reason), line + off);
 	}
 	return 0;
 }
@@ -302,7 +292,7 @@ static int one_job(const char *line, size_t len, void *slot, np_error_t *err)
 	field(line, len, "RunTime", NULL, j->run_time, sizeof(j->run_time));
 	field(line, len, "UserId", NULL, user, sizeof(user));
 	user[strcspn(user, "(")] = '\0';
-	setstr(j->user, sizeof(j->user), user);
+	np_strcut(j->user, sizeof(j->user), user);
 	field(line, len, "NumNodes", NULL, nodes, sizeof(nodes));
 	j->nodes = (unsigned)strtoul(nodes, NULL, 10);
 	return 0;

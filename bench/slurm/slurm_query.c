@@ -8,6 +8,7 @@
  * hang the run that follows a job.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,5 +215,26 @@ char *np_slurm_version(void)
 	if (r.status == 0 && *trimmed(r.out))
 		v = strndup(r.out, strcspn(r.out, "\n"));
 	np_slurm_out_free(&r);
+	return v;
+}
+
+char *np_slurm_plugin_help(const char *partition)
+{
+	const char *argv[] = { "srun", "--numa-plan=help", NULL, NULL };
+	np_slurm_out_t r;
+	char *v = NULL, *pa = NULL;
+
+	if (partition && (pa = malloc(strlen(partition) + 16)) != NULL) {
+		sprintf(pa, "--partition=%s", partition);
+		argv[1] = pa;
+		argv[2] = "--numa-plan=help";
+	}
+	if (np_slurm_exec(argv, 20, &r, NULL) == 0) {
+		/* without the plugin srun knows no --numa-plan and fails */
+		if (r.status == 0 && r.out && *r.out)
+			v = strdup(r.out);
+		np_slurm_out_free(&r);
+	}
+	free(pa);
 	return v;
 }

@@ -14,6 +14,7 @@
 #define NP_SUITE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #include "cli/optparse.h"
@@ -119,5 +120,14 @@ json_t *np_kout_json(np_kout_t *k, const char *need_key);
 json_t *np_run_record(unsigned rep, const char *node, const np_step_t *st);
 void np_run_record_status(json_t *r, bool ok, const char *why);
 char *np_run_read(const np_run_ctx_t *c, const char *rel);
+
+/* STREAM's array elements (suite_stream.c): the kernel's default deflt
+ * (0: unknown, its fallback 10M), capped by mem (elements that fit a
+ * quarter of the memory, 0: unknown) and by a kernel time of seconds (0:
+ * none) at NP_STREAM_CORE_BPS per thread; *why names the cap that bit, or
+ * NULL.  A multiple of 1024, at least 1024. */
+uint64_t np_stream_fit(uint64_t deflt, uint64_t mem, double seconds, unsigned threads, const char **why);
+/* The modelled seconds of one STREAM run of n elements. */
+double np_stream_seconds(uint64_t n, unsigned threads);
 
 #endif /* NP_SUITE_H */

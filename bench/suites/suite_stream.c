@@ -87,6 +87,114 @@ static int add_domain(np_run_ctx_t *c, const char *name, const char *group, cons
 	return e->cmd && e->desc && e->plugin_policy ? 0 : np_error_set(err, -ENOMEM, "out of memory");
 }
 
+/* Bytes a STREAM run moves per array element: NTIMES (10) passes of copy
+ * and scale (2 arrays each), add and triad (3 each), and the
+ * initialisation and check (3 arrays written, 3 read). */
+#define STREAM_BYTES_PER_ELEMENT ((10.0 * (2 + 2 + 3 + 3) + 6) * 8)
+
+/* The kernel's own default (4x the L3 in use, as stream_size.c reads it
+ * from sysfs), from the planned topology; 0 when the L3 is unknown. */
+static uint64_t default_elements(const np_topo_t *t, const np_cpuset_t *cpus)
+{
+	uint64_t llc = 0;
+	unsigned k;
+
+	for (k = 0; k < t->nl3; k++)
+		if (np_cpuset_intersects(t->l3[k].cpus, cpus))
+			llc += t->l3[k].size;
+	return llc ? (4 * llc / 8 + 1023) / 1024 * 1024 : 0;
+}
+
+/* Memory the arrays may use: a quarter of the NUMA nodes they are bound
+ * to (the whole node's when unbound); 0 when the topology does not say. */
+static uint64_t memory_elements(const np_topo_t *t, const char *mems)
+{
+	np_cpuset_t *m = np_cpuset_new();
+	uint64_t bytes = 0;
+	unsigned k;
+
+	if (m && mems && np_cpuset_parse(m, mems) < 0)
+		np_cpuset_zero(m);
+	for (k = 0; m && k < t->nnuma; k++)
+		if (!mems || np_cpuset_isset(m, t->numa[k].os_index))
+			bytes += t->numa[k].memory;
+	np_cpuset_free(m);
+	return bytes / 4 / (3 * sizeof(double));
+}
+
+uint64_t np_stream_fit(uint64_t deflt, uint64_t mem, double seconds, unsigned threads, const char **why)
+{
+	double bw = NP_STREAM_CORE_BPS * (threads ? threads : 1);
+	uint64_t n = deflt ? deflt : 10000000, tn;
+
+	*why = NULL;
+	if (mem && mem < n) {
+		n = mem;
+		*why = "node memory";
+	}
+	tn = seconds > 0 ? (uint64_t)(seconds * bw / STREAM_BYTES_PER_ELEMENT) : UINT64_MAX;
+	if (tn < n) {
+		n = tn;
+		*why = "time budget";
+	}
+	n = n / 1024 * 1024;
+	return n < 1024 ? 1024 : n;
+}
+
+double np_stream_seconds(uint64_t n, unsigned threads)
+{
+	return (double)n * STREAM_BYTES_PER_ELEMENT / (NP_STREAM_CORE_BPS * (threads ? threads : 1));
+}
+
+/* The default sizes of the experiments from first on, capped by memory
+ * and by time: each step's kernel gets an equal share of --time-budget
+ * after the overheads, or NP_STREAM_STEP_CAP_S without one. */
+static int fit_sizes(np_run_ctx_t *c, unsigned first, np_error_t *err)
+{
+	const stream_opts_t *so = np_suite_opts(c->opts, &np_suite_stream);
+	unsigned i, nsteps = (c->exps.n - first) * c->opts->repeat;
+	double share = NP_STREAM_STEP_CAP_S, budget;
+
+	if (c->opts->time_budget && np_duration_parse(c->opts->time_budget, &budget) == 0 && nsteps) {
+		share = (budget - NP_JOB_OVERHEAD_S) / nsteps - NP_STEP_OVERHEAD_S;
+		if (share <= 0) {
+			char b[32];
+			np_duration_format(b, sizeof(b), NP_JOB_OVERHEAD_S + nsteps * NP_STEP_OVERHEAD_S);
+			return np_error_set(err, -EINVAL, "--time-budget %s is too short: the %u steps of STREAM alone take "
+			                    "%s to launch (fewer --repeat, or a longer budget)", c->opts->time_budget,
+			                    nsteps, b);
+		}
+	}
+	for (i = first; i < c->exps.n; i++) {
+		np_exp_t *e = c->exps.v[i];
+		np_cpuset_t *cpus = np_cpuset_new();
+		uint64_t n, deflt;
+		const char *why = NULL;
+		if (!cpus)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if (e->nrank_cpus)
+			np_cpuset_parse(cpus, e->rank_cpus[0]);
+		deflt = default_elements(c->topo, cpus);
+		np_cpuset_free(cpus);
+		if (so->size) {
+			n = so->size;
+		} else {
+			n = np_stream_fit(deflt, memory_elements(c->topo, e->mems), share, e->threads, &why);
+			if (why) {
+				char *cmd = np_strdup_printf("%s --size %llu", e->cmd, (unsigned long long)n);
+				if (!cmd)
+					return np_error_set(err, -ENOMEM, "out of memory");
+				free(e->cmd);
+				e->cmd = cmd;
+				json_object_set_new(e->params, "size", json_sprintf("%llu", (unsigned long long)n));
+				json_object_set_new(e->params, "size_capped_by", json_string(why));
+			}
+		}
+		json_object_set_new(e->params, "est_seconds", json_real(np_stream_seconds(n, e->threads)));
+	}
+	return 0;
+}
+
 static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	np_topo_t *t = c->topo;
@@ -95,6 +203,8 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 	unsigned i, j;
 	int rc = 0;
 	np_domains_t dom;
+
+	unsigned first = c->exps.n;
 
 	np_run_domains(t, &dom);
 	if (!s)
@@ -151,7 +261,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		}
 	}
 	np_cpuset_free(s);
-	return rc;
+	return rc ? rc : fit_sizes(c, first, err);
 }
 
 static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/../tap.sh"
 EPYC=$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml
 E7401=$TOPO/amd-epyc7401-2s-nps4-8numa-4vega20-mlx5.xml
-tmp=$(mktemp -d /tmp/np-topo-export.XXXXXX)
+tmp=$(mktemp -d /tmp/np-topo-export.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 fp() { numaplan topo "$@" --fingerprint 2>/dev/null; }
 

@@ -22,7 +22,7 @@ expect_error "unknown policy lists the valid ones" "unknown policy 'fastest'.*no
 	numaplan plan --topology "$EPYC" -n 2 -p fastest
 expect_error "unreadable XML names the file and the reason" "/no/such/file.xml.*No such file" \
 	numaplan plan --topology /no/such/file.xml -n 2 -p compact
-tmp=$(mktemp); echo "not xml at all" >"$tmp"
+tmp=$(mktemp) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; echo "not xml at all" >"$tmp"
 expect_error "non-XML file named" "$tmp" numaplan plan --topology "$tmp" -n 2 -p compact
 printf '<?xml version="1.0"?>\n<topology version="2.0"><object type="Machine"' >"$tmp"
 expect_error "truncated hwloc XML named with hwloc's reason" "$tmp.*(hwloc|invalid)" \

@@ -13,7 +13,7 @@ LASSEN=$TOPO/ibm-power9-2s-4v100-4mlx5-lassen.xml
 TIOGA=$TOPO/amd-epyc7a53-1s-nps4-8mi250xgcd-4slingshot-tioga.xml
 SGI=$TOPO/sgi-uv2000-24s-24numa-mlx4.xml
 FAKE="$NP_SRCDIR/tests/slurm/fake-sysfs.sh"
-tmp=$(mktemp -d /tmp/numaplan-cli-hca.XXXXXX)
+tmp=$(mktemp -d /tmp/numaplan-cli-hca.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 
 # (check's own output must not be redirected: jq's goes away in jqe)

@@ -78,7 +78,7 @@ if ! command -v mpirun.openmpi >/dev/null; then
 	exit
 fi
 asroot=(); [ "$(id -u)" -eq 0 ] && asroot=(--allow-run-as-root)
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 
 # The header's own mpirun line, FILE replaced, reporting bindings.

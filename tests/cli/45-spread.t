@@ -27,7 +27,7 @@ mask_pu() {
 	       b = d >= 8 ? 3 : d >= 4 ? 2 : d >= 2 ? 1 : 0; print 4 * (length(s) - 1) + b }'
 }
 
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 ntopo=0
 for xml in "$TOPO"/*.xml; do

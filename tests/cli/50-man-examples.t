@@ -42,7 +42,7 @@ check "the man page says so" grep -q "ranks 8\\\\-15 all go to NUMA node $spill"
 # The 8-rank example writes a rankfile; the mpirun line printed after it
 # must be the one the file's header gives (FILE = rankfile).
 cmd=$(example 'ntasks 8 \-\-policy hca\-near \-\-format ompi')
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 (cd "$tmp" && eval "$cmd")
 line=$(sed -n 's/^\$ \(mpirun .*rankfile.*\)$/\1/p' "$MAN" | sed 's/\\-/-/g' | head -1)
 check "the 8-rank ompi example runs as printed and writes 8 ranks" test "$(grep -c '^rank ' "$tmp/rankfile")" = 8

@@ -11,7 +11,7 @@
 source "$(dirname "$0")/../tap.sh"
 XML=$NP_SRCDIR/tests/xml
 command -v lstopo-no-graphics >/dev/null || { skip "lstopo-no-graphics (hwloc) not installed"; done_testing; exit 0; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 # what the vcluster's slurmd runs with (numaplan-spank(8), PERFORMANCE)
 MINIMAL=(env HWLOC_LIBXML_IMPORT=0 HWLOC_PLUGINS_BLACKLIST=hwloc_gl,hwloc_opencl,hwloc_xml_libxml)
 

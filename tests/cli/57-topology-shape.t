@@ -14,7 +14,7 @@
 source "$(dirname "$0")/../tap.sh"
 XML=$NP_SRCDIR/tests/xml
 command -v lstopo-no-graphics >/dev/null || { skip "lstopo-no-graphics (hwloc) not installed"; done_testing; exit 0; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
 # the issue's reproduction, as it says: 2000 L1 caches renamed Package,
 # the PUs' os_index reversed, cpusets unchanged

@@ -14,7 +14,7 @@
 source "$(dirname "$0")/../tap.sh"
 time=${NP_FUZZ_TIME:-90}
 seed=${NP_FUZZ_SEED:-22}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 log=$NP_BUILDDIR/tests/fuzz/fuzz_shape.log
 
 if ! command -v clang >/dev/null; then

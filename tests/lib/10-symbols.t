@@ -8,7 +8,7 @@ source "$(dirname "$0")/../tap.sh"
 
 CC=${CC:-gcc}
 B=$NP_BUILDDIR
-tmp=$(mktemp -d /tmp/np-lib-test.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d /tmp/np-lib-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
 # The functions the public headers declare, as the compiler reads them:
 # -aux-info writes every prototype with the header it comes from.

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../tap.sh"
 
 B=$NP_BUILDDIR
-tmp=$(mktemp -d /tmp/np-onecopy-test.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d /tmp/np-onecopy-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
 bin=$B/launcher/numaplan
 # a libtool wrapper script stands for the program in .libs

@@ -9,7 +9,7 @@ source "$(dirname "$0")/../tap.sh"
 
 S=$NP_SRCDIR
 B=$NP_BUILDDIR
-tmp=$(mktemp -d /tmp/np-cycles-test.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d /tmp/np-cycles-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
 # "NODE OBJECT" for every object built from a source of the tree that is
 # there now (a build directory can keep objects of removed files); NODE is

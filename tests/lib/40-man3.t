@@ -9,7 +9,7 @@ source "$(dirname "$0")/../tap.sh"
 
 S=$NP_SRCDIR
 CC=${CC:-gcc}
-tmp=$(mktemp -d /tmp/np-man3-test.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d /tmp/np-man3-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
 printf '#include <numaplan.h>\n' >"$tmp/decl.c"
 $CC -I"$S/include" -fsyntax-only -aux-info "$tmp/decl.aux" "$tmp/decl.c"

@@ -11,7 +11,7 @@ source "$(dirname "$0")/../tap.sh"
 
 S=$NP_SRCDIR
 B=$NP_BUILDDIR
-tmp=$(mktemp -d /tmp/np-abi-test.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d /tmp/np-abi-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
 for t in abidw abidiff; do
 	command -v $t >/dev/null || { skip "$t not installed (apt-get install abigail-tools)"; done_testing; exit 0; }

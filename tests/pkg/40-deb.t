@@ -203,7 +203,7 @@ fi
 eval "$("$VC" env)"
 export SLURM_CONF
 conf=$(dirname "$SLURM_CONF")/plugstack.conf
-tmp=$(mktemp -d /run/numaplan-pkg.XXXXXX) && chmod 0755 "$tmp"
+tmp=$(mktemp -d /run/numaplan-pkg.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; } && chmod 0755 "$tmp"
 srun_() { run installed timeout 120 srun "$@"; }
 
 # the snippet as installed: off; the same with its optional line enabled: on

@@ -63,11 +63,29 @@ else
 	done
 fi
 
+# Legends are not cut off: the plot is wide enough for its longest
+# series name, at 6.6 px a character (11 px sans-serif averages under
+# 0.6 em), from where the legend text starts.
+mkdir -p "$tmp/omb"
+fake_omb "$tmp/omb"
+run numaplan run osu --local --osu-dir "$tmp/omb" --osu-max 16 --iterations 7 --repeat 1 -q -o "$tmp/osu"
+check "an OSU run to plot" [ "$RC" -eq 0 ]
+run numaplan report "$tmp/osu" --format html -o "$tmp/osu.html"
+legend_fits() { # html name
+	awk -v name="$2" '
+	/<svg / { match($0, /width="[0-9]+"/); w = substr($0, RSTART + 7, RLENGTH - 8) + 0 }
+	index($0, ">" name "</text>") && /<text x="/ {
+		match($0, /x="[0-9.]+"/); x = substr($0, RSTART + 3, RLENGTH - 4) + 0
+		found = 1; if (x + length(name) * 6.6 > w) bad = 1 }
+	END { exit !(found && !bad) }' "$1"
+}
+check "the legend osu.intra.numa0-numa0 fits in its plot" legend_fits "$tmp/osu.html" osu.intra.numa0-numa0
+
 run numaplan report "$tmp/nonexistent"
 check "report on a missing directory: exit 2" [ "$RC" -eq 2 ]
 check "... and says it is no run directory" grep -q 'no results.json' <<<"$ERR"
 run numaplan report "$tmp/s" --format pdf
-check "unknown format: exit 2 with the valid ones" sh -c "[ $RC -eq 2 ] && echo '$ERR' | grep -q 'md, html, json, csv'"
+check "unknown format: exit 2 with the valid ones" sh -c "[ $RC -eq 2 ] && echo '$ERR' | grep -q 'md, html, json, csv, reframe'"
 echo '{"not":"results"}' >"$tmp/bad.json"
 run numaplan report "$tmp/bad.json"
 check "a JSON that is no results file is refused" sh -c "[ $RC -eq 2 ] && echo '$ERR' | grep -q 'not a numaplan results file'"

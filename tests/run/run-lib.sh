@@ -2,7 +2,7 @@
 # run-lib.sh - shared by the tests/run scripts: a scratch directory, the
 # results.json schema check, and whether the vcluster can take jobs.
 
-tmp=$(mktemp -d /tmp/np-run-test.XXXXXX)
+tmp=$(mktemp -d /tmp/np-run-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 chmod 0755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 DATA=$NP_SRCDIR/tests/run/data
@@ -22,11 +22,11 @@ schema_ok() { # file
 	    (.name|type) == "string" and (.suite|type) == "string" and
 	    (.kernel|type) == "string" and (.placement|type) == "object" and
 	    (.nodes|type) == "number" and (.ntasks|type) == "number" and
-	    (.threads|type) == "number" and (.status|IN("ok","partial","failed")) and
+	    (.threads|type) == "number" and (.status|IN("ok","partial","failed","misplaced")) and
 	    (.primary_metric|type) == "string" and (.stats|type) == "object" and
 	    (.runs|type) == "array" and ([.runs[] | .planned_runs // 1] | add) == .runs_total and
 	    all(.runs[]; (.rep|type) == "number" and (.node|type) == "string" and
-	        (.status|IN("ok","failed")) and (.validated|type) == "boolean" and
+	        (.status|IN("ok","failed","misplaced")) and (.validated|type) == "boolean" and
 	        (.values|type) == "object") and
 	    all(.stats[]; .min <= .median and .median <= .max and .min <= .mean and
 	        .mean <= .max and .n >= 1))' "$1" >/dev/null

@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v slurmd >/dev/null; then
 	skip "vcluster needs root and slurmd"
 	done_testing; exit
 fi
-tmp=$(mktemp -d /tmp/np-vcluster-test.XXXXXX)
+tmp=$(mktemp -d /tmp/np-vcluster-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
 # the caller's plugin choice (NP_PLUGIN or NP_BUILDDIR's) holds except

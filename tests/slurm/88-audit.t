@@ -14,7 +14,7 @@ read -r -a pus <<<"$(machine_pus)"
 [ ${#pus[@]} -ge 2 ] || skip_all "needs 2 PUs"
 plugstack ''
 
-tmp=$(mktemp -d /tmp/np-audit.XXXXXX)
+tmp=$(mktemp -d /tmp/np-audit.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 chmod 0755 "$tmp"
 cleanup() { scancel --quiet $jobs 2>/dev/null; rm -rf "$tmp"; plugstack_reset; }
 jobs=

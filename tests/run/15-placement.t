@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Placement checked in every run (issue 23): on the vcluster with the
+# plugin enforcing spread, `run stream` refuses before submitting; with
+# --if-enforced run, stream.l3 (2 threads planned on 2 CPUs, run as one
+# masks step without -c, which the enforced plugin binds to a single CPU)
+# is marked misplaced in results.json, the report and accept's verdict
+# (unless the spec allows it); without enforcement every run is as
+# planned.  The job's time estimate comes before its submission, and
+# --time-budget caps STREAM's sizes.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/run-lib.sh"
+
+if ! vcluster_ready; then
+	skip "vcluster is not up (contrib/vcluster/vcluster up --nodes 2)"
+	done_testing; exit
+fi
+VC=$NP_SRCDIR/contrib/vcluster/vcluster
+trap '"$VC" plugstack "" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+njobs() { scontrol show jobs -o 2>/dev/null | grep -c 'JobName=numaplan-stream'; }
+ST=(stream --nodes 1 --repeat 1 --stream-size 100000)
+
+run "$VC" plugstack 'default=spread enforce'
+check "plugstack: spread enforced" [ "$RC" -eq 0 ]
+
+before=$(njobs)
+run timeout 300 numaplan run -o "$tmp/refused" "${ST[@]}"
+check "enforced policy unlike the plan: exit 2" [ "$RC" -eq 2 ]
+check "the message names the enforced policy and the way out" \
+	grep -q "enforces the placement policy 'spread'.*Nothing was submitted.*--if-enforced run" <<<"$ERR"
+check "stream.l3 is named among the experiments planned otherwise" grep -q 'stream.l3 (l3)' <<<"$ERR"
+check "no benchmark job was submitted, no job script written" \
+	[ "$(njobs)" -eq "$before" ] && [ ! -e "$tmp/refused/job.sh" ]
+
+run timeout 600 numaplan run -o "$tmp/enf" --if-enforced run "${ST[@]}"
+check "--if-enforced run: the job ran (exit 0: every figure valid)" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$(tail -5 <<<"$OUT") $ERR"
+R=$tmp/enf/results.json
+check "results.json has the documented fields" schema_ok "$R"
+# stream.l3 was planned with 2 threads on 2 CPUs; what the kernel says of
+# its threads: one CPU for both, the enforced plugin's one CPU per task
+check "stream.l3: the threads reported one CPU between them" \
+	jqt '.experiments[] | select(.name == "stream.l3") | .nodes == 1 and .threads == 2 and
+	     (.placement.rank_cpus[0] | test("^[0-9]+-[0-9]+$|^[0-9]+,[0-9]+$")) and
+	     ([.runs[0].placement[].cpus] | unique | length == 1 and (.[0] | test("^[0-9]+$")))' "$R"
+check "stream.l3: run and experiment marked misplaced, with the difference" \
+	jqt '.experiments[] | select(.name == "stream.l3") | .status == "misplaced" and .runs_misplaced == 1 and
+	     .placement_check == "misplaced" and .runs[0].status == "misplaced" and
+	     (.runs[0].placement_differences[0] | test("threads share CPUs"))' "$R"
+check "results.json counts the misplaced experiments" \
+	jqt '.misplaced_experiments >= 1 and .misplaced_runs >= 1 and .binding.site_enforced == "spread"' "$R"
+check "run's summary warns" grep -q 'MISPLACED: rep 1 node n[12]: .*threads share CPUs' <<<"$OUT"
+run numaplan report "$tmp/enf" --format md
+check "report: a MISPLACED table with stream.l3" \
+	grep -q 'MISPLACED runs: placement differs from the plan' <<<"$OUT" && grep -q 'stream.l3.*threads share CPUs' <<<"$OUT"
+check "report: the results table's status says misplaced" grep -q '| stream.l3 .*| misplaced |' <<<"$OUT"
+
+printf 'check stream.* triad_mbps > 0\n' >"$tmp/any.spec"
+run numaplan accept --spec "$tmp/any.spec" --results "$tmp/enf"
+check "accept: NOT ACCEPTED on a misplaced run" [ "$RC" -ne 0 ] && grep -q 'NOT ACCEPTED' <<<"$OUT"
+check "accept: the placement row fails for stream.l3" \
+	grep -q '^FAIL  placement as planned .*stream.l3 .*MISPLACED' <<<"$OUT"
+printf 'check stream.* triad_mbps > 0\nallow misplaced stream.*\n' >"$tmp/allow.spec"
+run numaplan accept --spec "$tmp/allow.spec" --results "$tmp/enf"
+check "accept: allow misplaced stream.* accepts it, saying so" \
+	[ "$RC" -eq 0 ] && grep -q 'PASS  placement as planned .*allowed by spec line 2' <<<"$OUT"
+
+# planned with the enforced policy: the steps bind through the plugin
+# (-c 1 --numa-plan=spread), which places the 2 ranks as the plan did
+run timeout 600 numaplan run -o "$tmp/use" hpl --policy spread --repeat 1 --size 200 --nb 32
+check "hpl planned with spread under enforced spread: exit 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$(tail -5 <<<"$OUT") $ERR"
+check "the site's policy is used: srun -c 1 --numa-plan=spread, no masks" \
+	grep -q 'srun .*-c 1 --numa-plan=spread ' "$tmp/use/job.sh" && ! grep -q 'mask_cpu' "$tmp/use/job.sh"
+check "hpl ran as planned: ok, placement checked" \
+	jqt '.misplaced_experiments == 0 and all(.experiments[]; .status == "ok" and .placement_check == "as planned")' \
+	"$tmp/use/results.json"
+check "run said it uses the site's policy" grep -q "site policy: 'spread' enforced on every step" <<<"$OUT"
+
+run "$VC" plugstack ''
+check "plugstack: no enforcement" [ "$RC" -eq 0 ]
+run timeout 600 numaplan run -o "$tmp/free" "${ST[@]}"
+check "no enforcement: exit 0" [ "$RC" -eq 0 ]
+R=$tmp/free/results.json
+check "every experiment as planned, none misplaced" \
+	jqt '.misplaced_experiments == 0 and all(.experiments[]; .status == "ok" and .placement_check == "as planned")' "$R"
+check "stream.l3's two threads on two different CPUs of its plan" \
+	jqt '.experiments[] | select(.name == "stream.l3") | [.runs[0].placement[].cpus] | unique | length == 2' "$R"
+run numaplan accept --spec "$tmp/any.spec" --results "$tmp/free"
+check "accept: ACCEPTED, no placement row" [ "$RC" -eq 0 ] && ! grep -q 'placement as planned' <<<"$OUT"
+# the estimate is said before the job is submitted (its first status line)
+run timeout 600 numaplan run -o "$tmp/free2" "${ST[@]}"
+est=$(grep -n '^  estimate: about [0-9hms]* for the whole job, 6 steps' <<<"$OUT" | head -1 | cut -d: -f1)
+job=$(grep -n '^job [0-9]' <<<"$OUT" | head -1 | cut -d: -f1)
+check "the estimate line comes before the job's first line" [ -n "$est" ] && [ -n "$job" ] && [ "$est" -lt "$job" ]
+
+# --time-budget: 6 steps in 20 s leave each kernel (20 - 5)/6 - 1 = 1.5 s;
+# stream.core's one thread at 2 GB/s moving 848 bytes per element gets at
+# most 1.5 * 2e9 / 848 = 3537735 elements
+run timeout 300 numaplan run -o "$tmp/budget" --dry-run stream --nodes 1 --repeat 1 --time-budget 20s
+check "--time-budget 20s: dry run exit 0" [ "$RC" -eq 0 ]
+n=$(jq -r '.[] | select(.name == "stream.core") | .params.size // empty' "$tmp/budget/experiments.json")
+check "stream.core capped by the time budget (--size $n <= 3537735)" \
+	[ -n "$n" ] && [ "$n" -le 3537735 ] && grep -q -- "--threads 1 --size $n" "$tmp/budget/job.sh"
+check "the cap is recorded" jqt '.[] | select(.name == "stream.core") | .params.size_capped_by == "time budget"' \
+	"$tmp/budget/experiments.json"
+run timeout 300 numaplan run -o "$tmp/budget2" --dry-run stream --nodes 1 --repeat 1 --time-budget 3s
+check "--time-budget shorter than the launches: exit 2, nothing written" \
+	[ "$RC" -eq 2 ] && grep -q 'too short' <<<"$ERR" && [ ! -e "$tmp/budget2/job.sh" ]
+run numaplan run stream --dry-run --time-budget 0
+check "--time-budget 0: a clear error" [ "$RC" -eq 2 ] && grep -q "bad value '0' for --time-budget" <<<"$ERR"
+
+done_testing

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_runcheck.c - what numaplan run checks about a run (bench/run): the
+ * placement the kernels report against the plan, the site's enforced
+ * policy, --time-budget, STREAM's size caps, and accept's verdict on a
+ * misplaced experiment. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "run/run.h"
+#include "suites/suite.h"
+#include "accept/accept.h"
+
+/* An experiment of one node planned with ranks' cpulists. */
+static np_exp_t *exp_of(unsigned threads, unsigned n, const char *const *cpus)
+{
+	np_exp_t *e = calloc(1, sizeof(*e));
+
+	assert_non_null(e);
+	e->threads = threads;
+	e->name = strdup("x");
+	e->params = json_object();
+	assert_int_equal(np_exp_set_cpus(e, n, cpus), 0);
+	return e;
+}
+
+/* placement records: "host rank thread cpus" words, 4 per record */
+static json_t *placed(const char *const *w, unsigned n)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i + 3 < n; i += 4)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:s, s:s}", "host", w[i], "rank", atoi(w[i + 1]),
+		                                   "thread", atoi(w[i + 2]), "cpus", w[i + 3], "numa", "0"));
+	return a;
+}
+
+static size_t ndiffs(np_exp_t *e, const char *const *w, unsigned n)
+{
+	json_t *p = placed(w, n), *d = np_placement_check(e, p);
+	size_t k;
+
+	assert_non_null(d);
+	k = json_array_size(d);
+	json_decref(d);
+	json_decref(p);
+	return k;
+}
+
+static void test_placement(void **state)
+{
+	static const char *const plan2[] = { "0-1" };
+	static const char *const plan4[] = { "0-1", "2-3" };
+	np_exp_t *e = exp_of(2, 1, plan2);
+
+	(void)state;
+	/* issue 23: 2 threads planned on CPUs 0-1 both ran on CPU 0 */
+	{
+		static const char *const w[] = { "n1", "0", "0", "0", "n1", "0", "1", "0" };
+		assert_int_equal(ndiffs(e, w, 8), 1);
+	}
+	/* each thread on its own CPU of the plan */
+	{
+		static const char *const w[] = { "n1", "0", "0", "0", "n1", "0", "1", "1" };
+		assert_int_equal(ndiffs(e, w, 8), 0);
+	}
+	/* threads not bound one by one, both over the rank's CPUs: as planned */
+	{
+		static const char *const w[] = { "n1", "0", "0", "0-1", "n1", "0", "1", "0-1" };
+		assert_int_equal(ndiffs(e, w, 8), 0);
+	}
+	/* a thread outside its rank's CPUs */
+	{
+		static const char *const w[] = { "n1", "0", "0", "0", "n1", "0", "1", "2" };
+		assert_int_equal(ndiffs(e, w, 8), 1);
+	}
+	/* unbound: the whole machine, more than planned */
+	{
+		static const char *const w[] = { "n1", "0", "0", "0-3", "n1", "0", "1", "0-3" };
+		assert_int_equal(ndiffs(e, w, 8), 2);
+	}
+	np_exp_free(e);
+	/* two ranks per node on two nodes: node n2's ranks 2 and 3 are its
+	 * local ranks 0 and 1, planned 0-1 and 2-3 */
+	e = exp_of(1, 2, plan4);
+	{
+		static const char *const w[] = { "n1", "0", "0", "0", "n1", "1", "0", "2",
+		                                 "n2", "2", "0", "1", "n2", "3", "0", "3" };
+		assert_int_equal(ndiffs(e, w, 16), 0);
+	}
+	{
+		/* n2's ranks swapped: rank 2 on the CPUs of local rank 1 */
+		static const char *const w[] = { "n1", "0", "0", "0", "n1", "1", "0", "2",
+		                                 "n2", "2", "0", "2", "n2", "3", "0", "0" };
+		assert_int_equal(ndiffs(e, w, 16), 2);
+	}
+	{
+		/* a third rank on a node planned for two */
+		static const char *const w[] = { "n1", "0", "0", "0", "n1", "1", "0", "2", "n1", "2", "0", "3" };
+		assert_int_equal(ndiffs(e, w, 12), 1);
+	}
+	np_exp_free(e);
+}
+
+/* The plugin's --numa-plan=help text, as plugin/site_config.c prints it. */
+static const char help_enforced[] =
+	"Usage: --numa-plan=POLICY[,MODIFIER...]   (see numaplan-spank(8))\n"
+	"Plugin: numaplan 0.1.0, built for Slurm 22.05\n"
+	"This cluster:\n"
+	"  default policy     : spread\n"
+	"  enforced           : yes (every step gets the default)\n"
+	"  policies you may ask for: spread\n";
+static const char help_free[] =
+	"This cluster:\n"
+	"  default policy     : none (no binding unless asked)\n"
+	"  enforced           : no\n";
+
+static void test_site_rules(void **state)
+{
+	np_error_t err = { 0 };
+	char *p = (char *)"unchanged";
+
+	(void)state;
+	assert_int_equal(np_site_rules_parse(help_enforced, &p, &err), 0);
+	assert_non_null(p);
+	assert_string_equal(p, "spread");
+	free(p);
+	assert_int_equal(np_site_rules_parse(help_free, &p, &err), 0);
+	assert_null(p);
+	assert_int_equal(np_site_rules_parse("srun: unrecognized option\n", &p, &err), -EINVAL);
+	assert_null(p);
+}
+
+static void test_duration(void **state)
+{
+	double s = -1;
+
+	(void)state;
+	assert_int_equal(np_duration_parse("90s", &s), 0);
+	assert_true(s == 90);
+	assert_int_equal(np_duration_parse("15m", &s), 0);
+	assert_true(s == 900);
+	assert_int_equal(np_duration_parse("2h", &s), 0);
+	assert_true(s == 7200);
+	assert_int_equal(np_duration_parse("10", &s), 0);      /* minutes, as sbatch --time */
+	assert_true(s == 600);
+	assert_int_equal(np_duration_parse("01:30", &s), 0);
+	assert_true(s == 90);
+	assert_int_equal(np_duration_parse("1:00:05", &s), 0);
+	assert_true(s == 3605);
+	s = -1;
+	static const char *const bad[] = { "", "0", "0s", "-5m", "5x", "1:60", "1:2:3:4", "m", "1::2", "9999999h",
+	                                   "nan", "1e999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(np_duration_parse(bad[i], &s), -EINVAL);
+		assert_true(s == -1);
+	}
+}
+
+/* Sizes from constructed memory sizes: the issue's VM, a 480 MiB "L3"
+ * (default 4 x 480 MiB / 8 B elements per array, 3 arrays: 5.6 GiB) on a
+ * node of 8 GiB: the arrays get at most a quarter, 2 GiB, 89478485
+ * elements, rounded down to a multiple of 1024. */
+static void test_stream_fit(void **state)
+{
+	const uint64_t gib = 1ULL << 30, deflt = 4 * 480 * (1ULL << 20) / 8;
+	const char *why = NULL;
+	uint64_t mem = 8 * gib / 4 / 24, n;
+
+	(void)state;
+	n = np_stream_fit(deflt, mem, 0, 2, &why);
+	assert_true(n == 89478485ULL / 1024 * 1024);
+	assert_string_equal(why, "node memory");
+	assert_true(3 * 8 * n <= 2 * gib);
+	/* a node of 1 TiB: the kernel's default stands */
+	n = np_stream_fit(deflt, 1024 * gib / 4 / 24, 0, 2, &why);
+	assert_true(n == deflt);
+	assert_null(why);
+	/* unknown memory (0) caps nothing */
+	n = np_stream_fit(deflt, 0, 0, 2, &why);
+	assert_true(n == deflt);
+	assert_null(why);
+	/* a time of 1 s with 2 threads at 2 GB/s each: 4e9 bytes over 848
+	 * bytes per element (10 passes of 10 arrays' worth, 6 to set up and
+	 * check, 8 bytes each) */
+	n = np_stream_fit(deflt, mem, 1.0, 2, &why);
+	assert_true(n == (uint64_t)(4e9 / 848) / 1024 * 1024);
+	assert_string_equal(why, "time budget");
+	assert_true(np_stream_seconds(n, 2) <= 1.0);
+	/* never below 1024 elements */
+	n = np_stream_fit(deflt, mem, 1e-9, 1, &why);
+	assert_true(n == 1024);
+}
+
+/* accept: a misplaced experiment fails unless an allow misplaced line
+ * matches it. */
+static void test_accept_misplaced(void **state)
+{
+	np_spec_t s;
+	np_error_t err = { 0 };
+	json_t *res = json_pack("{s:[{s:s, s:s, s:s, s:i, s:i, s:{s:{s:f, s:f, s:f, s:f, s:i}}, s:[]}]}",
+	                        "experiments", "name", "stream.l3", "kernel", "stream", "status", "misplaced",
+	                        "runs_misplaced", 1, "runs_total", 1, "stats", "triad_mbps", "min", 10.0, "median",
+	                        10.0, "mean", 10.0, "max", 10.0, "n", 1, "runs");
+	FILE *f = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(res);
+	assert_int_equal(np_spec_parse("check stream.* triad_mbps >= 1\n", "t", &s, &err), 0);
+	assert_int_equal(np_accept_evaluate(&s, &res, 1, NULL, 0.05, f, NULL), 1);
+	np_spec_free(&s);
+	assert_int_equal(np_spec_parse("check stream.* triad_mbps >= 1\nallow misplaced stream.l*\n", "t", &s, &err),
+	                 0);
+	assert_int_equal(np_accept_evaluate(&s, &res, 1, NULL, 0.05, f, NULL), 0);
+	np_spec_free(&s);
+	/* the same figure as planned passes without any allow line */
+	json_object_set_new(json_array_get(json_object_get(res, "experiments"), 0), "status", json_string("ok"));
+	json_object_set_new(json_array_get(json_object_get(res, "experiments"), 0), "runs_misplaced", json_integer(0));
+	assert_int_equal(np_spec_parse("check stream.* triad_mbps >= 1\n", "t", &s, &err), 0);
+	assert_int_equal(np_accept_evaluate(&s, &res, 1, NULL, 0.05, f, NULL), 0);
+	np_spec_free(&s);
+	/* a malformed allow line is refused */
+	assert_int_equal(np_spec_parse("check a b >= 1\nallow misplace x\n", "t", &s, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "allow misplaced EXP-GLOB"));
+	np_spec_free(&s);
+	fclose(f);
+	json_decref(res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_site_rules),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_stream_fit),
+		cmocka_unit_test(test_accept_misplaced),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
