@@ -236,6 +236,17 @@ int nps_cache_save(const np_topo_t *t, const char *dir, const char *node,
 	/* through the checked directory's descriptor: the temporary file
 	 * and the rename both stay inside it */
 	n = snprintf(target, sizeof(target), "/proc/self/fd/%d/%s", dfd, strrchr(path, '/') + 1);
+	{
+		/* the exporter refuses to replace what is not a file (numaplan
+		 * topo --export-xml /dev/null); here, in the checked root-only
+		 * directory, a FIFO or socket in the cache file's place is
+		 * junk that goes, as a broken file does */
+		struct stat st;
+		const char *base = strrchr(path, '/') + 1;
+		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
+		    !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
+			(void)unlinkat(dfd, base, 0);
+	}
 	if (n < 0 || (size_t)n >= sizeof(target))
 		rc = np_error_set(err, -ENAMETOOLONG, "cache path %s is too long", path);
 	else if ((rc = np_topo_export_xml(t, target, &e2)) < 0)

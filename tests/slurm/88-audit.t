@@ -64,13 +64,19 @@ esac
 EOF
 chmod 0755 "$tmp/task.sh"
 
-# audit_until N JOB: audit until it sees N deviations (the tasks need a
-# moment to start and change), at most 60 s; $OUT $ERR $RC of the last
+# audit_until N JOB [KIND...]: audit until it sees N deviations, of each
+# KIND named (the tasks need a moment to start and change, and on a busy
+# machine an earlier audit can count a task caught half-way), at most
+# 60 s; $OUT $ERR $RC of the last
 audit_until() {
-	local i
+	local i n=$1 job=$2 k ok
+	shift 2
 	for i in $(seq 60); do
-		run numaplan audit "$2"
-		grep -q "; $1 deviation(s)" <<<"$OUT" && grep -q " 4 task(s)" <<<"$OUT" && return 0
+		run numaplan audit "$job"
+		ok=yes
+		grep -q "; $n deviation(s)" <<<"$OUT" && grep -q " 4 task(s)" <<<"$OUT" || ok=no
+		for k in "$@"; do grep -qE " $k +" <<<"$OUT" || ok=no; done
+		[ $ok = yes ] && return 0
 		sleep 1
 	done
 	return 1
@@ -83,7 +89,7 @@ submit() { # script text -> job id
 job=$(submit "srun -n4 --numa-plan=compact $tmp/task.sh")
 jobs="$jobs $job"
 check "the job is submitted" [ -n "$job" ]
-audit_until 3 "$job"
+audit_until 3 "$job" re-bound thread-outside mempolicy
 check "audit exits 1: deviations found" [ "$RC" -eq 1 ]
 check "4 tasks on 2 nodes checked, 3 deviations" grep -q "job $job: 4 task(s), .* on 2 node(s); 3 deviation(s)" <<<"$OUT"
 row() { grep -E "^n[0-9]+ +0 +$1 " <<<"$OUT"; }
@@ -124,7 +130,7 @@ scancel "$job"
 m0=$(printf '0x%x' $((1 << pus[0]))); m1=$(printf '0x%x' $((1 << pus[1])))
 job=$(submit "srun -n4 --cpu-bind=mask_cpu:$m0,$m1 $tmp/task.sh")
 jobs="$jobs $job"
-audit_until 2 "$job"
+audit_until 2 "$job" re-bound thread-outside
 check "srun masks: rank 1 re-bound against mask $m1 (PU ${pus[1]})" \
 	grep -qE "re-bound +cpus ${pus[1]} +cpus ${pus[0]} +srun --cpu-bind" <<<"$(row 1)"
 check "srun masks: rank 2's thread outside PU ${pus[0]}" \
