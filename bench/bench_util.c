@@ -225,6 +225,77 @@ void np_stats_others(const double *v, unsigned n, unsigned skip, double *med, do
 	free(tmp);
 }
 
+typedef struct ranked {
+	double v;
+	unsigned i;     /* where it came from */
+} ranked_t;
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const ranked_t *x = a, *y = b;
+
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+/* The r-th smallest of a sorted array without its element at p. */
+static double nth_without(const ranked_t *s, unsigned r, unsigned p)
+{
+	return s[r < p ? r : r + 1].v;
+}
+
+static double median_without(const ranked_t *s, unsigned n, unsigned p)
+{
+	unsigned m = n - 1;
+
+	return m % 2 ? nth_without(s, m / 2, p) : (nth_without(s, m / 2 - 1, p) + nth_without(s, m / 2, p)) / 2;
+}
+
+/* np_stats_others for every element at once, in O(n log n): values
+ * sorted once, each median without one element read off by rank; the
+ * deviations from that median sorted again only when the median changes
+ * (at most three times: the element left out lies below, at or above
+ * the middle). */
+int np_stats_others_all(const double *v, unsigned n, double *med, double *mad)
+{
+	ranked_t *s, *d;
+	unsigned *dpos, k, p;
+	double cur = NAN;
+
+	for (k = 0; k < n; k++)
+		med[k] = mad[k] = NAN;
+	if (n < 2)
+		return 0;
+	s = malloc(n * sizeof(*s));
+	d = malloc(n * sizeof(*d));
+	dpos = malloc(n * sizeof(*dpos));
+	if (!s || !d || !dpos) {
+		free(s);
+		free(d);
+		free(dpos);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++)
+		s[k] = (ranked_t){ v[k], k };
+	qsort(s, n, sizeof(*s), cmp_rank);
+	for (p = 0; p < n; p++) {
+		double om = median_without(s, n, p);
+		if (!(om == cur)) {
+			cur = om;
+			for (k = 0; k < n; k++)
+				d[k] = (ranked_t){ fabs(s[k].v - om), k };
+			qsort(d, n, sizeof(*d), cmp_rank);
+			for (k = 0; k < n; k++)
+				dpos[d[k].i] = k;
+		}
+		med[s[p].i] = om;
+		mad[s[p].i] = median_without(d, n, dpos[p]);
+	}
+	free(s);
+	free(d);
+	free(dpos);
+	return 0;
+}
+
 char *np_cpulist_plus(const char *cpulist)
 {
 	np_cpuset_t *s = np_cpuset_new();

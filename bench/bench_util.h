@@ -52,6 +52,9 @@ double np_stats_mad(const double *values, unsigned n, double median);
 /* The median and MAD of the n values but the skip-th (NAN for n < 2):
  * the yardstick of one node among the others. */
 void np_stats_others(const double *values, unsigned n, unsigned skip, double *med, double *mad);
+/* The same for every skip at once (med[i], mad[i] without values[i]), in
+ * O(n log n) where n calls of np_stats_others take O(n^2 log n). */
+int np_stats_others_all(const double *values, unsigned n, double *med, double *mad);
 
 /* Whether a node's value v stands out among n nodes, in the bad
  * direction: more than pct percent worse than med, the median of the

@@ -292,9 +292,11 @@ typedef struct np_step {
 /* Run records of one repetition of an experiment, appended to runs;
  * owner is the suite that reads its kernel's outputs (np_suite_of_kernel),
  * NULL for none.  The caller looks it up: the suites use the records' own
- * calls (np_run_record...), so this file names no suite. */
-void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
-                        unsigned rep, json_t *runs);
+ * calls (np_run_record...), so this file names no suite.  Returns the
+ * number of runs the job ended or was cancelled before (or in the middle
+ * of): no result, to be finished by resubmitting job.sh. */
+unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
+                            unsigned rep, json_t *runs);
 /* The differences between where a run's ranks and threads said they ran
  * (the kernel's placement records) and the experiment's plan, as an array
  * of sentences (empty: as planned); NULL on ENOMEM. */
@@ -329,6 +331,14 @@ json_t *np_hosts_machines(json_t *nodes);
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err);
 /* Print the short human summary of a results object. */
 void np_results_print_summary(FILE *f, json_t *res);
+
+/* numaplan run's exit statuses (numaplan-run(1), EXIT STATUS). */
+#define NP_EXIT_FAILED 1        /* a run, an experiment or a node failed */
+#define NP_EXIT_USAGE 2         /* bad options or input: nothing run */
+#define NP_EXIT_INCOMPLETE 3    /* the job ended before every run did */
+#define NP_EXIT_NOSAVE 4        /* results.json could not be written */
+#define NP_EXIT_INTERRUPTED 130 /* Ctrl-C: the job was cancelled */
+int np_results_exit_status(json_t *res);
 /* Unit of a metric: a suite's named figure, or from the name's suffix
  * (_mbps MB/s, _us us, _s s); "" for ratios. */
 const char *np_metric_unit(const char *metric);

@@ -145,14 +145,14 @@ int np_run_collect(const np_run_opts_t *in)
 	if (np_outdir_write_json(c.outfd, c.outdir, "results.json", res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
 	                         &err) < 0) {
 		np_opt_print("run --collect: %s", err.msg);
-		status = 1;
+		status = NP_EXIT_NOSAVE;
 		goto out;
 	}
 	if (!o.quiet) {
 		np_results_print_summary(stdout, res);
 		printf("results: %s\n", rp);
 	}
-	status = json_integer_value(json_object_get(res, "failed_experiments")) ? 1 : 0;
+	status = np_results_exit_status(res);
 out:
 	json_decref(meta);
 	json_decref(exps);

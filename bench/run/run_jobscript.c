@@ -20,6 +20,8 @@ static const char prelude[] =
 "set -u\n"
 "cd \"$NP_OUT\" || exit 2\n"
 "mkdir -p raw\n"
+"# the node states numaplan run kept of an earlier job are not this one's\n"
+"rm -f raw/node_states.txt\n"
 "[ \"$NP_ARRAY\" = 1 ] || : >progress.log\n"
 "NP_FAILED=0\n"
 "NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
@@ -63,11 +65,25 @@ static const char prelude[] =
 "\t\t\t[ -n \"${all[$i]:-}\" ] || continue 2  # beyond the nodes there are\n"
 "\t\t\thosts=$hosts${hosts:+,}${all[$i]}; label=$label${label:++}${all[$i]}; n=$((n + 1))\n"
 "\t\tdone\n"
+"\t\t# resubmitted to finish a run: a set that succeeded is not redone\n"
+"\t\tgrep -qx 'rc=0' \"raw/$name.r$rep.$label.rc\" 2>/dev/null && continue\n"
 "\t\tif [ \"$par\" -gt 0 ] && [ \"$running\" -ge \"$par\" ]; then wait -n; running=$((running - 1)); fi\n"
 "\t\t{\n"
-"\t\t\tsrun -N \"$n\" -n $((n * rpn)) -w \"$hosts\" --output=\"raw/$name.r$rep.$label.out\" \\\n"
-"\t\t\t\t--error=\"raw/$name.r$rep.$label.err\" \"$@\"\n"
-"\t\t\tprintf 'rc=%s\\n' \"$?\" >\"raw/$name.r$rep.$label.rc\"\n"
+"\t\t\tlocal try r\n"
+"\t\t\t# a step that never started (no output: the controller restarting,\n"
+"\t\t\t# a node not answering) is tried once more before it counts\n"
+"\t\t\tfor try in 1 2; do\n"
+"\t\t\t\tsrun -N \"$n\" -n $((n * rpn)) -w \"$hosts\" --output=\"raw/$name.r$rep.$label.out\" \\\n"
+"\t\t\t\t\t--error=\"raw/$name.r$rep.$label.err\" \"$@\"\n"
+"\t\t\t\tr=$?\n"
+"\t\t\t\t{ [ \"$r\" -eq 0 ] || [ -e \"raw/$name.r$rep.$label.out\" ]; } && break\n"
+"\t\t\t\tsleep 5\n"
+"\t\t\tdone\n"
+"\t\t\t# cut short by the job's cancelling (Ctrl-C, scancel): no result,\n"
+"\t\t\t# not a failure of the node (numaplan reads 'rc=cancelled' so)\n"
+"\t\t\tif [ \"$r\" -ne 0 ] && [ \"$NP_MODE\" != local ] &&\n"
+"\t\t\t   squeue -h -j \"${SLURM_JOB_ID:-0}\" -o %T 2>/dev/null | grep -q CANCELLED; then r=cancelled; fi\n"
+"\t\t\tprintf 'rc=%s\\n' \"$r\" >\"raw/$name.r$rep.$label.rc\"\n"
 "\t\t} &\n"
 "\t\trunning=$((running + 1))\n"
 "\tdone\n"
@@ -82,6 +98,11 @@ static const char prelude[] =
 "\tshift 5\n"
 "\t# the tasks of a job array run the same steps, each on its node\n"
 "\tif [ \"$NP_ARRAY\" = 1 ]; then rcf=$base.$NP_NODE.rc log=$base.$NP_NODE.srun.log on=\" on $NP_NODE\"; fi\n"
+"\t# resubmitted to finish a run: a step that succeeded is not redone\n"
+"\tif grep -q '^rc=0 ' \"$rcf\" 2>/dev/null; then\n"
+"\t\tprintf '%s/%s %s rep %s exit 0 done before%s\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$on\" | tee -a progress.log\n"
+"\t\treturn 0\n"
+"\tfi\n"
 "\tnp_stat \"$base.stat\" \"$nodes\" before\n"
 "\tt0=$(date +%s.%N)\n"
 "\tif [ \"$NP_MODE\" = local ]; then\n"
@@ -361,6 +382,10 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 			np_sb_printf(&b, "#SBATCH --time=%s\n", o->time_limit);
 		if (whole)
 			np_sb_add(&b, "#SBATCH --exclusive\n");
+		/* A node that fails must not end the job of every other node
+		 * (--no-kill), nor start it again from the beginning over the
+		 * results already measured (--no-requeue). */
+		np_sb_add(&b, "#SBATCH --no-kill\n#SBATCH --no-requeue\n");
 		for (i = 0; i < o->sbatch_args.n; i++)
 			np_sb_printf(&b, "#SBATCH %s\n", o->sbatch_args.v[i]);
 	}

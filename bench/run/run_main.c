@@ -294,8 +294,9 @@ static void print_plan(const np_run_ctx_t *c)
 	}
 }
 
-/* Run the job script: 0, 1 when the job was stopped or failed to be
- * followed (results still record what ran), or -1 with err set. */
+/* Run the job script: 0; -ECANCELED (interrupted) or -EIO (the job ended
+ * badly or could not be followed), the message printed, results still
+ * record what ran; or -1 with err set. */
 static int run_script(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
 {
 	int rc = c->opts->mode == NP_MODE_SLURM ? np_run_slurm(c, script, nsteps, jobs, err)
@@ -304,15 +305,17 @@ static int run_script(np_run_ctx_t *c, const char *script, unsigned nsteps, json
 	if (rc == -ECANCELED || rc == -EIO) {
 		np_opt_print("run %s: %s", c->opts->suite->name, err->msg);
 		np_error_clear(err);
-		return 1;
+		return rc;
 	}
 	return rc < 0 ? -1 : 0;
 }
 
-/* results.json of what ran: 0 or 1 (an experiment failed), or -1 with err
- * set. */
-static int write_results(np_run_ctx_t *c, json_t *jobs, np_error_t *err)
+/* results.json of what ran, after the job script ended so (ran: 0,
+ * -ECANCELED, -EIO): the exit status (numaplan-run(1), EXIT STATUS), or
+ * -1 with err set. */
+static int write_results(np_run_ctx_t *c, json_t *jobs, int ran, np_error_t *err)
 {
+	const np_run_opts_t *o = c->opts;
 	char *respath = np_strdup_printf("%s/results.json", c->outdir);
 	json_t *res = NULL;
 	int rc = -1;
@@ -324,13 +327,28 @@ static int write_results(np_run_ctx_t *c, json_t *jobs, np_error_t *err)
 		goto out;
 	}
 	if (np_outdir_write_json(c->outfd, c->outdir, "results.json", res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
-	                         err) < 0)
+	                         err) < 0) {
+		/* the raw outputs hold every result measured: collect them
+		 * again once there is room */
+		np_opt_print("run %s: %s; the raw outputs are kept: numaplan run --collect %s", o->suite->name,
+		             err->msg, c->outdir);
+		np_error_clear(err);
+		rc = ran == -ECANCELED ? NP_EXIT_INTERRUPTED : NP_EXIT_NOSAVE;
 		goto out;
-	if (!c->opts->quiet) {
-		np_results_print_summary(stdout, res);
-		printf("results: %s\n", respath);
 	}
-	rc = json_integer_value(json_object_get(res, "failed_experiments")) > 0 ? 1 : 0;
+	if (!o->quiet)
+		np_results_print_summary(stdout, res);
+	rc = np_results_exit_status(res);
+	/* a job that ended badly with every run accounted for is a failure */
+	if (rc == 0 && ran == -EIO)
+		rc = NP_EXIT_FAILED;
+	if (ran == -ECANCELED)
+		rc = NP_EXIT_INTERRUPTED;
+	if (!o->quiet && rc == NP_EXIT_INCOMPLETE)
+		printf("incomplete: the job ended before every run did; to finish the run: sbatch %s/job.sh, "
+		       "then numaplan run --collect %s\n", c->outdir, c->outdir);
+	if (!o->quiet)
+		printf("results: %s\n", respath);
 out:
 	json_decref(res);
 	free(respath);
@@ -413,7 +431,7 @@ static int run_experiments(np_run_ctx_t *c, np_error_t *err)
 	json_t *jobs = json_array();
 	char *script = NULL;
 	unsigned nsteps = 0;
-	int status = 0, rc;
+	int status = 0, rc = 0;
 
 	if ((status = site_policy(c)) != 0) {
 		json_decref(jobs);
@@ -440,11 +458,10 @@ static int run_experiments(np_run_ctx_t *c, np_error_t *err)
 			       o->mode == NP_MODE_SLURM ? "sbatch" : "bash", script);
 		goto out;
 	}
-	if (!o->parse_only && (status = run_script(c, script, nsteps, jobs, err)) < 0)
+	if (!o->parse_only && (rc = run_script(c, script, nsteps, jobs, err)) == -1)
 		goto fail;
-	if ((rc = write_results(c, jobs, err)) < 0)
+	if ((status = write_results(c, jobs, rc, err)) < 0)
 		goto fail;
-	status = status || rc;
 	goto out;
 fail:
 	np_opt_print("run %s: %s", o->suite->name, err->msg);

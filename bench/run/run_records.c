@@ -30,20 +30,34 @@ char *np_run_read(const np_run_ctx_t *c, const char *rel)
 	return t;
 }
 
-/* Nodes that left an output file for a step: raw/NAME.rREP.NODE.out */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Nodes that left an output file for a step, raw/NAME.rREP.NODE.out, or
+ * only their own exit status, raw/NAME.rREP.NODE.rc: a node whose srun
+ * could not start there (its slurmd gone) writes no output, and must not
+ * vanish from the results as if it had not been asked.  Sorted, each once. */
 static unsigned list_nodes(const char *outdir, const char *name, unsigned rep, char ***nodes)
 {
 	char *dir = np_strdup_printf("%s/raw", outdir);
 	char *prefix = np_strdup_printf("%s.r%u.", name, rep);
 	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
-	unsigned n = 0, cap = 0;
+	unsigned n = 0, cap = 0, i, k;
 	size_t pl = prefix ? strlen(prefix) : 0;
 
 	*nodes = NULL;
 	while (d && prefix && (de = readdir(d)) != NULL) {
-		size_t l = strlen(de->d_name);
-		if (strncmp(de->d_name, prefix, pl) != 0 || l < pl + 5 || strcmp(de->d_name + l - 4, ".out") != 0)
+		size_t l = strlen(de->d_name), sl;
+		if (strncmp(de->d_name, prefix, pl) != 0)
+			continue;
+		if (l >= pl + 5 && strcmp(de->d_name + l - 4, ".out") == 0)
+			sl = 4;
+		else if (l >= pl + 4 && strcmp(de->d_name + l - 3, ".rc") == 0)
+			sl = 3;
+		else
 			continue;
 		if (n == cap) {
 			char **nv = realloc(*nodes, (cap = cap ? 2 * cap : 8) * sizeof(char *));
@@ -51,13 +65,23 @@ static unsigned list_nodes(const char *outdir, const char *name, unsigned rep, c
 				break;
 			*nodes = nv;
 		}
-		(*nodes)[n++] = strndup(de->d_name + pl, l - pl - 4);
+		if (((*nodes)[n] = strndup(de->d_name + pl, l - pl - sl)) != NULL)
+			n++;
 	}
 	if (d)
 		closedir(d);
 	free(dir);
 	free(prefix);
-	return n;
+	if (n > 1)
+		qsort(*nodes, n, sizeof(char *), cmp_str);
+	for (i = k = 0; i < n; i++) {
+		if (k && strcmp((*nodes)[k - 1], (*nodes)[i]) == 0) {
+			free((*nodes)[i]);
+			continue;
+		}
+		(*nodes)[k++] = (*nodes)[i];
+	}
+	return k;
 }
 
 static void first_line(const char *text, char *buf, size_t n)
@@ -148,16 +172,20 @@ static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t 
 
 /* The exit status a node (or node set) recorded of its own (a set's run,
  * a task of a job array), else the step's. */
-static void own_status(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, const char *node,
+/* A node's own exit status (node sets, array tasks): false when it has
+ * none, the job having ended before this node's run did. */
+static bool own_status(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, const char *node,
                        const np_step_t *step, np_step_t *own)
 {
 	char *rel = np_strdup_printf("raw/%s.r%u.%s.rc", e->name, rep, node);
 	char *t = rel ? np_run_read(c, rel) : NULL;
 	double s = 0, en = 0;
+	bool found = false;
 	int rc;
 
 	*own = *step;
 	if (t && sscanf(t, "rc=%d start=%lf end=%lf", &rc, &s, &en) >= 1) {
+		found = true;
 		own->ran = true;
 		own->rc = rc;
 		if (en > s)
@@ -165,14 +193,25 @@ static void own_status(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, c
 	}
 	free(t);
 	free(rel);
+	return found;
+}
+
+/* Slurm's word in a task's error output that the job was cancelled (by
+ * scancel, Ctrl-C) rather than that this node failed: such a run was
+ * interrupted, it did not fail. */
+static bool cancelled(const char *err)
+{
+	const char *p = err ? strstr(err, " CANCELLED AT ") : NULL;
+
+	return p && !strstr(p, "DUE TO NODE FAIL") && !strstr(p, "DUE TO TIME LIMIT");
 }
 
 /* Per-node experiments, node sets (and kernels whose every output is a
  * result): a record per node or set that left an output. */
-static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *owner, unsigned rep,
-                      const np_step_t *step, char **nodes, unsigned n, json_t *runs)
+static unsigned each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *owner, unsigned rep,
+                          const np_step_t *step, char **nodes, unsigned n, json_t *runs)
 {
-	unsigned i;
+	unsigned i, interrupted = 0;
 
 	for (i = 0; i < n; i++) {
 		char *rel = np_strdup_printf("raw/%s.r%u.%s.out", e->name, rep, nodes[i]);
@@ -183,7 +222,17 @@ static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t
 		np_step_t own, *si = &own;
 		json_t *r;
 
-		own_status(c, e, rep, nodes[i], step, &own);
+		/* node sets and array tasks: a run without its own status, or
+		 * cancelled with the job, was interrupted: it is no result, neither
+		 * pass nor failure, and finishing the run redoes it */
+		if ((!own_status(c, e, rep, nodes[i], step, &own) || cancelled(etext)) && (e->sets || c->array_tasks)) {
+			free(rel);
+			free(erel);
+			free(text);
+			free(etext);
+			interrupted++;
+			continue;
+		}
 		r = np_run_record(rep, nodes[i], si);
 		np_kout_t k = { .text = text ? text : "", .rc = si->rc, .wall = si->wall, .errline = errl,
 		                .values = json_object_get(r, "values") };
@@ -210,6 +259,7 @@ static void each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t
 		free(text);
 		free(etext);
 	}
+	return interrupted;
 }
 
 /* An MPI run: one result, printed by rank 0 into one node's file. */
@@ -264,12 +314,12 @@ static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *
 	json_array_append_new(runs, r);
 }
 
-void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
-                        unsigned rep, json_t *runs)
+unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct np_suite *owner,
+                            unsigned rep, json_t *runs)
 {
 	np_step_t si;
 	char **nodes = NULL;
-	unsigned n;
+	unsigned n, interrupted = 0;
 	size_t first = json_array_size(runs), i;
 
 	read_step(c, e, rep, &si);
@@ -280,8 +330,16 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct n
 	}
 	n = list_nodes(c->outdir, e->name, rep, &nodes);
 	/* each task of a job array ran the step on its node, with its own status */
-	if (!si.ran && n > 0 && c->array_tasks)
+	/* node sets too: the job may have ended in the middle of the step,
+	 * after some sets finished; what they measured is kept */
+	if (!si.ran && n > 0 && (c->array_tasks || e->sets))
 		si.ran = true;
+	if (si.ran && n > 0 && (e->per_node || e->sets || (owner && owner->each_output))) {
+		size_t before = json_array_size(runs);
+		interrupted = each_node(c, e, owner, rep, &si, nodes, n, runs);
+		if (json_array_size(runs) == before)
+			si.ran = false;         /* every set was interrupted */
+	}
 	if (!si.ran || n == 0) {
 		json_t *r = np_run_record(rep, "all", &si);
 		/* one record, but as many runs as the step was to give: one per
@@ -293,8 +351,10 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct n
 		if (planned > 1)
 			json_object_set_new(r, "planned_runs", json_integer(planned));
 		json_array_append_new(runs, r);
+		if (!si.ran)
+			interrupted = 1;
 	} else if (e->per_node || e->sets || (owner && owner->each_output)) {
-		each_node(c, e, owner, rep, &si, nodes, n, runs);
+		;       /* above */
 	} else {
 		mpi_run(c, e, owner, rep, &si, nodes, n, runs);
 	}
@@ -303,4 +363,5 @@ void np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const struct n
 check:
 	for (i = first; i < json_array_size(runs); i++)
 		np_placement_mark(c, e, json_array_get(runs, i));
+	return interrupted;
 }

@@ -147,6 +147,45 @@ static json_t *binding(const np_run_ctx_t *c)
 	return b;
 }
 
+/* raw/node_states.txt, written by `numaplan run` when the job ended:
+ * "NODE STATE REASON..." of the nodes Slurm had drained, downed or could
+ * not reach then, as {node: "state: reason"}. */
+static json_t *node_states(const np_run_ctx_t *c)
+{
+	char *t = np_run_read(c, "raw/node_states.txt"), *line, *save = NULL;
+	json_t *o = json_object();
+
+	for (line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char node[256], state[64];
+		int off = 0;
+		if (sscanf(line, "%255s %63s %n", node, state, &off) < 2)
+			continue;
+		json_object_set_new(o, node, json_sprintf("%s%s%s", state, line[off] ? ": " : "", line + off));
+	}
+	free(t);
+	return o;
+}
+
+/* A node the screen reports failed is not also an outlier: its figures
+ * are no measure of a working node. */
+static void drop_failed_outliers(json_t *outl, json_t *summary)
+{
+	json_t *failed = json_object_get(json_object_get(summary, "screen"), "failed"), *f;
+	size_t i, k;
+
+	for (i = 0; i < json_array_size(outl);) {
+		const char *node = np_json_str(json_array_get(outl, i), "node");
+		bool drop = false;
+		json_array_foreach(failed, k, f)
+			if (strcmp(json_string_value(f), node) == 0)
+				drop = true;
+		if (drop)
+			json_array_remove(outl, i);
+		else
+			i++;
+	}
+}
+
 int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
 {
 	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
@@ -159,6 +198,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	if (sw && c->opts->job_setup)
 		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
 	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0, misplaced_exps = 0, misplaced_runs = 0;
+	unsigned interrupted = 0;
+	json_t *states = node_states(c);
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
 	                   : "slurm";
@@ -176,7 +217,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		unsigned nsys = 0;
 
 		for (r = 1; r <= c->opts->repeat; r++)
-			np_records_collect(c, e, np_suite_of_kernel(e->kernel), r, runs);
+			interrupted += np_records_collect(c, e, np_suite_of_kernel(e->kernel), r, runs);
 		/* a %sys sample per run: as many as the partition has nodes */
 		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
 		if (!sys) {
@@ -248,6 +289,10 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_array_append_new(exps, j);
 	}
 	derive(exps, summary);
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->node_states && json_object_size(states))
+			np_suites[i]->node_states(summary, states);
+	drop_failed_outliers(outl, summary);
 	np_time_iso(ts, sizeof(ts));
 	json_object_set_new(res, "schema", json_string("numaplan-results/1"));
 	json_object_set_new(res, "suite", json_string(c->opts->suite->name));
@@ -277,7 +322,29 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "total_runs", json_integer(total_runs));
 	json_object_set_new(res, "misplaced_experiments", json_integer(misplaced_exps));
 	json_object_set_new(res, "misplaced_runs", json_integer(misplaced_runs));
+	json_object_set_new(res, "interrupted_runs", json_integer(interrupted));
+	json_object_set_new(res, "node_states", states);
 	*out = res;
+	return 0;
+}
+
+/* What happened, as numaplan-run(1) EXIT STATUS says. */
+int np_results_exit_status(json_t *res)
+{
+	json_t *screen = json_object_get(json_object_get(res, "summary"), "screen"), *e;
+	size_t i;
+
+	if (json_integer_value(json_object_get(res, "interrupted_runs")) > 0 ||
+	    json_array_size(json_object_get(screen, "not_screened")) > 0)
+		return NP_EXIT_INCOMPLETE;
+	if (json_integer_value(json_object_get(res, "failed_experiments")) > 0 ||
+	    json_array_size(json_object_get(screen, "failed")) > 0)
+		return NP_EXIT_FAILED;
+	/* "misplaced": valid figures of another placement than planned,
+	 * which results.json and the reports mark; no failure */
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		if (!np_json_streq(e, "status", "ok") && !np_json_streq(e, "status", "misplaced"))
+			return NP_EXIT_FAILED;
 	return 0;
 }
 
@@ -351,7 +418,23 @@ void np_results_print_summary(FILE *f, json_t *res)
 		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
 		        "loopback network, not a cluster's\n");
 	}
+	/* pairs grow with the square of the nodes (64 vcluster nodes on one
+	 * machine: 2016): a few are named, more are counted */
 	json_array_foreach(json_object_get(res, "shared_cpus"), i, o) {
+		size_t np = json_array_size(json_object_get(res, "shared_cpus"));
+		if (np > 4) {
+			json_t *seen = json_object(), *p, *x;
+			size_t k, m;
+			json_array_foreach(json_object_get(res, "shared_cpus"), k, p)
+				json_array_foreach(json_object_get(p, "nodes"), m, x)
+					if (json_is_string(x))
+						json_object_set_new(seen, json_string_value(x), json_true());
+			fprintf(f, "warning: %zu pairs of nodes were one machine and shared its CPUs (%zu nodes, "
+			        "results.json shared_cpus): figures across nodes measure that machine, not separate "
+			        "nodes\n", np, json_object_size(seen));
+			json_decref(seen);
+			break;
+		}
 		np_escape(name, sizeof(name), json_string_value(json_array_get(json_object_get(o, "nodes"), 0)));
 		np_escape(node, sizeof(node), json_string_value(json_array_get(json_object_get(o, "nodes"), 1)));
 		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "

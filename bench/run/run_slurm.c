@@ -22,6 +22,7 @@
 #include "run/run.h"
 #include "slurm/slurm_adapter.h"
 #include "bench_util.h"
+#include "outdir.h"
 #include "common/text.h"
 
 /* The only file-scope state: a signal handler can do nothing else than
@@ -214,6 +215,10 @@ static int submit(np_run_ctx_t *c, const char *script, char *jobid, size_t idlen
 	return rc;
 }
 
+/* How long a controller that does not answer is waited for (10 minutes)
+ * before the job is judged by the steps it recorded. */
+#define CTLD_WAIT_S 600
+
 /* A submitted job as the follow loop sees it. */
 typedef struct follow {
 	const np_run_ctx_t *c;
@@ -222,7 +227,8 @@ typedef struct follow {
 	char state[32], elapsed[32], exitc[32]; /* the last known; "": not known */
 	job_info_t ji;                  /* the last answer */
 	json_t *seen;                   /* the array tasks seen so far */
-	int gone, failed;               /* answers in a row that found no job, that failed */
+	int gone;                       /* answers in a row that found no job */
+	time_t unanswered_since;        /* the first question in a row left unanswered, 0 */
 	bool tty, cancelled;
 	char shown[200];                /* the state last printed */
 	unsigned shown_done;            /* the steps done last printed */
@@ -288,10 +294,21 @@ static bool poll_job(follow_t *f, unsigned tick)
 		np_strcut(f->state, sizeof(f->state), f->ji.state);
 		np_strcut(f->elapsed, sizeof(f->elapsed), f->ji.elapsed);
 		np_strcut(f->exitc, sizeof(f->exitc), f->ji.exit_code);
-		f->gone = f->failed = 0;
-	} else if ((ask && q == 0 && ++f->gone >= 3) || (q < 0 && ++f->failed >= 15)) {
+		f->gone = 0;
+		f->unanswered_since = 0;
+	} else if (ask && q == 0 && ++f->gone >= 3) {
 		judge_purged(f);
 		return false;
+	} else if (q < 0) {
+		/* a controller that does not answer: a restart takes seconds, a
+		 * failover SlurmctldTimeout; the job runs on meanwhile */
+		time_t now = time(NULL);
+		if (!f->unanswered_since)
+			f->unanswered_since = now;
+		if (now - f->unanswered_since >= CTLD_WAIT_S) {
+			judge_purged(f);
+			return false;
+		}
 	}
 	return true;
 }
@@ -399,6 +416,33 @@ static int verdict(const follow_t *f, np_error_t *err)
 	return -EIO;
 }
 
+/* The nodes Slurm has drained, downed or cannot reach when the job ended,
+ * kept in raw/node_states.txt ("NODE STATE REASON" lines) for the results
+ * and any later --collect: by then the nodes may be back.  A file of an
+ * earlier job goes (the job script removes it too). */
+static void record_node_states(const np_run_ctx_t *c)
+{
+	np_slurm_lost_node_t *v;
+	unsigned n, i;
+	np_error_t err;
+	np_sb_t b;
+
+	np_error_clear(&err);
+	unlinkat(c->outfd, "raw/node_states.txt", 0);
+	if (np_slurm_lost_nodes(&v, &n, &err) < 0) {
+		fprintf(stderr, "numaplan run: node states not recorded: %s\n", err.msg);
+		return;
+	}
+	if (n == 0)
+		return;
+	np_sb_init(&b);
+	for (i = 0; i < n; i++)
+		np_sb_printf(&b, "%s %s%s%s%s\n", v[i].name, v[i].state, v[i].flags, *v[i].reason ? " " : "", v[i].reason);
+	free(v);
+	if (np_outdir_write_sb(c->outfd, c->outdir, "raw/node_states.txt", &b, false, &err) < 0)
+		fprintf(stderr, "numaplan run: %s\n", err.msg);
+}
+
 int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *jobs, np_error_t *err)
 {
 	follow_t f = { .c = c, .nsteps = nsteps, .tty = isatty(STDOUT_FILENO) && !c->opts->quiet };
@@ -428,6 +472,7 @@ int np_run_slurm(np_run_ctx_t *c, const char *script, unsigned nsteps, json_t *j
 	f.seen = json_object();
 	follow_job(&f);
 	restore_signals(old);
+	record_node_states(c);
 	record_job(&f, script, jobs);
 	json_decref(f.seen);
 	return verdict(&f, err);

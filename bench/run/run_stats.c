@@ -175,9 +175,14 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 	if (nn >= 2) {
 		np_stats_t all_st;
 		double mad, *sorted = malloc(nn * sizeof(double));
+		double *omeds = malloc(nn * sizeof(double)), *omads = malloc(nn * sizeof(double));
 		unsigned idx = 0;
-		if (!sorted)
+		if (!sorted || !omeds || !omads || np_stats_others_all(med, nn, omeds, omads) < 0) {
+			free(sorted);
+			free(omeds);
+			free(omads);
 			goto out;
+		}
 		memcpy(sorted, med, nn * sizeof(double));
 		np_stats_compute(sorted, nn, &all_st);
 		mad = np_stats_mad(med, nn, all_st.median);
@@ -190,7 +195,8 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 			/* the z-score against the other nodes: the node judged is
 			 * no part of its own yardstick (with few nodes, one slow
 			 * node would otherwise widen the MAD it is measured by) */
-			np_stats_others(med, nn, idx++, &omed, &omad);
+			omed = omeds[idx];
+			omad = omads[idx++];
 			if (np_node_outlier(v, all_st.median, omed, omad, nn, higher, pct, mad_z, &dev, &z)) {
 				char *msg = np_strdup_printf("node %s %s %.0f%% %s the median (%s)", node,
 				                             np_metric_label(metric), fabs(dev), dev < 0 ? "below" : "above", name);
@@ -206,6 +212,8 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 			}
 		}
 		free(sorted);
+		free(omeds);
+		free(omads);
 	}
 out:
 	json_object_set_new(exp, "per_node", node_med);

@@ -55,6 +55,23 @@ int np_slurm_parse_nodes(const char *text, const char *partition, np_slurm_node_
 /* Run sinfo and parse it (partition NULL: the default partition). */
 int np_slurm_nodes(const char *partition, np_slurm_node_t **nodes, unsigned *n, np_error_t *err);
 
+/* A node Slurm took away from jobs: drained or draining, down, failing,
+ * in maintenance, or not responding ('*'). */
+typedef struct np_slurm_lost_node {
+	char name[128];
+	char state[24];             /* sinfo's short state, flags cut: drain, drng, down ... */
+	char flags[8];              /* its trailing flags: '*' not responding ... */
+	char reason[256];           /* Slurm's reason, "" for none */
+} np_slurm_lost_node_t;
+
+/* sinfo -h -N -o '%N %t %E' (node, short state, reason: the rest of the
+ * line, "none" when there is none): the nodes taken away, each once
+ * (sinfo -N lists a node once per partition).  0 with *nodes (free())
+ * and *n; -EINVAL with err on a line without a state. */
+int np_slurm_parse_lost_nodes(const char *text, np_slurm_lost_node_t **nodes, unsigned *n, np_error_t *err);
+/* Run sinfo over every partition and parse it. */
+int np_slurm_lost_nodes(np_slurm_lost_node_t **nodes, unsigned *n, np_error_t *err);
+
 /* ---- submit ------------------------------------------------------------------ */
 
 /* sbatch --parsable's standard output: "ID" or "ID;CLUSTER", perhaps

@@ -87,6 +87,79 @@ int np_slurm_parse_nodes(const char *text, const char *partition, np_slurm_node_
 	return 0;
 }
 
+/* States (sinfo's short form) of a node Slurm took away from jobs: it
+ * was drained (or is draining), went down, is failing or in maintenance;
+ * or, whatever its state, it does not respond. */
+static bool lost(const char *state, const char *flags)
+{
+	static const char *const gone[] = { "drain", "drng", "down", "fail", "failg", "maint" };
+
+	if (strchr(flags, '*'))
+		return true;
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		if (strcmp(state, gone[i]) == 0)
+			return true;
+	return false;
+}
+
+int np_slurm_parse_lost_nodes(const char *text, np_slurm_lost_node_t **nodes, unsigned *n, np_error_t *err)
+{
+	const char *p = text ? text : "";
+	unsigned lineno = 0, i;
+
+	*nodes = NULL;
+	*n = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[512], name[128], state[64], flags[64];
+		np_slurm_lost_node_t *v, *x;
+		size_t sl, rl;
+		int off = 0;
+		bool dup = false;
+
+		lineno++;
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+		p += len + (nl ? 1 : 0);
+		if (strspn(line, " \t") == strlen(line))
+			continue;
+		if (sscanf(line, "%127s %63s %n", name, state, &off) < 2) {
+			free(*nodes);
+			*nodes = NULL;
+			*n = 0;
+			return np_error_set(err, -EINVAL, "sinfo line %u is not 'NODE STATE REASON': %s", lineno, line);
+		}
+		sl = strcspn(state, "*~#%!$@^-+");
+		np_strcut(flags, sizeof(flags), state + sl);
+		state[sl] = '\0';
+		for (i = 0; i < *n; i++)
+			dup = dup || strcmp((*nodes)[i].name, name) == 0;
+		if (dup || !lost(state, flags))
+			continue;
+		if (!(v = realloc(*nodes, (*n + 1) * sizeof(*v)))) {
+			free(*nodes);
+			*nodes = NULL;
+			*n = 0;
+			return np_error_set(err, -ENOMEM, "out of memory");
+		}
+		*nodes = v;
+		x = &v[(*n)++];
+		memset(x, 0, sizeof(*x));
+		np_strcut(x->name, sizeof(x->name), name);
+		np_strcut(x->state, sizeof(x->state), state);
+		np_strcut(x->flags, sizeof(x->flags), flags);
+		/* the reason: the rest of the line, trailing blanks cut; sinfo
+		 * prints "none" for a node without one */
+		rl = strlen(line + off);
+		while (rl && (line[off + rl - 1] == ' ' || line[off + rl - 1] == '\r'))
+			rl--;
+		line[off + rl] = '\0';
+		if (strcmp(line + off, "none") != 0)
+			np_strcut(x->reason, sizeof(x->reason), line + off);
+	}
+	return 0;
+}
+
 /* ---- sbatch ------------------------------------------------------------------ */
 
 int np_slurm_parse_jobid(const char *out, char *id, size_t idlen)

@@ -46,6 +46,27 @@ int np_slurm_nodes(const char *partition, np_slurm_node_t **nodes, unsigned *n, 
 	return rc;
 }
 
+int np_slurm_lost_nodes(np_slurm_lost_node_t **nodes, unsigned *n, np_error_t *err)
+{
+	/* every partition (-a: hidden ones too): a node of the job may be in
+	 * a partition the user does not see by default */
+	const char *argv[] = { "sinfo", "-a", "-h", "-N", "-o", "%N %t %E", NULL };
+	np_slurm_out_t r;
+	int rc;
+
+	*nodes = NULL;
+	*n = 0;
+	if ((rc = np_slurm_exec(argv, QUERY_TIMEOUT_S, &r, err)) < 0)
+		return rc;
+	if (r.status != 0)
+		rc = np_error_set(err, -EIO, "sinfo could not list the nodes (is the controller up?): %s",
+		                  *r.err ? trimmed(r.err) : "no message");
+	else
+		rc = np_slurm_parse_lost_nodes(r.out, nodes, n, err);
+	np_slurm_out_free(&r);
+	return rc;
+}
+
 int np_slurm_submit(const char *script, const char *const *args, char *id, size_t idlen, char **notes,
                     np_error_t *err)
 {

@@ -41,6 +41,9 @@ int np_screen_nodes(np_run_ctx_t *c, unsigned *nodes, json_t *names_out, json_t 
 int np_screen_generate(np_run_ctx_t *c, np_error_t *err);
 /* summary.screen: each node's status, findings and figures. */
 void np_screen_derive(json_t *exps, json_t *summary);
+/* Nodes Slurm drained or lost during the run ({node: "state: reason"})
+ * reported failed in summary.screen. */
+void np_screen_node_states(json_t *summary, json_t *states);
 /* The node table, the latency matrices and the nodes not screened; one
  * plot per figure over the nodes. */
 void np_screen_tables(json_t *res, np_report_t *r);

@@ -302,3 +302,44 @@ void np_screen_derive(json_t *exps, json_t *summary)
 		json_object_set_new(screen, "launch", json_string(np_json_str(facts, "launch")));
 	json_object_set_new(summary, "screen", screen);
 }
+
+/* ---- nodes Slurm took away during the run ------------------------------- */
+
+/* A node that Slurm shows drained, down or failing when the job ended
+ * (raw/node_states.txt: {node: "state: reason"}) is reported failed
+ * whatever it measured: a site drains a node it no longer trusts, and a
+ * node that stopped answering has not passed.  Its figures stay. */
+void np_screen_node_states(json_t *summary, json_t *states)
+{
+	json_t *screen = json_object_get(summary, "screen"), *nodes, *v, *failed, *outl;
+	const char *node;
+
+	if (!screen || !json_object_size(states))
+		return;
+	nodes = json_object_get(screen, "nodes");
+	json_object_foreach(states, node, v) {
+		char *w;
+		bool asked = json_object_get(nodes, node) != NULL;
+		size_t i;
+		json_t *n;
+		json_array_foreach(json_object_get(screen, "not_screened"), i, n)
+			if (json_is_string(n) && strcmp(json_string_value(n), node) == 0)
+				asked = true;
+		if (!asked)
+			continue;
+		w = np_strdup_printf("Slurm took the node away during the run: %s", json_string_value(v));
+		node_finding(nodes, node, w, true);
+		free(w);
+	}
+	failed = json_array();
+	outl = json_array();
+	json_object_foreach(nodes, node, v) {
+		if (np_json_streq(v, "status", "failed"))
+			json_array_append_new(failed, json_string(node));
+		else if (np_json_streq(v, "status", "outlier"))
+			json_array_append_new(outl, json_string(node));
+	}
+	json_object_set_new(screen, "failed", failed);
+	json_object_set_new(screen, "outliers", outl);
+	json_object_set_new(screen, "order", node_order(nodes));
+}

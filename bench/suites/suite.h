@@ -88,6 +88,10 @@ typedef struct np_suite {
 	/* results.json: figures across the suite's experiments (derived.*,
 	 * summary.*), once every experiment has its statistics. */
 	void (*derive)(json_t *exps, json_t *summary);
+	/* results.json: after derive, the nodes Slurm had drained, downed or
+	 * could not reach when the job ended ({node: "state: reason"}, not
+	 * empty): a suite that judges nodes says what that means for them. */
+	void (*node_states)(json_t *summary, json_t *states);
 	/* Report sections: tables (every format) and HTML plots. */
 	void (*tables)(json_t *res, np_report_t *r);
 	void (*plots)(json_t *res, np_sb_t *b);

@@ -91,6 +91,7 @@ const np_suite_t np_suite_screen = {
 	.primary = primary,
 	.strict_nodes = true,
 	.derive = np_screen_derive,
+	.node_states = np_screen_node_states,
 	.tables = np_screen_tables,
 	.plots = np_screen_plots,
 };

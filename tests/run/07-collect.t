@@ -27,7 +27,7 @@ for r in 1 2; do
 done
 
 run numaplan run --collect "$D"
-check "collect exits 1: the other experiments never ran" [ "$RC" -eq 1 ]
+check "collect exits 3 (incomplete): the other experiments never ran" [ "$RC" -eq 3 ]
 R=$D/results.json
 check "results.json has the documented fields" schema_ok "$R"
 node() { # [-c|-r] filter, over the stream.node experiment

@@ -80,7 +80,7 @@ run numaplan run compare --dry-run --repeat 1 --policies none,compact --threads 
 jq '(.[] | select(.name == "compare.none.t1") | .params) |= del(.policy)' "$D/experiments.json" >"$D/e.json" &&
 	mv "$D/e.json" "$D/experiments.json"
 run numaplan run --collect "$D"
-check "--collect with a compare experiment lacking params.policy: no crash (exit 1: nothing ran)" [ "$RC" -eq 1 ]
+check "--collect with a compare experiment lacking params.policy: no crash (exit 3: nothing ran, incomplete)" [ "$RC" -eq 3 ]
 check "... and the comparison is still summarised" jqt '.summary.compare | length == 2' "$D/results.json"
 jq 'del(.experiments[0].status, .experiments[0].kernel, .experiments[0].primary_metric, .experiments[0].name)' \
 	"$D/results.json" >"$tmp/bad-results.json"
@@ -118,7 +118,7 @@ echo 11 >"$tmp/fake/jobid"
 cp "$SD/22.05/job-failed.txt" "$tmp/fake/record"
 # (--topology: the fake Slurm runs no topology probe)
 run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq" -- true
-check "a job scontrol shows FAILED: exit 1" [ "$RC" -eq 1 ]
+check "a job scontrol shows FAILED before any step ran: exit 3 (incomplete)" [ "$RC" -eq 3 ]
 check "... sbatch's warning shown, the job id read past it" grep -q 'sbatch said: sbatch: warning: a site message' <<<"$ERR"
 check "... reported with its exit code (3:0)" grep -q 'job 11 ended FAILED (exit code 3:0)' <<<"$ERR"
 check "... recorded: id, state, exit code, elapsed 00:00:01" \

@@ -78,7 +78,7 @@ for i in $(seq 120); do grep -q RUNNING "$tmp/cancel.out" && break; sleep 1; don
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-check "Ctrl-C: exit 1" [ "$rc" -eq 1 ]
+check "Ctrl-C: exit 130" [ "$rc" -eq 130 ]
 check "... cancels the job it submitted" grep -q 'job [0-9]* CANCELLED' "$tmp/cancel.out"
 check "... and records it" jqt '.jobs[0].state == "CANCELLED" and .failed_runs == 1' "$tmp/cancel/results.json"
 done_testing

@@ -67,8 +67,8 @@ for i in $(seq 240); do grep -Eq 'step ([3-9]|[1-9][0-9])/30 ' "$tmp/c.out" && b
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-check "Ctrl-C: exit 1" [ "$rc" -eq 1 ]
-[ "$rc" -eq 1 ] || diag "$(tail -5 "$tmp/c.out")"
+check "Ctrl-C: exit 130 (numaplan-run(1) EXIT STATUS)" [ "$rc" -eq 130 ]
+[ "$rc" -eq 130 ] || diag "$(tail -5 "$tmp/c.out")"
 check "... the job is cancelled" jqt '.jobs[0].state == "CANCELLED"' "$tmp/c/results.json"
 check "... every experiment counts 10 planned runs" jqt 'all(.experiments[]; .runs_total == 10)' "$tmp/c/results.json"
 check "... some ran, not all" jqt '([.experiments[].runs_ok] | add) as $ok | $ok > 0 and $ok < 60' "$tmp/c/results.json"

@@ -310,6 +310,29 @@ static void test_hostlist(void **state)
 	assert_true(np_hostlist_expand("n[1-4000000000]", &v, &k, &err) < 0);
 }
 
+/* Every leave-one-out median and MAD at once agrees with one at a time
+ * (the definition), on small and on ties-heavy inputs. */
+static void test_stats_others_all(void **state)
+{
+	static const double a[] = { 100, 104, 50, 98 }, b[] = { 1, 1, 1, 2, 2, 9, 0.5, 1, 3, 3, 3 };
+	const double *in[] = { a, b };
+	unsigned len[] = { 4, 11 }, t, i;
+	double med[16], mad[16], m1, d1;
+
+	(void)state;
+	for (t = 0; t < 2; t++) {
+		assert_int_equal(np_stats_others_all(in[t], len[t], med, mad), 0);
+		for (i = 0; i < len[t]; i++) {
+			np_stats_others(in[t], len[t], i, &m1, &d1);
+			assert_true(m1 == med[i]);
+			assert_true(d1 == mad[i]);
+		}
+	}
+	/* 100 104 50 98 without 50: median 100, MAD 2 (tests/run/11-screen.t) */
+	np_stats_others_all(a, 4, med, mad);
+	assert_true(med[2] == 100 && mad[2] == 2);
+}
+
 static void test_node_outlier(void **state)
 {
 	double dev, z;
@@ -383,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_hostlist),
 		cmocka_unit_test(test_node_outlier),
+		cmocka_unit_test(test_stats_others_all),
 		cmocka_unit_test(test_hosts),
 	};
 

@@ -116,6 +116,53 @@ static void test_nodes_2411(void **state)
 	free(t);
 }
 
+/* The nodes Slurm took away: drained, draining, down, not responding;
+ * each once though sinfo lists it per partition; the reason whole, with
+ * its spaces, none for "none". */
+static void test_lost_nodes_2205(void **state)
+{
+	char *t = data("22.05", "sinfo-reason-lost.txt");
+	np_slurm_lost_node_t *v;
+	unsigned n;
+	np_error_t err = { 0 };
+
+	(void)state;
+	assert_int_equal(np_slurm_parse_lost_nodes(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].name, "n1");
+	assert_string_equal(v[0].state, "drng");
+	assert_string_equal(v[0].reason, "draining-test");
+	assert_string_equal(v[1].name, "n2");
+	assert_string_equal(v[1].state, "drain");
+	assert_string_equal(v[1].reason, "fault test: bad DIMM");
+	assert_string_equal(v[2].name, "n3");
+	assert_string_equal(v[2].state, "down");
+	assert_string_equal(v[2].flags, "*");
+	assert_string_equal(v[2].reason, "Not responding");
+	free(v);
+	free(t);
+
+	/* idle but not responding (its slurmd gone, before SlurmdTimeout) */
+	t = data("22.05", "sinfo-reason-unresponsive.txt");
+	assert_int_equal(np_slurm_parse_lost_nodes(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[2].state, "idle");
+	assert_string_equal(v[2].flags, "*");
+	assert_string_equal(v[2].reason, "");
+	free(v);
+	free(t);
+
+	t = data("22.05", "sinfo-reason-idle.txt");
+	assert_int_equal(np_slurm_parse_lost_nodes(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	free(t);
+
+	assert_int_equal(np_slurm_parse_lost_nodes("n1\n", &v, &n, &err), -EINVAL);
+	assert_null(v);
+	assert_non_null(strstr(err.msg, "sinfo line 1"));
+}
+
 static void test_nodes_bad(void **state)
 {
 	np_slurm_node_t *v;
@@ -392,6 +439,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nodes_2205), cmocka_unit_test(test_nodes_2411), cmocka_unit_test(test_nodes_bad),
+		cmocka_unit_test(test_lost_nodes_2205),
 		cmocka_unit_test(test_jobid), cmocka_unit_test(test_job_2205), cmocka_unit_test(test_array_2205),
 		cmocka_unit_test(test_job_2411), cmocka_unit_test(test_job_bad), cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_job_of_script), cmocka_unit_test(test_exec),
