@@ -27,6 +27,21 @@ static const char *trimmed(char *s)
 	return s;
 }
 
+/* sinfo with argv: 0 with its output in *r (free it in any case), or an
+ * error when it could not run or said no. */
+static int sinfo(const char *const *argv, np_slurm_out_t *r, np_error_t *err)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = np_slurm_exec(argv, QUERY_TIMEOUT_S, r, err)) < 0)
+		return rc;
+	if (r->status != 0)
+		return np_error_set(err, -EIO, "sinfo could not list the nodes (is the controller up?): %s",
+		                    *r->err ? trimmed(r->err) : "no message");
+	return 0;
+}
+
 int np_slurm_nodes(const char *partition, np_slurm_node_t **nodes, unsigned *n, np_error_t *err)
 {
 	const char *argv[] = { "sinfo", "-h", "-N", "-o", "%N %t %P", partition ? "-p" : NULL, partition, NULL };
@@ -35,12 +50,7 @@ int np_slurm_nodes(const char *partition, np_slurm_node_t **nodes, unsigned *n, 
 
 	*nodes = NULL;
 	*n = 0;
-	if ((rc = np_slurm_exec(argv, QUERY_TIMEOUT_S, &r, err)) < 0)
-		return rc;
-	if (r.status != 0)
-		rc = np_error_set(err, -EIO, "sinfo could not list the nodes (is the controller up?): %s",
-		                  *r.err ? trimmed(r.err) : "no message");
-	else
+	if ((rc = sinfo(argv, &r, err)) == 0)
 		rc = np_slurm_parse_nodes(r.out, partition, nodes, n, err);
 	np_slurm_out_free(&r);
 	return rc;
@@ -56,12 +66,7 @@ int np_slurm_lost_nodes(np_slurm_lost_node_t **nodes, unsigned *n, np_error_t *e
 
 	*nodes = NULL;
 	*n = 0;
-	if ((rc = np_slurm_exec(argv, QUERY_TIMEOUT_S, &r, err)) < 0)
-		return rc;
-	if (r.status != 0)
-		rc = np_error_set(err, -EIO, "sinfo could not list the nodes (is the controller up?): %s",
-		                  *r.err ? trimmed(r.err) : "no message");
-	else
+	if ((rc = sinfo(argv, &r, err)) == 0)
 		rc = np_slurm_parse_lost_nodes(r.out, nodes, n, err);
 	np_slurm_out_free(&r);
 	return rc;
