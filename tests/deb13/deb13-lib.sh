@@ -8,7 +8,8 @@
 # host's build leaks in), build/ the build directory.  The directory is
 # bind-mounted into the root at the same path.
 D13=$NP_SRCDIR/contrib/debian13/debian13
-D13DIR=${NP_BUILDDIR%/}-deb13
+# absolute: chroot starts in the root's /, and NP_BUILDDIR may be relative
+D13DIR=$(realpath -m -- "${NP_BUILDDIR%/}-deb13")
 D13SRC=$D13DIR/src
 D13BUILD=$D13DIR/build
 D13ROOT=${NP_DEBIAN13_ROOT:-/var/lib/numaplan-debian13}
