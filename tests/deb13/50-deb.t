@@ -59,7 +59,7 @@ check "dpkg-buildpackage -b -us -uc inside Debian 13" [ $rc -eq 0 ]
 slurmdeb=$(ls "$work"/numaplan-slurm_"$VERSION"-*.deb 2>/dev/null | head -1)
 check "numaplan-slurm built" [ -n "$slurmdeb" ]
 check "numaplan-slurm holds the plugin in Debian 13 Slurm's plugin directory $PLUGINDIR" \
-	eval 'dpkg-deb -c "$slurmdeb" | grep -q " \./${PLUGIN#/}$"'
+	eval 'dpkg-deb -c "$slurmdeb" | grep -c " \./${PLUGIN#/}$" >/dev/null'
 dep=$(dpkg-deb -f "$slurmdeb" Depends)
 diag "numaplan-slurm Depends: $dep"
 check "numaplan-slurm depends on Slurm 24.11's plugins, not 24.12's" \
