@@ -28,6 +28,20 @@ srun_ -N1 -n2 --cpu-bind=verbose --numa-plan=compact numaplan-probe --json
 check "--cpu-bind=verbose is not an explicit binding: the plugin binds" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ]'
 
+# --cpu-bind=rank: Slurm 24.11 removed it.  22.05 passes the step
+# SLURM_CPU_BIND_TYPE=rank: an explicit binding, which wins.  24.11's srun
+# warns and ignores it, and no binding type reaches the step: nothing
+# explicit is left, so the plugin binds.
+srun_ -N1 -n2 --cpu-bind=rank --numa-plan=compact numaplan-probe --json
+if slurm_at_least 24.11; then
+	check "24.11+: srun ignores --cpu-bind=rank (the premise)" grep -q "Ignoring --cpu-bind=rank" <<<"$ERR"
+	check "24.11+: --cpu-bind=rank asks for nothing: compact binds, no note" \
+		eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ] && ! grep -q "note: an explicit" <<<"$ERR"'
+else
+	check "before 24.11: --cpu-bind=rank is an explicit binding: Slurm's wins, with the note" \
+		eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && grep -q "note: an explicit --cpu-bind (rank) wins" <<<"$ERR"'
+fi
+
 # --- inherited, not explicit: the plugin binds, no note.  Every task of a
 # step has SLURM_CPU_BIND=quiet,mask_cpu:... from slurmstepd (here the
 # outer step's auto binding to both CPUs); the nested srun reads it as

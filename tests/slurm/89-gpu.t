@@ -54,6 +54,41 @@ check "--export=NONE: the explicit --gpu-bind still wins, with the note" \
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=spread,mem=none sh -c "$probe"
 check "--gpu-bind does not stop a policy that places no GPU (spread)" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = spread ] && ! grep -q "gpu-bind wins" <<<"$ERR"'
+# Slurm 23.11 and later: --tres-bind=gres/gpu:TYPE is what --gpu-bind
+# became (srun turns --gpu-bind=X into it); 22.05's srun has no such option.
+tresprobe='numaplan-probe --json | jq -c --arg c "${CUDA_VISIBLE_DEVICES-unset}" --arg t "${SLURM_TRES_BIND-unset}" ". + {cuda: \$c, tres_bind: \$t}"'
+if slurm_at_least 23.11; then
+	srun_ -N1 -n2 --gres=gpu:2 --tres-bind=gres/gpu:closest --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: an explicit --tres-bind=gres/gpu wins over gpu-near, with a note naming it" \
+		eval '[ "$RC" -eq 0 ] && grep -q "note: an explicit --tres-bind=gres/gpu wins; policy .gpu-near. not applied" <<<"$ERR"'
+	check "... the tasks are not bound by numaplan, and srun passed SLURM_TRES_BIND on (the premise)" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && [ "$(pfield 0 .tres_bind)" = gres/gpu:closest ]'
+	srun_ -N1 -n2 --gres=gpu:2 --tres-bind=gres/gpu:map:1,0 --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: --tres-bind=gres/gpu:map:1,0 wins: Slurm's map (task 0 GPU 1, task 1 GPU 0)" \
+		eval '[ "$(pfield 0 .cuda)" = 1 ] && [ "$(pfield 1 .cuda)" = 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ]'
+	srun_ -N1 -n2 --gres=gpu:2 --tres-bind=gres/nic:closest --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: a --tres-bind without gres/gpu binds no GPU: gpu-near applies" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "tres-bind=gres/gpu wins" <<<"$ERR"'
+	# --gpus-per-task makes srun bind by itself and export
+	# SLURM_TRES_BIND=gres/gpu:per_task:1 to the step: not the user's choice
+	srun_ -N1 -n2 --gpus-per-task=1 --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: --gpus-per-task's implicit SLURM_TRES_BIND is not explicit: gpu-near binds" \
+		eval '[ "$(pfield 0 .tres_bind)" = gres/gpu:per_task:1 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
+	check "... each task one GPU of the step, distinct" \
+		eval '[ "$(printf "%s\n%s\n" "$(pfield 0 .cuda)" "$(pfield 1 .cuda)" | sort | tr "\n" " ")" = "0 1 " ]'
+	# a nested srun inherits SLURM_TRES_BIND (srun reads it as --tres-bind)
+	srun_ -N1 -n1 -c2 --gres=gpu:2 --tres-bind=gres/gpu:closest sh -c \
+		"srun -n2 --overlap --gres=gpu:2 --numa-plan=gpu-near,mem=none sh -c '$tresprobe'"
+	check "23.11+: a nested srun's inherited SLURM_TRES_BIND is not explicit: gpu-near binds" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
+else
+	srun_ -N1 -n1 --tres-bind=gres/gpu:closest true
+	check "22.05: srun has no --tres-bind (so only --gpu-bind can ask)" eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option" <<<"$ERR"'
+fi
+srun_ -N1 -n2 --gpus-per-task=1 --numa-plan=gpu-near,mem=none sh -c "$probe"
+check "--gpus-per-task (Slurm's implicit per-task binding) is not explicit: gpu-near binds" \
+	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
+
 plugstack "$base default=gpu-near enforce"
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=verbose sh -c "$probe"
 check "enforced gpu-near: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
@@ -66,6 +101,11 @@ srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=gpu-near,mem=none sh -
 check "respect_gpu_bind=no: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
 check "respect_gpu_bind=no: the override is said" \
 	grep -q "note: policy .gpu-near. applied; your --gpu-bind is overridden (respect_gpu_bind=no)" <<<"$ERR"
+if slurm_at_least 23.11; then
+	srun_ -N1 -n1 --gres=gpu:1 --tres-bind=gres/gpu:closest --numa-plan=gpu-near,mem=none sh -c "$probe"
+	check "23.11+ respect_gpu_bind=no: the override of --tres-bind=gres/gpu is said, naming it" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && grep -q "note: policy .gpu-near. applied; your --tres-bind=gres/gpu is overridden (respect_gpu_bind=no)" <<<"$ERR"'
+fi
 
 # ---- no GPU in the step: the fallback
 plugstack "$base"
