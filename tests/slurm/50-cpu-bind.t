@@ -47,13 +47,17 @@ fi
 # outer step's auto binding to both CPUs); the nested srun reads it as
 # --cpu-bind and passes SLURM_CPU_BIND_TYPE=mask_cpu: on.
 nested() { srun_ -N1 -n1 -c2 sh -c "$1"; }
-nested 'echo "outer:$SLURM_CPU_BIND_TYPE" >&2; srun -n1 --overlap --numa-plan=compact numaplan-probe --json'
+# (from 23.11 a nested srun also takes the outer step's -c2 from its
+# SLURM_CPUS_PER_TASK and SLURM_TRES_PER_TASK=cpu=2, 22.05's did not: the
+# inner srun goes without them, for one CPU per task in both)
+in1='env -u SLURM_CPUS_PER_TASK -u SLURM_TRES_PER_TASK'
+nested 'echo "outer:$SLURM_CPU_BIND_TYPE" >&2; '"$in1"' srun -n1 --overlap --numa-plan=compact numaplan-probe --json'
 check "nested srun: the outer task did have SLURM_CPU_BIND_TYPE (the premise)" \
 	grep -q '^outer:mask_cpu:' <<<"$ERR"
 check "nested srun: the inherited binding is not explicit: compact binds" \
 	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ]'
 check "nested srun: no 'wins' note" eval '! grep -q "note: an explicit" <<<"$ERR"'
-nested "srun -n1 --overlap --cpu-bind=map_cpu:$b --numa-plan=compact numaplan-probe --json"
+nested "$in1 srun -n1 --overlap --cpu-bind=map_cpu:$b --numa-plan=compact numaplan-probe --json"
 check "nested srun with its own --cpu-bind: Slurm's map_cpu wins, with the note" \
 	eval '[ "$(pfield 0 .cpus)" = "$b" ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && grep -q "note: an explicit --cpu-bind (map_cpu:) wins" <<<"$ERR"'
 

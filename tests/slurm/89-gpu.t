@@ -76,9 +76,11 @@ if slurm_at_least 23.11; then
 		eval '[ "$(pfield 0 .tres_bind)" = gres/gpu:per_task:1 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
 	check "... each task one GPU of the step, distinct" \
 		eval '[ "$(printf "%s\n%s\n" "$(pfield 0 .cuda)" "$(pfield 1 .cuda)" | sort | tr "\n" " ")" = "0 1 " ]'
-	# a nested srun inherits SLURM_TRES_BIND (srun reads it as --tres-bind)
+	# a nested srun inherits SLURM_TRES_BIND (srun reads it as --tres-bind),
+	# and the outer -c2 (SLURM_CPUS_PER_TASK, SLURM_TRES_PER_TASK=cpu=2),
+	# which the inner srun goes without
 	srun_ -N1 -n1 -c2 --gres=gpu:2 --tres-bind=gres/gpu:closest sh -c \
-		"srun -n2 --overlap --gres=gpu:2 --numa-plan=gpu-near,mem=none sh -c '$tresprobe'"
+		"env -u SLURM_CPUS_PER_TASK -u SLURM_TRES_PER_TASK srun -n2 --overlap --gres=gpu:2 --numa-plan=gpu-near,mem=none sh -c '$tresprobe'"
 	check "23.11+: a nested srun's inherited SLURM_TRES_BIND is not explicit: gpu-near binds" \
 		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
 else
