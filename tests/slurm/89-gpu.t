@@ -154,5 +154,20 @@ check "the task gets both, and no GPU of the other job" \
 check "verbose: index 2 is 0000:85:00.0, 3 is 0000:c5:00.0" \
 	eval 'grep -q "2=0000:85:00.0" <<<"$ERR" && grep -q "3=0000:c5:00.0" <<<"$ERR"'
 scancel "$holder"
+
+# numaplan plan -f slurm's line, run as printed by this Slurm's srun (its
+# --cpu-bind=mask_cpu and --gpu-bind=map_gpu are taken by 22.05 and, as
+# --tres-bind=gres/gpu:map_gpu, by 23.11 and later), without the plugin
+plan=$(numaplan plan --topology "$dir/gpu.xml" -n 2 -p gpu-near -m none -f slurm -- sh -c "$probe")
+# two ranks over four GPUs: each rank the two beside its NUMA node
+check "plan -f slurm: --cpu-bind=mask_cpu and --gpu-bind=mask_gpu:0x5,0xa, nothing else binding" \
+	eval 'grep -q -- "--cpu-bind=mask_cpu:.* --gpu-bind=mask_gpu:0x5,0xa " <<<"$plan" && ! grep -q -- "--cpu-bind=rank\|--tres-bind" <<<"$plan"'
+k=0; while [ $k -lt 60 ] && [ -n "$(squeue -h -j "$holder" 2>/dev/null)" ]; do sleep 0.5; k=$((k + 1)); done
+plugstack --off
+eval "run timeout $NP_SRUN_TIMEOUT ${plan/#srun /srun -N1 -w n1 --gres=gpu:4 }"
+check "the -f slurm line runs under srun $(srun --version | awk '{ print $2 }')" eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ]'
+check "... rank 0: GPUs 0,2 and a CPU of NUMA 0; rank 1: GPUs 1,3 and one of NUMA 1" \
+	eval '[ "$(pfield 0 .cuda)" = 0,2 ] && [ "$(pfield 1 .cuda)" = 1,3 ] && subset "$(pfield 0 .cpus)" "$numa0" && subset "$(pfield 1 .cpus)" "$numa1"'
+plugstack "$base"
 check "slurmd of every node still up" nodes_alive
 done_testing
