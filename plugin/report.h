@@ -68,10 +68,11 @@ int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc);
  * NPS_GPU_BIND_GPU or NPS_GPU_BIND_TRES (which option asked), or 0.
  *
  * srun passes the answer to the nodes in NPS_GPU_BIND_MARK ("0", "1",
- * "2").  Slurm 22.05's srun exports no SLURM_GPU_BIND to the step; 23.11
- * and later export SLURM_TRES_BIND, but also for the binding srun makes up
- * itself (--gpus-per-task, --ntasks-per-gpu: per_task, single), so only
- * the command line says what the user asked for.
+ * "2").  Slurm 22.05's srun exports no SLURM_GPU_BIND to the step (23.02's
+ * does); 23.11 and later export SLURM_TRES_BIND, but also for the binding
+ * srun makes up itself (--gpus-per-task, --ntasks-per-gpu: per_task,
+ * single), and every task passes it to a nested srun: only the command
+ * line says what the user asked for.
  */
 #define NPS_GPU_BIND_MARK "SLURM_NUMAPLAN_SRUN_GPU_BIND"
 enum { NPS_GPU_BIND_GPU = 1, NPS_GPU_BIND_TRES = 2 };
