@@ -153,6 +153,8 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: epilog" vg env NUMAPLAN_HARNESS_JOB_ID=44 $H epilog $rules
 	cmdline srun -n2 --gpu-bind=closest ./app
 	check "valgrind: gpubind" vg $H gpubind "$tmp/cmdline" 1
+	cmdline srun -n2 --gpu-bind=closest --tres-bind=gres/nic:closest+gres/gpu:map:1,0 ./app
+	check "valgrind: gpubind, --tres-bind" vg $H gpubind "$tmp/cmdline" 1
 	check "valgrind: gpu-near fallback" vg env -u SLURM_STEP_GPUS $H bind gpu-near,mem=none,verbose 1 0
 	check "valgrind: bad SLURM_STEP_GPUS" vg env SLURM_STEP_GPUS=0,,x $H bind gpu-near,mem=none 1 0
 	check "valgrind: unmappable SLURM_STEP_GPUS" vg env SLURM_STEP_GPUS=5 $H bind compact,mem=none 1 0
