@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -104,30 +105,78 @@ static bool gpu_bind_name(const char *name, size_t len)
 	return len >= 5 && len <= 8 && !strncmp(name, "gpu-bind", len);
 }
 
-/* "verbose" alone binds nothing */
-static bool gpu_bind_value_binds(const char *v)
+static bool tres_bind_name(const char *name, size_t len)
 {
-	return v && *v && strcmp(v, "verbose") != 0;
+	/* and --tres-per-task */
+	return len >= 6 && len <= 9 && !strncmp(name, "tres-bind", len);
+}
+
+/* A --gpu-bind value, or a gres/gpu part's type: "verbose" alone binds
+ * nothing (srun 23.11 and later refuse it) */
+static bool gpu_type_binds(const char *v, size_t len)
+{
+	if (len >= 8 && !strncasecmp(v, "verbose,", 8)) {
+		v += 8;
+		len -= 8;
+	}
+	return len > 0 && !(len == 7 && !strncasecmp(v, "verbose", 7));
+}
+
+/* A --tres-bind value: parts joined by '+', each TRES:TYPE; the gres/gpu
+ * part's type (Slurm keeps the last one given) */
+static bool tres_binds_gpu(const char *v)
+{
+	bool binds = false;
+
+	while (v && *v) {
+		size_t n = strcspn(v, "+");
+
+		if (n >= 9 && !strncmp(v, "gres/gpu:", 9))
+			binds = gpu_type_binds(v + 9, n - 9);
+		v += n + (v[n] == '+');
+	}
+	return binds;
 }
 
 int nps_gpu_bind_given(int nwords, char *const words[])
 {
-	for (int i = 0; i < nwords; i++) {
-		const char *w = words[i];
-		size_t n;
+	int given = 0;
 
+	for (int i = 0; i < nwords; i++) {
+		const char *w = words[i], *v;
+		size_t n;
+		bool tres;
+
+		if (w && !strcmp(w, ":")) {
+			/* the next het component: the first that asks decides */
+			if (given)
+				break;
+			continue;
+		}
 		if (!w || strncmp(w, "--", 2) != 0)
 			continue;
 		if (!w[2])
 			break;
 		n = strcspn(w + 2, "=");
-		if (!gpu_bind_name(w + 2, n))
+		tres = tres_bind_name(w + 2, n);
+		if (!tres && !gpu_bind_name(w + 2, n))
 			continue;
 		if (w[2 + n] == '=')
-			return gpu_bind_value_binds(w + 3 + n);
-		return i + 1 < nwords && gpu_bind_value_binds(words[i + 1]);
+			v = w + 3 + n;
+		else
+			v = i + 1 < nwords ? words[++i] : NULL;
+		/* each replaces what the one before asked */
+		if (tres)
+			given = tres_binds_gpu(v) ? NPS_GPU_BIND_TRES : 0;
+		else
+			given = v && gpu_type_binds(v, strlen(v)) ? NPS_GPU_BIND_GPU : 0;
 	}
-	return 0;
+	return given;
+}
+
+const char *nps_gpu_bind_option(int given)
+{
+	return given == NPS_GPU_BIND_TRES ? "--tres-bind=gres/gpu" : "--gpu-bind";
 }
 
 /* A process's command line file: its words (NUL-separated) in *words,

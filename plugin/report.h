@@ -57,13 +57,31 @@ bool nps_cpu_bind_given(int nwords, char *const words[]);
  * 1 or 0, or a negative errno when the file cannot be read. */
 int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc);
 
-/* The same for --gpu-bind (abbreviated down to --gpu-b), when it binds:
- * --gpu-bind=verbose alone does not.  srun passes the answer to the nodes
- * in NPS_GPU_BIND_MARK; srun exports no SLURM_GPU_BIND to the step, so the
- * mark is all the nodes have. */
+/*
+ * The same for a GPU binding: --gpu-bind (abbreviated down to --gpu-b)
+ * when it binds (--gpu-bind=verbose alone does not), or, from Slurm 23.11
+ * on, --tres-bind (down to --tres-b) whose value has a gres/gpu part
+ * ("gres/gpu:closest", "gres/nic:closest+gres/gpu:map:0,1"); Slurm 23.11
+ * and later turn --gpu-bind=X into --tres-bind=gres/gpu:X.  Either option
+ * replaces srun's whole binding request, so the last one on the line (of
+ * each het component, the first component that has one) decides.
+ * NPS_GPU_BIND_GPU or NPS_GPU_BIND_TRES (which option asked), or 0.
+ *
+ * srun passes the answer to the nodes in NPS_GPU_BIND_MARK ("0", "1",
+ * "2").  Slurm 22.05's srun exports no SLURM_GPU_BIND to the step (23.02's
+ * does); 23.11 and later export SLURM_TRES_BIND, but also for the binding
+ * srun makes up itself (--gpus-per-task, --ntasks-per-gpu: per_task,
+ * single), and every task passes it to a nested srun: only the command
+ * line says what the user asked for.
+ */
 #define NPS_GPU_BIND_MARK "SLURM_NUMAPLAN_SRUN_GPU_BIND"
+enum { NPS_GPU_BIND_GPU = 1, NPS_GPU_BIND_TRES = 2 };
 int nps_gpu_bind_given(int nwords, char *const words[]);
 int nps_srun_gpu_bind_given(const char *cmdline_path, int job_argc);
+
+/* How a note names the option NPS_GPU_BIND_*: "--gpu-bind" or
+ * "--tres-bind=gres/gpu" */
+const char *nps_gpu_bind_option(int given);
 
 /* srun refused the step's --numa-plan value once the step existed (the
  * job's partition known only then): "1" or "0".  Exiting srun then would

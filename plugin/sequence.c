@@ -261,7 +261,8 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 	}
 	if (h->ops->srun_setenv(h->ctx, NPS_CPU_BIND_MARK, q->srun_cpu_bind == 1 ? "1" : "0") < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_CPU_BIND_MARK);
-	if (h->ops->srun_setenv(h->ctx, NPS_GPU_BIND_MARK, q->srun_gpu_bind == 1 ? "1" : "0") < 0)
+	if (h->ops->srun_setenv(h->ctx, NPS_GPU_BIND_MARK, q->srun_gpu_bind == NPS_GPU_BIND_GPU ? "1" :
+				q->srun_gpu_bind == NPS_GPU_BIND_TRES ? "2" : "0") < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: cannot set %s", NPS_GPU_BIND_MARK);
 	refused = recheck_partition(q, h) < 0;
 	if (h->ops->srun_setenv(h->ctx, NPS_REFUSED_MARK, refused ? "1" : "0") < 0 && refused) {
@@ -359,14 +360,15 @@ static bool explicit_cpu_bind(nps_seq_t *q, const nps_host_t *h)
 	return true;
 }
 
-/* srun's --gpu-bind: the mark is all there is (srun exports no
- * SLURM_GPU_BIND to the step) */
-static bool explicit_gpu_bind(const nps_host_t *h)
+/* srun's --gpu-bind or --tres-bind=gres/gpu: the mark is all there is
+ * (see NPS_GPU_BIND_MARK): NPS_GPU_BIND_GPU, NPS_GPU_BIND_TRES or 0 */
+static int explicit_gpu_bind(const nps_host_t *h)
 {
 	char mark[4];
 
-	return h->ops->getenv(h->ctx, NPS_GPU_BIND_MARK, mark, sizeof(mark)) == 0 &&
-	       !strcmp(mark, "1");
+	if (h->ops->getenv(h->ctx, NPS_GPU_BIND_MARK, mark, sizeof(mark)) < 0)
+		return 0;
+	return !strcmp(mark, "1") ? NPS_GPU_BIND_GPU : !strcmp(mark, "2") ? NPS_GPU_BIND_TRES : 0;
 }
 
 /* srun's refusal (NPS_REFUSED_MARK) */
@@ -409,6 +411,7 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 {
 	np_error_t err = { 0 };
 	const char *text = q->opt_text;
+	int gpu_bind;
 
 	q->state = NPS_SEQ_IDLE;
 	if (h->ops->is_job_step(h->ctx) != 1)
@@ -459,15 +462,16 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 	/* gpu-near places GPUs: Slurm's own GPU binding, asked for on srun's
 	 * command line, is the user's choice; other policies leave GPUs to
 	 * Slurm anyway. */
-	if (q->decision.policy == NP_POLICY_GPU_NEAR && explicit_gpu_bind(h)) {
+	if (q->decision.policy == NP_POLICY_GPU_NEAR && (gpu_bind = explicit_gpu_bind(h))) {
 		if (!q->site.enforce && q->site.respect_gpu_bind) {
-			snprintf(q->respect, sizeof(q->respect), "an explicit --gpu-bind");
+			snprintf(q->respect, sizeof(q->respect), "an explicit %s",
+				 nps_gpu_bind_option(gpu_bind));
 			q->state = NPS_SEQ_RESPECT;
 			return 0;
 		}
 		snprintf(q->overridden + strlen(q->overridden),
-			 sizeof(q->overridden) - strlen(q->overridden), "%syour --gpu-bind is overridden (%s)",
-			 q->overridden[0] ? "; " : "",
+			 sizeof(q->overridden) - strlen(q->overridden), "%syour %s is overridden (%s)",
+			 q->overridden[0] ? "; " : "", nps_gpu_bind_option(gpu_bind),
 			 q->site.enforce ? "the site enforces it" : "respect_gpu_bind=no");
 	}
 	return 1;

@@ -17,7 +17,8 @@
  *                       heterogeneous allocation, refuse a value that no
  *                       partition of the job accepts.
  *   srun                local_user_init: tell the nodes whether srun's own
- *                       command line has --cpu-bind or --gpu-bind; with
+ *                       command line has --cpu-bind, --gpu-bind or
+ *                       --tres-bind=gres/gpu; with
  *                       per-partition rules, check the value again now
  *                       that the job's partition is known, and on a
  *                       refusal tell the nodes to fail every task (the
@@ -28,7 +29,7 @@
  *   slurmstepd (root)   init_post_opt: skip batch/extern/interactive
  *                       steps, select the job's partition's rules, apply
  *                       precedence, honour an explicit --cpu-bind (or
- *                       --gpu-bind under gpu-near), load the topology as root (the site's
+ *                       a GPU binding under gpu-near), load the topology as root (the site's
  *                       XML, the node's cache, or live, then cached) - the
  *                       one topology load of the step.
  *   slurmstepd (user)   user_init: once per node and step, the step's CPUs
@@ -95,7 +96,7 @@ typedef struct nps_seq {
 	/* the last local_user_init: srun's --cpu-bind given (1), not (0),
 	 * or the command line unreadable (<0, taken as not given) */
 	int srun_cpu_bind;
-	int srun_gpu_bind;              /* the same for --gpu-bind */
+	int srun_gpu_bind;              /* NPS_GPU_BIND_*, 0 or <0 errno (report.h) */
 	/* the step's GPUs here, Slurm's visible-devices values (as Slurm set
 	 * them for the step, nps_gpu_vars order), and a note for the user */
 	nps_gpu_alloc_t gpus;

@@ -639,7 +639,8 @@ static int cmd_topology(const char *node, int argc, char **argv)
 }
 
 /* srun's local_user_init on this command line: what it tells the nodes
- * about --cpu-bind (gpu false) or --gpu-bind (gpu true) */
+ * about --cpu-bind (gpu false) or a GPU binding (gpu true): "given",
+ * "given as --tres-bind=gres/gpu", "not given" */
 static int cmd_bindmark(bool gpu, const char *file, const char *job_argc)
 {
 	step_t st = { .job_argc = -1 };
@@ -667,6 +668,9 @@ static int cmd_bindmark(bool gpu, const char *file, const char *job_argc)
 			file, strerror(-err), var, mark ? mark : "(unset)");
 	} else if (mark && (!strcmp(mark, "1") || !strcmp(mark, "0"))) {
 		printf("%s\n", !strcmp(mark, "1") ? "given" : "not given");
+		rc = 0;
+	} else if (gpu && mark && !strcmp(mark, "2")) {
+		printf("given as %s\n", nps_gpu_bind_option(NPS_GPU_BIND_TRES));
 		rc = 0;
 	} else {
 		fprintf(stderr, "numaplan-spank-harness: srun set %s to '%s'\n", var,

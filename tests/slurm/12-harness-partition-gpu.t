@@ -72,7 +72,12 @@ check "a record others may write is not trusted" \
 	eval 'grep -q "^policy=numa" <<<"$OUT" && grep -q "not a file of root.s alone" <<<"$ERR"'
 unset NUMAPLAN_HARNESS_JOB_ID
 
-# ---- srun's --gpu-bind
+# ---- srun's --gpu-bind, and from Slurm 23.11 --tres-bind=gres/gpu:TYPE
+# (srun 23.11+ turns --gpu-bind=X into --tres-bind=gres/gpu:X and each of
+# the two replaces the other: the last one decides; TRES parts join with
+# '+'; gres/gpu:verbose alone and other TRES bind no GPU; gpu:TYPE without
+# gres/ is 22.05's internal form, which no srun option takes; het
+# components (':') each have their own options: the first that asks decides)
 while IFS='|' read -r want argc words; do
 	# shellcheck disable=SC2086
 	cmdline $words
@@ -87,6 +92,27 @@ not given|1|srun -n2 --gpu-bind=verbose ./app
 not given|1|srun -n2 --gpus=2 ./app
 not given|2|srun -n2 ./app --gpu-bind=closest
 not given|1|srun -n2 --gpu-freq=high ./app
+given|1|srun -n2 --gpu-bind=map:1,0 ./app
+given|1|srun -n2 --gpu-bind=closest --gpu-bind=none ./app
+not given|1|srun -n2 --gpu-bind=closest --gpu-bind=verbose ./app
+given as --tres-bind=gres/gpu|1|srun -n2 --tres-bind=gres/gpu:closest ./app
+given as --tres-bind=gres/gpu|1|srun -n2 --tres-bind gres/gpu:map:1,0 ./app
+given as --tres-bind=gres/gpu|1|srun -n2 --tres-b=gres/gpu:verbose,single:1 ./app
+given as --tres-bind=gres/gpu|1|srun -n2 --tres-bind=gres/gpu:none ./app
+given as --tres-bind=gres/gpu|1|srun --tres-bind=gres/nic:closest+gres/gpu:mask:0x3,0xc ./app
+given as --tres-bind=gres/gpu|1|srun --gpu-bind=closest --tres-bind=gres/gpu:per_task:1 ./app
+given|1|srun --tres-bind=gres/gpu:closest --gpu-bind=closest ./app
+not given|1|srun -n2 --tres-bind=gres/gpu:verbose ./app
+not given|1|srun -n2 --tres-bind=gres/nic:closest ./app
+not given|1|srun -n2 --tres-bind=gres/shard:per_task:1 ./app
+not given|1|srun -n2 --tres-bind=gpu:closest ./app
+not given|1|srun -n2 --gpu-bind=closest --tres-bind=gres/nic:closest ./app
+not given|1|srun -n2 --tres-per-task=gres/gpu=1 ./app
+not given|1|srun -n2 --tres-=gres/gpu:closest ./app
+not given|2|srun -n2 ./app --tres-bind=gres/gpu:closest
+not given|3|srun -n2 -- ./app --tres-bind=gres/gpu:closest
+given|1|srun -n1 --gpu-bind=closest : -n1 --tres-bind=gres/nic:closest ./app
+given as --tres-bind=gres/gpu|1|srun -n1 : -n1 --tres-bind=gres/gpu:closest ./app
 CASES
 
 # ---- gpu-near on a step without GPUs (no SLURM_STEP_GPUS here)
@@ -127,6 +153,8 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: epilog" vg env NUMAPLAN_HARNESS_JOB_ID=44 $H epilog $rules
 	cmdline srun -n2 --gpu-bind=closest ./app
 	check "valgrind: gpubind" vg $H gpubind "$tmp/cmdline" 1
+	cmdline srun -n2 --gpu-bind=closest --tres-bind=gres/nic:closest+gres/gpu:map:1,0 ./app
+	check "valgrind: gpubind, --tres-bind" vg $H gpubind "$tmp/cmdline" 1
 	check "valgrind: gpu-near fallback" vg env -u SLURM_STEP_GPUS $H bind gpu-near,mem=none,verbose 1 0
 	check "valgrind: bad SLURM_STEP_GPUS" vg env SLURM_STEP_GPUS=0,,x $H bind gpu-near,mem=none 1 0
 	check "valgrind: unmappable SLURM_STEP_GPUS" vg env SLURM_STEP_GPUS=5 $H bind compact,mem=none 1 0

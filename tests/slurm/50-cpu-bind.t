@@ -28,12 +28,30 @@ srun_ -N1 -n2 --cpu-bind=verbose --numa-plan=compact numaplan-probe --json
 check "--cpu-bind=verbose is not an explicit binding: the plugin binds" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ]'
 
+# --cpu-bind=rank: Slurm 24.11 removed it.  22.05 passes the step
+# SLURM_CPU_BIND_TYPE=rank: an explicit binding, which wins.  24.11's srun
+# warns and ignores it, and no binding type reaches the step: nothing
+# explicit is left, so the plugin binds.
+srun_ -N1 -n2 --cpu-bind=rank --numa-plan=compact numaplan-probe --json
+if slurm_at_least 24.11; then
+	check "24.11+: srun ignores --cpu-bind=rank (the premise)" grep -q "Ignoring --cpu-bind=rank" <<<"$ERR"
+	check "24.11+: --cpu-bind=rank asks for nothing: compact binds, no note" \
+		eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .cpus)" = "$a" ] && ! grep -q "note: an explicit" <<<"$ERR"'
+else
+	check "before 24.11: --cpu-bind=rank is an explicit binding: Slurm's wins, with the note" \
+		eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && grep -q "note: an explicit --cpu-bind (rank) wins" <<<"$ERR"'
+fi
+
 # --- inherited, not explicit: the plugin binds, no note.  Every task of a
 # step has SLURM_CPU_BIND=quiet,mask_cpu:... from slurmstepd (here the
 # outer step's auto binding to both CPUs); the nested srun reads it as
 # --cpu-bind and passes SLURM_CPU_BIND_TYPE=mask_cpu: on.
 nested() { srun_ -N1 -n1 -c2 sh -c "$1"; }
-nested 'echo "outer:$SLURM_CPU_BIND_TYPE" >&2; srun -n1 --overlap --numa-plan=compact numaplan-probe --json'
+# (from 23.11 a nested srun also takes the outer step's -c2 from its
+# SLURM_CPUS_PER_TASK and SLURM_TRES_PER_TASK=cpu=2, 22.05's did not: the
+# inner srun goes without them, for one CPU per task in both)
+in1='env -u SLURM_CPUS_PER_TASK -u SLURM_TRES_PER_TASK'
+nested 'echo "outer:$SLURM_CPU_BIND_TYPE" >&2; '"$in1"' srun -n1 --overlap --numa-plan=compact numaplan-probe --json'
 check "nested srun: the outer task did have SLURM_CPU_BIND_TYPE (the premise)" \
 	grep -q '^outer:mask_cpu:' <<<"$ERR"
 # The nested step's task: one CPU under Slurm 22.05, whose srun ignores
@@ -47,7 +65,7 @@ case $(srun --version | awk '{ print $2 }') in 22.*) ;; *) want="$a $b";; esac
 check "nested srun: the inherited binding is not explicit: compact binds (PUs $want)" \
 	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(cpus_of "$(pfield 0 .cpus)")" = "$want" ]'
 check "nested srun: no 'wins' note" eval '! grep -q "note: an explicit" <<<"$ERR"'
-nested "srun -n1 --overlap --cpu-bind=map_cpu:$b --numa-plan=compact numaplan-probe --json"
+nested "$in1 srun -n1 --overlap --cpu-bind=map_cpu:$b --numa-plan=compact numaplan-probe --json"
 check "nested srun with its own --cpu-bind: Slurm's map_cpu wins, with the note" \
 	eval '[ "$(pfield 0 .cpus)" = "$b" ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && grep -q "note: an explicit --cpu-bind (map_cpu:) wins" <<<"$ERR"'
 

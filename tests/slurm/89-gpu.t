@@ -54,6 +54,43 @@ check "--export=NONE: the explicit --gpu-bind still wins, with the note" \
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=spread,mem=none sh -c "$probe"
 check "--gpu-bind does not stop a policy that places no GPU (spread)" \
 	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = spread ] && ! grep -q "gpu-bind wins" <<<"$ERR"'
+# Slurm 23.11 and later: --tres-bind=gres/gpu:TYPE is what --gpu-bind
+# became (srun turns --gpu-bind=X into it); 22.05's srun has no such option.
+tresprobe='numaplan-probe --json | jq -c --arg c "${CUDA_VISIBLE_DEVICES-unset}" --arg t "${SLURM_TRES_BIND-unset}" ". + {cuda: \$c, tres_bind: \$t}"'
+if slurm_at_least 23.11; then
+	srun_ -N1 -n2 --gres=gpu:2 --tres-bind=gres/gpu:closest --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: an explicit --tres-bind=gres/gpu wins over gpu-near, with a note naming it" \
+		eval '[ "$RC" -eq 0 ] && grep -q "note: an explicit --tres-bind=gres/gpu wins; policy .gpu-near. not applied" <<<"$ERR"'
+	check "... the tasks are not bound by numaplan, and srun passed SLURM_TRES_BIND on (the premise)" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ] && [ "$(pfield 0 .tres_bind)" = gres/gpu:closest ]'
+	srun_ -N1 -n2 --gres=gpu:2 --tres-bind=gres/gpu:map:1,0 --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: --tres-bind=gres/gpu:map:1,0 wins: Slurm's map (task 0 GPU 1, task 1 GPU 0)" \
+		eval '[ "$(pfield 0 .cuda)" = 1 ] && [ "$(pfield 1 .cuda)" = 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = null ]'
+	srun_ -N1 -n2 --gres=gpu:2 --tres-bind=gres/nic:closest --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: a --tres-bind without gres/gpu binds no GPU: gpu-near applies" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "tres-bind=gres/gpu wins" <<<"$ERR"'
+	# --gpus-per-task makes srun bind by itself and export
+	# SLURM_TRES_BIND=gres/gpu:per_task:1 to the step: not the user's choice
+	srun_ -N1 -n2 --gpus-per-task=1 --numa-plan=gpu-near,mem=none sh -c "$tresprobe"
+	check "23.11+: --gpus-per-task's implicit SLURM_TRES_BIND is not explicit: gpu-near binds" \
+		eval '[ "$(pfield 0 .tres_bind)" = gres/gpu:per_task:1 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
+	check "... each task one GPU of the step, distinct" \
+		eval '[ "$(printf "%s\n%s\n" "$(pfield 0 .cuda)" "$(pfield 1 .cuda)" | sort | tr "\n" " ")" = "0 1 " ]'
+	# a nested srun inherits SLURM_TRES_BIND (srun reads it as --tres-bind),
+	# and the outer -c2 (SLURM_CPUS_PER_TASK, SLURM_TRES_PER_TASK=cpu=2),
+	# which the inner srun goes without
+	srun_ -N1 -n1 -c2 --gres=gpu:2 --tres-bind=gres/gpu:closest sh -c \
+		"env -u SLURM_CPUS_PER_TASK -u SLURM_TRES_PER_TASK srun -n2 --overlap --gres=gpu:2 --numa-plan=gpu-near,mem=none sh -c '$tresprobe'"
+	check "23.11+: a nested srun's inherited SLURM_TRES_BIND is not explicit: gpu-near binds" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
+else
+	srun_ -N1 -n1 --tres-bind=gres/gpu:closest true
+	check "22.05: srun has no --tres-bind (so only --gpu-bind can ask)" eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option" <<<"$ERR"'
+fi
+srun_ -N1 -n2 --gpus-per-task=1 --numa-plan=gpu-near,mem=none sh -c "$probe"
+check "--gpus-per-task (Slurm's implicit per-task binding) is not explicit: gpu-near binds" \
+	eval '[ "$RC" -eq 0 ] && [ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && ! grep -q "wins" <<<"$ERR"'
+
 plugstack "$base default=gpu-near enforce"
 srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=verbose sh -c "$probe"
 check "enforced gpu-near: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
@@ -66,6 +103,11 @@ srun_ -N1 -n2 --gres=gpu:2 --gpu-bind=closest --numa-plan=gpu-near,mem=none sh -
 check "respect_gpu_bind=no: --gpu-bind does not win" eval '! grep -q "gpu-bind wins" <<<"$ERR"'
 check "respect_gpu_bind=no: the override is said" \
 	grep -q "note: policy .gpu-near. applied; your --gpu-bind is overridden (respect_gpu_bind=no)" <<<"$ERR"
+if slurm_at_least 23.11; then
+	srun_ -N1 -n1 --gres=gpu:1 --tres-bind=gres/gpu:closest --numa-plan=gpu-near,mem=none sh -c "$probe"
+	check "23.11+ respect_gpu_bind=no: the override of --tres-bind=gres/gpu is said, naming it" \
+		eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = gpu-near ] && grep -q "note: policy .gpu-near. applied; your --tres-bind=gres/gpu is overridden (respect_gpu_bind=no)" <<<"$ERR"'
+fi
 
 # ---- no GPU in the step: the fallback
 plugstack "$base"
@@ -112,5 +154,20 @@ check "the task gets both, and no GPU of the other job" \
 check "verbose: index 2 is 0000:85:00.0, 3 is 0000:c5:00.0" \
 	eval 'grep -q "2=0000:85:00.0" <<<"$ERR" && grep -q "3=0000:c5:00.0" <<<"$ERR"'
 scancel "$holder"
+
+# numaplan plan -f slurm's line, run as printed by this Slurm's srun (its
+# --cpu-bind=mask_cpu and --gpu-bind=map_gpu are taken by 22.05 and, as
+# --tres-bind=gres/gpu:map_gpu, by 23.11 and later), without the plugin
+plan=$(numaplan plan --topology "$dir/gpu.xml" -n 2 -p gpu-near -m none -f slurm -- sh -c "$probe")
+# two ranks over four GPUs: each rank the two beside its NUMA node
+check "plan -f slurm: --cpu-bind=mask_cpu and --gpu-bind=mask_gpu:0x5,0xa, nothing else binding" \
+	eval 'grep -q -- "--cpu-bind=mask_cpu:.* --gpu-bind=mask_gpu:0x5,0xa " <<<"$plan" && ! grep -q -- "--cpu-bind=rank\|--tres-bind" <<<"$plan"'
+k=0; while [ $k -lt 60 ] && [ -n "$(squeue -h -j "$holder" 2>/dev/null)" ]; do sleep 0.5; k=$((k + 1)); done
+plugstack --off
+eval "run timeout $NP_SRUN_TIMEOUT ${plan/#srun /srun -N1 -w n1 --gres=gpu:4 }"
+check "the -f slurm line runs under srun $(srun --version | awk '{ print $2 }')" eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ]'
+check "... rank 0: GPUs 0,2 and a CPU of NUMA 0; rank 1: GPUs 1,3 and one of NUMA 1" \
+	eval '[ "$(pfield 0 .cuda)" = 0,2 ] && [ "$(pfield 1 .cuda)" = 1,3 ] && subset "$(pfield 0 .cpus)" "$numa0" && subset "$(pfield 1 .cpus)" "$numa1"'
+plugstack "$base"
 check "slurmd of every node still up" nodes_alive
 done_testing

@@ -106,3 +106,12 @@ wait_idle() {
 
 # slurmd of every node still answering (no crash of the daemons)
 nodes_alive() { ! sinfo -h -N -o '%T' | grep -qE 'down|drain|not_responding|fail'; }
+
+# slurm_at_least MAJOR.MINOR: the running srun is that release or later.
+# For the checks whose Slurm behaviour truly differs between releases
+# (numaplan-spank(8), SLURM RELEASES), each saying why.
+slurm_at_least() {
+	local v want=$1
+	v=$(srun --version | awk '{ print $2 }')
+	[ "$(printf '%s\n%s\n' "$want" "$v" | sort -V | head -1)" = "$want" ]
+}

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "node_plan.h"
+#include "report.h"
 #include "sequence.h"
 
 #define MAXV 32
@@ -498,6 +499,97 @@ static void test_refusal_and_override(void **state)
 	fake_free(&f);
 }
 
+
+/* srun's option words: --gpu-bind and, from Slurm 23.11, --tres-bind's
+ * gres/gpu part; the last of the two decides (each replaces the other in
+ * srun); verbose alone, other TRES, the command's own words do not bind */
+static void test_gpu_bind_forms(void **state)
+{
+	static const struct { int want; const char *line; } cases[] = {
+		{ NPS_GPU_BIND_GPU, "--gpu-bind=closest" },
+		{ NPS_GPU_BIND_GPU, "--gpu-bind map_gpu:1,0" },
+		{ NPS_GPU_BIND_GPU, "--gpu-b=verbose,single:1" },
+		{ NPS_GPU_BIND_GPU, "--gpu-bind=none" },
+		{ 0, "--gpu-bind=verbose" },
+		{ 0, "--gpu-bind=VERBOSE" },
+		{ 0, "--gpu-bind" },
+		{ 0, "--gpu-=closest" },
+		{ 0, "--gpu-freq=high --gpus=2" },
+		{ NPS_GPU_BIND_TRES, "--tres-bind=gres/gpu:closest" },
+		{ NPS_GPU_BIND_TRES, "--tres-bind gres/gpu:map:1,0" },
+		{ NPS_GPU_BIND_TRES, "--tres-b=gres/gpu:verbose,per_task:1" },
+		{ NPS_GPU_BIND_TRES, "--tres-bind=gres/nic:closest+gres/gpu:mask:0x3" },
+		{ NPS_GPU_BIND_TRES, "--tres-bind=gres/gpu:closest+gres/nic:closest" },
+		{ 0, "--tres-bind=gres/gpu:closest+gres/gpu:verbose" },
+		{ 0, "--tres-bind=gres/gpu:verbose" },
+		{ 0, "--tres-bind=gres/gpu:" },
+		{ 0, "--tres-bind=gres/nic:closest" },
+		{ 0, "--tres-bind=gres/shard:per_task:1" },
+		{ 0, "--tres-bind=gpu:closest" },
+		{ 0, "--tres-=gres/gpu:closest" },
+		{ 0, "--tres-per-task=gres/gpu=1" },
+		{ NPS_GPU_BIND_TRES, "--gpu-bind=closest --tres-bind=gres/gpu:single:2" },
+		{ NPS_GPU_BIND_GPU, "--tres-bind=gres/gpu:closest --gpu-bind=closest" },
+		{ 0, "--gpu-bind=closest --tres-bind=gres/nic:closest" },
+		{ NPS_GPU_BIND_GPU, "--gpu-bind=closest : --tres-bind=gres/nic:closest" },
+		{ NPS_GPU_BIND_TRES, "-n1 : --tres-bind=gres/gpu:closest" },
+		{ 0, "-n2 -- --gpu-bind=closest" },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *copy = strdup(cases[c].line), *words[16], *save = NULL;
+		int n = 0;
+
+		for (char *w = strtok_r(copy, " ", &save); w && n < 16; w = strtok_r(NULL, " ", &save))
+			words[n++] = w;
+		if (nps_gpu_bind_given(n, words) != cases[c].want)
+			fail_msg("'%s': want %d", cases[c].line, cases[c].want);
+		free(copy);
+	}
+	assert_string_equal(nps_gpu_bind_option(NPS_GPU_BIND_GPU), "--gpu-bind");
+	assert_string_equal(nps_gpu_bind_option(NPS_GPU_BIND_TRES), "--tres-bind=gres/gpu");
+}
+
+/* the node: srun's mark "2" (--tres-bind=gres/gpu) wins over gpu-near and
+ * the note names the option; under enforce it is overridden, and said so;
+ * a mark of another value is not srun's */
+static void test_tres_bind_mark(void **state)
+{
+	char *plain[] = { "cache=none" };
+	char *enforced[] = { "default=gpu-near", "enforce", "cache=none" };
+	nps_seq_t q;
+	fake_t f;
+	nps_host_t h = host(&f);
+
+	(void)state;
+	put(&f, "SLURM_NUMAPLAN_SRUN_GPU_BIND", "2");
+	assert_int_equal(nps_seq_init(&q, &h, 1, plain), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "gpu-near", 1), 0);
+	assert_int_equal(nps_seq_decide(&q, &h), 0);
+	assert_int_equal(q.state, NPS_SEQ_RESPECT);
+	assert_string_equal(q.respect, "an explicit --tres-bind=gres/gpu");
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	h = host(&f);
+	put(&f, "SLURM_NUMAPLAN_SRUN_GPU_BIND", "2");
+	assert_int_equal(nps_seq_init(&q, &h, 3, enforced), 0);
+	assert_int_equal(nps_seq_decide(&q, &h), 1);
+	assert_non_null(strstr(q.overridden, "your --tres-bind=gres/gpu is overridden (the site enforces it)"));
+	nps_seq_exit(&q);
+	fake_free(&f);
+
+	h = host(&f);
+	put(&f, "SLURM_NUMAPLAN_SRUN_GPU_BIND", "3");
+	assert_int_equal(nps_seq_init(&q, &h, 1, plain), 0);
+	assert_int_equal(nps_seq_option(&q, &h, "gpu-near", 1), 0);
+	assert_int_equal(nps_seq_decide(&q, &h), 1);
+	assert_int_equal(q.respect[0], '\0');
+	nps_seq_exit(&q);
+	fake_free(&f);
+}
+
 /*
  * gpu-near on a node whose GPUs' memory is NUMA nodes (tests/xml/README.md:
  * 252-255 are the memory of the V100s 0004:04:00.0 ... 0035:04:00.0, DRAM
@@ -555,6 +647,8 @@ int main(void)
 		cmocka_unit_test(test_repeated_option),
 		cmocka_unit_test(test_refusal_and_override),
 		cmocka_unit_test(test_gpu_memory_in_cpuset),
+		cmocka_unit_test(test_gpu_bind_forms),
+		cmocka_unit_test(test_tres_bind_mark),
 	};
 
 	return cmocka_run_group_tests_name("sequence", tests, NULL, NULL);
