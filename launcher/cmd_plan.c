@@ -101,7 +101,7 @@ static int convert(struct plan_args *a, np_error_t *err)
 		np_error_t why = { 0 };
 
 		if (np_mem_spec_parse(a->mem, &a->po.mem, &a->po.mem_kind, &why) < 0)
-			return np_error_set(err, -EINVAL, "--mem: %s", why.msg);
+			return np_error_set(err, -EINVAL, "unknown --mem '%s': %s", a->mem, why.msg);
 	}
 	if (a->rails && np_arg_uint("--rails", a->rails, 1, 64, &a->po.rails, err) < 0)
 		return -EINVAL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memkind_names.c - the kinds of memory a NUMA node can be, as users name
  * them (mem=hbm) and as the formats print them, and the memory choice
@@ -56,8 +57,8 @@ int np_mem_spec_parse(const char *spec, np_mem_t *mode, np_memkind_t *kind, np_e
 	char head[32];
 
 	if (!spec || !*spec)
-		return np_error_set(err, -EINVAL, "an empty memory choice (valid: %s; a memory kind: %s; "
-		                    "or MODE:KIND)", np_mem_list(), KIND_WORDS);
+		return np_error_set(err, -EINVAL, "empty (valid: %s; a memory kind: %s; or MODE:KIND)",
+		                    np_mem_list(), KIND_WORDS);
 	if (!colon) {
 		if (np_mem_parse(spec, mode) == 0) {
 			*kind = NP_MEMKIND_UNKNOWN;
@@ -67,8 +68,8 @@ int np_mem_spec_parse(const char *spec, np_mem_t *mode, np_memkind_t *kind, np_e
 			*mode = NP_MEM_BIND;
 			return 0;
 		}
-		return np_error_set(err, -EINVAL, "unknown memory choice '%s' (valid: %s; a memory kind: %s; "
-		                    "or MODE:KIND)", spec, np_mem_list(), KIND_WORDS);
+		return np_error_set(err, -EINVAL, "not a memory mode or kind (valid: %s; a memory kind: %s; "
+		                    "or MODE:KIND)", np_mem_list(), KIND_WORDS);
 	}
 	if ((size_t)(colon - spec) < sizeof(head)) {
 		memcpy(head, spec, (size_t)(colon - spec));
@@ -77,10 +78,9 @@ int np_mem_spec_parse(const char *spec, np_mem_t *mode, np_memkind_t *kind, np_e
 		head[0] = '\0';
 	}
 	if (np_mem_parse(head, mode) < 0 || *mode == NP_MEM_NONE)
-		return np_error_set(err, -EINVAL, "memory choice '%s': before ':' must be bind or interleave",
-		                    spec);
+		return np_error_set(err, -EINVAL, "before ':' must be bind or interleave");
 	if (np_memkind_parse(colon + 1, kind) < 0)
-		return np_error_set(err, -EINVAL, "memory choice '%s': unknown memory kind '%s' (valid: %s)",
-		                    spec, colon + 1, KIND_WORDS);
+		return np_error_set(err, -EINVAL, "unknown memory kind '%s' (valid: %s)", colon + 1,
+		                    KIND_WORDS);
 	return 0;
 }

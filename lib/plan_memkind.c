@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plan_memkind.c - memory of one kind for a rank (mem=hbm, mem=cxl...):
  * which nodes of that kind go with the NUMA nodes of the rank's CPUs.

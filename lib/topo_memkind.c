@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_memkind.c - what memory each NUMA node is (np_memkind_t), read the
  * same way whichever hwloc release loads the topology.

@@ -69,7 +69,8 @@ NP_API const char *np_mem_list(void);
 /* A memory choice as front ends take it (API 0.4): MODE (np_mem_parse),
  * KIND (np_memkind_parse; binds to that kind), or MODE:KIND with MODE
  * bind or interleave.  *kind is NP_MEMKIND_UNKNOWN without a KIND.
- * -EINVAL with the reason in err. */
+ * -EINVAL with the reason in err (which does not repeat spec: the caller
+ * names it as its users typed it). */
 NP_API int np_mem_spec_parse(const char *spec, np_mem_t *mode, np_memkind_t *kind,
                              np_error_t *err);
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 # derive.py - the derived topologies of this directory, made from the real
 # Sapphire Rapids file ../intel-spr8480-2s-snc4-8numa-4h100-4mlx5.xml (see
 # README.md): Xeon Max (the same Sapphire Rapids die with HBM) in flat
