@@ -77,6 +77,18 @@ if ! command -v mpirun.openmpi >/dev/null; then
 	done_testing
 	exit
 fi
+# The format ompi4 and its mpirun line are Open MPI 4's (--rankfile,
+# rmaps_rank_file_physical, the orte_* parameters below, its binding
+# report): Open MPI 5 (Debian 13, tests/deb13) takes --rankfile only as a
+# deprecated alias, has no orte_* parameters and reports bindings in
+# another form.  These launches test Open MPI 4; Open MPI 5 launches the
+# format ompi (issue 18, item 3).
+ompi_major=$(mpirun.openmpi --version 2>/dev/null | sed -n '1s/.*(Open\(RTE\| MPI\)) \([0-9]*\)\..*/\2/p')
+if [ "$ompi_major" != 4 ]; then
+	for _ in 1 2 3; do skip "mpirun.openmpi is Open MPI ${ompi_major:-?}, not 4: the ompi4 format is Open MPI 4's"; done
+	done_testing
+	exit
+fi
 asroot=(); [ "$(id -u)" -eq 0 ] && asroot=(--allow-run-as-root)
 tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The Slurm end-to-end group (tests/slurm) inside the Debian 13 root:
+# tests/run-all brings the vcluster up there - slurmctld and slurmd 24.11
+# with the plugin the root's build made, nodes in network namespaces -
+# runs every script and takes it down (numaplan-debian13(8) says why the
+# vcluster and not numavm).  The vcluster id is NP_VCLUSTER_ID's: its
+# bridge, veths and ports are the host's, so the outer run-all takes a
+# vcluster of the same id on the host down before this group.
+source "$(dirname "$0")/../tap.sh"
+source "$(dirname "$0")/deb13-lib.sh"
+[ "$(id -u)" -eq 0 ] || { skip "needs root (chroot, the vcluster)"; done_testing; exit 0; }
+[ -f "$D13BUILD/plugin/.libs/numaplan.so" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
+if ip link show "np-br${NP_VCLUSTER_ID:-0}" >/dev/null 2>&1; then
+	notok "a vcluster with id ${NP_VCLUSTER_ID:-0} is up on the host (vcluster down first)"
+	done_testing; exit 1
+fi
+start=$SECONDS
+d13_groups slurm slurm
+diag "the slurm group in the root: $((SECONDS - start)) s (logs: $D13DIR/logs/slurm)"
+check "the vcluster came up inside the root" eval '! grep -q "vcluster up failed" "$D13DIR/logs/slurm.out"'
+done_testing
