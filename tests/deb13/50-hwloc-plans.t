@@ -36,13 +36,14 @@ source "$(dirname "$0")/deb13-lib.sh"
 out=$D13DIR/hwloc-plans
 rm -rf "$out"
 mkdir -p "$out"
-dump=$NP_SRCDIR/tests/deb13/plans-dump.sh
+# absolute: chroot starts in the root's /
+dump=$(realpath -- "$NP_SRCDIR/tests/deb13/plans-dump.sh")
 topo=$(realpath -- "$NP_SRCDIR/tests/topologies")
 
 run "$NP_BUILDDIR/launcher/numaplan" --version
-v29=$OUT
+v29=$(tr '\n' ' ' <<<"$OUT")
 run d13run "$D13BUILD/launcher/numaplan" --version
-v212=$OUT
+v212=$(tr '\n' ' ' <<<"$OUT")
 check "the host's build uses hwloc 2.9 ($v29)" grep -q "hwloc 2\.9\." <<<"$v29"
 check "the root's build uses hwloc 2.12 ($v212)" grep -q "hwloc 2\.12\." <<<"$v212"
 
