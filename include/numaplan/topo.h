@@ -353,7 +353,8 @@ NP_API int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *
 
 /* A digest of what the planner reads of a node: CPU model, packages,
  * NUMA nodes, L3 domains, cores and their PUs, the allowed CPUs, devices
- * (name, kind, locality), the GPUs' own memory nodes (when any) and the
+ * (name, kind, locality), the GPUs' own memory nodes (when any), the
+ * memory kind and locality of NUMA nodes that are not DRAM, and the
  * distance matrix; never the host name,
  * memory sizes or port states, which differ between nodes of one type.
  * Two nodes with the same fingerprint get the same plans.  16 lower-case

@@ -109,6 +109,18 @@ run numaplan plan --topology "$SIERRA" -n 2 -p socket --mem gpu
 check "Sierra, --mem gpu: refused (no node says it is GPU memory)" \
 	bash -c '[ "$1" -ne 0 ] && grep -q "no GPUMemory memory on this node" <<<"$2"' _ "$RC" "$ERR"
 
+# ---- the fingerprint groups nodes that get the same plans: the CXL files
+# differ only in what the CPU-less nodes are, and so do their --mem cxl plans
+run numaplan topo --topology "$CXL12" --fingerprint
+fp12=$OUT
+run numaplan topo --topology "$CXL9" --fingerprint
+check "SPR + CXL: the 2.12 and 2.9 files (CXL vs unknown nodes) have different fingerprints" \
+	test -n "$fp12" -a "$fp12" != "$OUT"
+run numaplan topo --topology "$MAX12" --fingerprint
+fp12=$OUT
+run numaplan topo --topology "$MAX9" --fingerprint
+check "Xeon Max: the 2.12 and 2.9 files (HBM either way) have one fingerprint" test -n "$fp12" -a "$fp12" = "$OUT"
+
 # ---- bad choices
 for bad in none:hbm bind:fast fast "interleave:" ":hbm"; do
 	run numaplan plan --topology "$MAX9" -n 2 -p socket --mem "$bad"
