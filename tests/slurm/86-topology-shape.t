@@ -73,13 +73,18 @@ for name in issue22.xml shape-package-two-depths.xml shape-core-as-pu.xml shape-
 done
 
 # slurmstepd exited normally every time: slurmd logs "[JOB.STEP] done with
-# job" when a step daemon ends its work; one that died by a signal never
-# says it (before the fix: no such line for the steps of issue22.xml)
+# job" when a step daemon ends its work (Slurm 22.05; 24.11 says "done with
+# step", or "stepd_cleanup: done with step (rc...)" for a step that failed);
+# one that died by a signal never says it (before the fix: no such line for
+# the steps of issue22.xml)
 if [ -r "$log" ]; then
 	tail -c +$((since + 1)) "$log" >"$dir/slurmd.log"
 	launched=$(sed -n 's/.*launch task StepId=\([0-9]*\.[0-9]*\) .*/\1/p' "$dir/slurmd.log")
 	missing=
-	for s in $launched; do grep -qF "[$s] done with job" "$dir/slurmd.log" || missing="$missing $s"; done
+	for s in $launched; do
+		grep -qF -e "[$s] done with job" -e "[$s] done with step" -e "[$s] stepd_cleanup: done with step" "$dir/slurmd.log" ||
+			missing="$missing $s"
+	done
 	check "slurmd's log: every slurmstepd of the test ($(wc -w <<<"$launched") steps) ended its work (not:${missing:- none})" \
 		eval '[ -n "$launched" ] && [ -z "$missing" ]'
 else
