@@ -68,7 +68,8 @@ static void plan_usage(FILE *f)
 	        "                     [--cpus-per-task C] [--threads] [--mem MODE]\n"
 	        "                     [--hca NAME[:PORT][,NAME...]] [--rails N] [--nodes N | --hosts H1,H2,...]\n"
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
-	        "Policies: %s\nMemory modes: %s\nFormats: %s\n", np_policy_list(), np_mem_list(),
+	        "Policies: %s\nMemory modes: %s, or a memory kind (dram, hbm, cxl, gpu, nvm) as KIND or MODE:KIND\n"
+	        "Formats: %s\n", np_policy_list(), np_mem_list(),
 	        np_format_list());
 	np_opt_usage(f, plan_opts);
 }
@@ -96,8 +97,12 @@ static int convert(struct plan_args *a, np_error_t *err)
 	if (a->cpus_per_task &&
 	    np_arg_uint("--cpus-per-task", a->cpus_per_task, 1, 100000, &a->po.cpus_per_task, err) < 0)
 		return -EINVAL;
-	if (a->mem && np_mem_parse(a->mem, &a->po.mem) < 0)
-		return np_error_set(err, -EINVAL, "unknown --mem '%s' (valid: %s)", a->mem, np_mem_list());
+	if (a->mem) {
+		np_error_t why = { 0 };
+
+		if (np_mem_spec_parse(a->mem, &a->po.mem, &a->po.mem_kind, &why) < 0)
+			return np_error_set(err, -EINVAL, "unknown --mem '%s': %s", a->mem, why.msg);
+	}
 	if (a->rails && np_arg_uint("--rails", a->rails, 1, 64, &a->po.rails, err) < 0)
 		return -EINVAL;
 	if (a->nodes && np_arg_uint("--nodes", a->nodes, 1, 100000, &a->po.nnodes, err) < 0)

@@ -159,6 +159,10 @@ char *np_topo_to_json(const np_topo_t *t)
 		put(o, "cpus", cpulist(n->cpus), bad);
 		put(o, "ncores", json_integer(n->ncores), bad);
 		put(o, "memory", json_integer((json_int_t)n->memory), bad);
+		put(o, "kind", json_string(np_memkind_name(n->kind)), bad);
+		put(o, "subtype", n->subtype ? json_string(n->subtype) : json_null(), bad);
+		put(o, "memory_tier", n->memory_tier >= 0 ? json_integer(n->memory_tier) : json_null(), bad);
+		put(o, "locality", cpulist(n->locality), bad);
 		push(a, o, bad);
 	}
 	put(root, "numa", a, bad);

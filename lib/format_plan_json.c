@@ -308,6 +308,7 @@ static void write_rank(jw_t *w, const np_topo_t *t, const np_rank_t *r)
 	k_set(w, "mems", r->mems);
 	k_str(w, "mempolicy", r->mem == NP_MEM_NONE ? "none" :
 	                      r->mem == NP_MEM_INTERLEAVE ? "interleave" : "bind");
+	k_str(w, "mem_kind", r->mem_kind != NP_MEMKIND_UNKNOWN ? np_memkind_name(r->mem_kind) : NULL);
 	k_str(w, "hca", r->hca);
 	if (r->hca) {
 		key(w, "hca_port");

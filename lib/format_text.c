@@ -150,10 +150,14 @@ int np_topo_write_text(FILE *f, const np_topo_t *t)
 		if (n->package >= 0 && (unsigned)n->package < t->npackages)
 			snprintf(pk, sizeof(pk), "%u", t->packages[n->package].os_index);
 		human_bytes(mem, sizeof(mem), n->memory);
-		fprintf(f, "  P#%-3u package %-3s %3u cores  memory %-10s", n->os_index, pk,
-		        n->ncores, mem);
-		if (np_cpuset_iszero(n->cpus))
+		fprintf(f, "  P#%-3u package %-3s %3u cores  memory %-10s %-9s", n->os_index, pk,
+		        n->ncores, mem, np_memkind_name(n->kind));
+		if (n->memory_tier >= 0)
+			fprintf(f, " tier %d", n->memory_tier);
+		if (np_cpuset_iszero(n->cpus) && np_cpuset_iszero(n->locality))
 			fprintf(f, " no CPUs (memory only)\n");
+		else if (np_cpuset_iszero(n->cpus))
+			put_set(f, " no CPUs (memory only), attached with cpus %s\n", n->locality);
 		else
 			put_set(f, " cpus %s\n", n->cpus);
 	}

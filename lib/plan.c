@@ -149,6 +149,9 @@ static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 		for (int c = np_cpuset_first(r->cpus); c >= 0; c = np_cpuset_next(r->cpus, c))
 			if ((unsigned)c < npu && pu_numa[c] >= 0 && np_cpuset_set(r->mems, (unsigned)pu_numa[c]) < 0)
 				return -ENOMEM;
+	if (r->mem != NP_MEM_NONE && o->mem_kind != NP_MEMKIND_UNKNOWN &&
+	    np_rank_memkind(t, r, o->mem_kind) < 0)
+		return -ENOMEM;
 	/* gpu-near: a coherent GPU's memory node (GH200, Power9 NVLink) is
 	 * local to the rank too; a strict bind to the CPUs' nodes alone
 	 * would keep its pages off the GPU it drives.  Only gpu-near's
@@ -317,7 +320,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	int rc;
 
 	*out = NULL;
-	if ((rc = np_plan_opts_check(o, err)) < 0)
+	if ((rc = np_plan_opts_check(o, err)) < 0 || (rc = np_memkind_check(t, o->mem_kind, err)) < 0)
 		return rc;
 	p = calloc(1, sizeof(*p));
 	if (!p)

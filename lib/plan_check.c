@@ -55,6 +55,11 @@ int np_plan_opts_check(const np_plan_opts_t *o, np_error_t *err)
 	if ((unsigned)o->mem >= NP_MEM_COUNT)
 		return np_error_set(err, -EINVAL, "unknown memory mode %d (valid: %s)", (int)o->mem,
 		                    np_mem_list());
+	if ((unsigned)o->mem_kind >= NP_MEMKIND_COUNT)
+		return np_error_set(err, -EINVAL, "unknown memory kind %d", (int)o->mem_kind);
+	if (o->mem_kind != NP_MEMKIND_UNKNOWN && o->mem == NP_MEM_NONE)
+		return np_error_set(err, -EINVAL, "memory kind %s with memory mode none: a kind needs "
+		                    "bind or interleave", np_memkind_name(o->mem_kind));
 	if (o->ntasks == 0)
 		return np_error_set(err, -EINVAL, "the number of tasks must be at least 1");
 	if (o->ntasks > 1000000 || o->cpus_per_task > 100000)

@@ -105,4 +105,11 @@ int np_place_spread(np_pool_t *pool, np_rank_t *ranks, unsigned nlocal, unsigned
 int np_place_domains(const np_topo_t *t, np_pool_t *pool, np_scope_t scope, np_rank_t *ranks,
                      unsigned nlocal);
 
+/* plan_memkind.c: -ENODEV when the node has no memory of the kind (the
+ * message lists what it has); 0 for NP_MEMKIND_UNKNOWN */
+int np_memkind_check(const np_topo_t *t, np_memkind_t kind, np_error_t *err);
+/* The rank's mems (its CPUs' nodes) become the nodes of the kind that go
+ * with them; r->mem_kind says so. */
+int np_rank_memkind(const np_topo_t *t, np_rank_t *r, np_memkind_t kind);
+
 #endif /* NP_PLAN_INTERNAL_H */

@@ -58,6 +58,13 @@ void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN])
 		addf(&f, "N%llu", t->numa[i].os_index);
 		addf(&f, "p%llu", (unsigned long long)(t->numa[i].package + 1));
 		add_set(&f, t->numa[i].cpus);
+		/* what memory it is, and where, decides mem=KIND plans; only
+		 * for memory that is not plain DRAM, so that the digest of a
+		 * node without such memory is what it was before kinds */
+		if (t->numa[i].kind != NP_MEMKIND_DRAM) {
+			add(&f, np_memkind_name(t->numa[i].kind));
+			add_set(&f, t->numa[i].locality);
+		}
 	}
 	for (i = 0; i < t->nl3; i++)
 		add_set(&f, t->l3[i].cpus);

@@ -36,6 +36,8 @@ void np_topo_free_gpus(np_topo_t *t);
 
 /* (Re)build packages/numa/l3/cores from h restricted to t->allowed. */
 int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err);
+/* np_numa_t.kind, subtype and memory_tier of every node (topo_memkind.c) */
+int np_topo_read_memkinds(np_topo_t *t, hwloc_topology_t h);
 void np_topo_free_views(np_topo_t *t);
 
 /* raw with bytes outside printable ASCII (and a backslash) as \xHH, cut after 64

@@ -14,8 +14,11 @@ void np_topo_free_views(np_topo_t *t)
 {
 	for (unsigned i = 0; i < t->npackages; i++)
 		np_cpuset_free(t->packages[i].cpus);
-	for (unsigned i = 0; i < t->nnuma; i++)
+	for (unsigned i = 0; i < t->nnuma; i++) {
 		np_cpuset_free(t->numa[i].cpus);
+		np_cpuset_free(t->numa[i].locality);
+		free(t->numa[i].subtype);
+	}
 	for (unsigned i = 0; i < t->nl3; i++)
 		np_cpuset_free(t->l3[i].cpus);
 	for (unsigned i = 0; i < t->ncores; i++) {
@@ -104,8 +107,9 @@ static int build_numa(np_topo_t *t, hwloc_topology_t h)
 		nd->memory = o->attr ? o->attr->numanode.local_memory : 0;
 		nd->package = index_of_ancestor(h, HWLOC_OBJ_PACKAGE, o);
 		nd->cpus = allowed_cpus(t, o);
+		nd->locality = allowed_cpus(t, o);
 		t->nnuma++;
-		if (!nd->cpus)
+		if (!nd->cpus || !nd->locality)
 			return -ENOMEM;
 		/* v1 files put NUMA nodes above packages; hwloc 2 then hangs them
 		 * off the machine, so look the package up by CPUs instead. */
@@ -338,7 +342,8 @@ int np_topo_build_views(np_topo_t *t, hwloc_topology_t h, np_error_t *err)
 	int rc;
 
 	if ((rc = build_packages(t, h)) < 0 || (rc = build_numa(t, h)) < 0 || (rc = build_l3(t, h)) < 0 ||
-	    (rc = build_cores(t, h)) < 0 || (rc = read_distances(t, h)) < 0) {
+	    (rc = build_cores(t, h)) < 0 || (rc = read_distances(t, h)) < 0 ||
+	    (rc = np_topo_read_memkinds(t, h)) < 0) {
 		if (rc == -ENOMEM)
 			return np_error_set(err, rc, "out of memory while reading the topology");
 		return np_error_set(err, rc, "a shape no machine has: "

@@ -79,6 +79,7 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	po.cpus_per_task = in->cpus_per_task ? in->cpus_per_task : 1;
 	po.threads = d->threads;
 	po.mem = d->mem;
+	po.mem_kind = d->mem_kind;
 	po.hca = d->hca;
 	po.rails = d->rails;
 	/* Slurm already decided these tasks run here; sharing cores is its

@@ -41,7 +41,7 @@ const char *nps_modifiers(char *buf)
 			mems[n++] = *p == ',' ? '|' : *p;
 	mems[n] = '\0';
 	snprintf(buf, NPS_MODIFIERS_SIZE,
-	         "verbose, mem=%s, hca=NAME[:PORT][+NAME[:PORT]...], rails=N, threads, help", mems);
+	         "verbose, mem=%s|KIND|MODE:KIND (KIND: dram, hbm, cxl, gpu, nvm), hca=NAME[:PORT][+NAME[:PORT]...], rails=N, threads, help", mems);
 	return buf;
 }
 
@@ -132,8 +132,8 @@ static int parse_word(nps_request_t *r, const char *text, const char *w, np_erro
 	} else if (!strncmp(w, "mem=", 4)) {
 		if (r->has_mem)
 			return repeated(err, text, "mem=");
-		if (np_mem_parse(w + 4, &r->mem) < 0)
-			return bad_value(err, text, "unknown memory mode", w);
+		if (np_mem_spec_parse(w + 4, &r->mem, &r->mem_kind, NULL) < 0)
+			return bad_value(err, text, "unknown memory mode or kind", w);
 		r->has_mem = true;
 	} else if (!strncmp(w, "rails=", 6)) {
 		if (r->rails)
@@ -291,8 +291,10 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 	}
 	if (r) {
 		d->threads = r->threads;
-		if (r->has_mem)
+		if (r->has_mem) {
 			d->mem = r->mem;
+			d->mem_kind = r->mem_kind;
+		}
 		d->hca = r->hca;
 		d->rails = r->rails;
 	}

@@ -30,6 +30,7 @@ typedef struct nps_request {
 	bool threads;
 	bool has_mem;
 	np_mem_t mem;
+	np_memkind_t mem_kind;  /* mem=hbm, mem=bind:cxl...; UNKNOWN: the CPUs' nodes */
 	char *hca;              /* comma-separated, malloc'ed, or NULL */
 	unsigned rails;         /* rails=N: adapters per task, 0 when not given */
 } nps_request_t;
@@ -59,6 +60,7 @@ typedef struct nps_decision {
 	bool verbose;
 	bool threads;
 	np_mem_t mem;
+	np_memkind_t mem_kind;
 	const char *hca;        /* points into the request, or NULL */
 	unsigned rails;         /* np_plan_opts_t.rails */
 	bool from_user;         /* the policy is the user's, not the site's */

@@ -343,6 +343,9 @@ static int cmd_request(const char *value, int argc, char **argv)
 	       d->hca ? d->hca : "", stepd_seq.req.help, d->from_user);
 	if (d->rails)
 		printf(" rails=%u", d->rails);
+	/* mem_kind= only when given, for the same reason */
+	if (d->mem_kind != NP_MEMKIND_UNKNOWN)
+		printf(" mem_kind=%s", np_memkind_name(d->mem_kind));
 	printf("\n");
 	if (d->note[0])
 		print_escaped(stdout, "note: %s", d->note);

@@ -66,6 +66,13 @@ NP_API unsigned np_policy_accepts(np_policy_t p);
 NP_API int np_mem_parse(const char *name, np_mem_t *out);
 NP_API const char *np_mem_name(np_mem_t m);
 NP_API const char *np_mem_list(void);
+/* A memory choice as front ends take it (API 0.4): MODE (np_mem_parse),
+ * KIND (np_memkind_parse; binds to that kind), or MODE:KIND with MODE
+ * bind or interleave.  *kind is NP_MEMKIND_UNKNOWN without a KIND.
+ * -EINVAL with the reason in err (which does not repeat spec: the caller
+ * names it as its users typed it). */
+NP_API int np_mem_spec_parse(const char *spec, np_mem_t *mode, np_memkind_t *kind,
+                             np_error_t *err);
 
 typedef struct np_plan_opts {
 	np_policy_t policy;
@@ -91,6 +98,13 @@ typedef struct np_plan_opts {
 	unsigned rails;              /* adapters per rank, 0 is taken as 1 (hca-near and gpu-near) */
 	const unsigned *gpu_ids;     /* gpu-near: the GPUs the step may use, as indexes into the node's GPUs in PCI-bus-id order; NULL = all */
 	unsigned ngpu_ids;
+	/* API 0.4: the kind of memory ranks bind to (with NP_MEM_BIND or
+	 * NP_MEM_INTERLEAVE): for each NUMA node of a rank's CPUs, the nodes
+	 * of that kind attached with it (the smallest locality that holds its
+	 * CPUs), else the nearest by distance.  NP_MEMKIND_UNKNOWN (0): the
+	 * CPUs' own nodes.  A kind the node has none of is -ENODEV, and the
+	 * message lists the kinds it has. */
+	np_memkind_t mem_kind;
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
@@ -134,6 +148,9 @@ typedef struct np_rank {
 	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes; empty
 	 * under the other policies and when memory is not bound. */
 	np_cpuset_t *gpu_mems;
+	/* API 0.4: np_plan_opts_t.mem_kind when memory is bound, else
+	 * NP_MEMKIND_UNKNOWN */
+	np_memkind_t mem_kind;
 } np_rank_t;
 
 /* An adapter hca-near left out, and why ("port 1 DOWN"). */

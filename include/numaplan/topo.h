@@ -72,12 +72,46 @@ typedef struct np_package {
 	np_cpuset_t *cpus;          /* allowed PUs, OS indexes */
 } np_package_t;
 
+/*
+ * What memory a NUMA node is (API 0.4).  hwloc 2.10 and later name it in
+ * the node's subtype and number the tiers (info MemoryTier, 0 fastest);
+ * older releases name only some (MCDRAM, GPUMemory), and hwloc never
+ * recomputes either for an XML file.  So the kind is read the same way
+ * whatever the release: the subtype when the topology has one, else the
+ * node's attributes (CXLDevice, DAXType), else a local bandwidth more than
+ * twice that of the nodes with CPUs (HBM, hwloc's own rule), else DRAM for
+ * a node with CPUs; a CPU-less node nothing describes is unknown.
+ */
+typedef enum np_memkind {
+	NP_MEMKIND_UNKNOWN,   /* nothing says; as a request: the CPUs' own nodes */
+	NP_MEMKIND_DRAM,      /* ordinary memory (DDR) */
+	NP_MEMKIND_HBM,       /* high-bandwidth memory: HBM, KNL's MCDRAM */
+	NP_MEMKIND_CXL,       /* memory behind CXL (CXL-DRAM, CXL-NVM...) */
+	NP_MEMKIND_GPU,       /* a GPU's own memory (GPUMemory) */
+	NP_MEMKIND_NVM,       /* persistent memory */
+	NP_MEMKIND_COUNT
+} np_memkind_t;
+
+/* "unknown", "DRAM", "HBM", "CXL", "GPUMemory", "NVM"; "?" past the end */
+NP_API const char *np_memkind_name(np_memkind_t k);
+/* A kind as users name it, case ignored: dram or ddr, hbm or mcdram, cxl,
+ * gpu or gpumemory, nvm.  -EINVAL otherwise. */
+NP_API int np_memkind_parse(const char *name, np_memkind_t *out);
+
 typedef struct np_numa {
 	unsigned os_index;
 	int package;                /* index into packages, -1 if none */
 	uint64_t memory;            /* bytes; 0 when the file does not say */
 	np_cpuset_t *cpus;          /* allowed PUs local to the node; empty for CPU-less nodes */
 	unsigned ncores;            /* allowed cores */
+	/* API 0.4 */
+	np_memkind_t kind;          /* see np_memkind_t */
+	char *subtype;              /* hwloc's subtype ("HBM", "CXL-DRAM"...) or NULL */
+	int memory_tier;            /* hwloc's MemoryTier info, -1 when absent */
+	/* allowed PUs of hwloc's locality of the node: for a CPU-less node
+	 * (HBM, CXL), the CPUs it is attached with; empty when none (hwloc 1.x
+	 * files attach such nodes to the machine) */
+	np_cpuset_t *locality;
 } np_numa_t;
 
 typedef struct np_l3 {
@@ -319,7 +353,8 @@ NP_API int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *
 
 /* A digest of what the planner reads of a node: CPU model, packages,
  * NUMA nodes, L3 domains, cores and their PUs, the allowed CPUs, devices
- * (name, kind, locality), the GPUs' own memory nodes (when any) and the
+ * (name, kind, locality), the GPUs' own memory nodes (when any), the
+ * memory kind and locality of NUMA nodes that are not DRAM, and the
  * distance matrix; never the host name,
  * memory sizes or port states, which differ between nodes of one type.
  * Two nodes with the same fingerprint get the same plans.  16 lower-case

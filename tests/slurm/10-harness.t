@@ -58,6 +58,20 @@ run $H request hca-near,verbose,mem=interleave,hca=mlx5_0+mlx5_1:2,threads
 check "full value parses" [ "$RC" -eq 0 ]
 check "modifiers understood" \
 	grep -qx 'policy=hca-near verbose=1 threads=1 mem=interleave hca=mlx5_0,mlx5_1:2 help=0 from_user=1' <<<"$OUT"
+# a memory kind: alone it binds (mem=hbm), or after a mode (interleave:cxl)
+run $H request numa,mem=hbm
+check "mem=hbm: bind to the HBM nodes" \
+	grep -qx 'policy=numa verbose=0 threads=0 mem=bind hca= help=0 from_user=1 mem_kind=HBM' <<<"$OUT"
+run $H request socket,mem=interleave:cxl
+check "mem=interleave:cxl: interleave over the CXL nodes" \
+	grep -qx 'policy=socket verbose=0 threads=0 mem=interleave hca= help=0 from_user=1 mem_kind=CXL' <<<"$OUT"
+run $H request numa,mem=DDR
+check "mem=DDR (case ignored): DRAM" grep -q ' mem=bind .* mem_kind=DRAM$' <<<"$OUT"
+for bad in numa,mem=none:hbm numa,mem=bind:fast numa,mem=hbm:bind numa,mem=interleave:; do
+	run $H request "$bad"
+	check "value '$bad' refused, naming the word" \
+		eval '[ "$RC" -ne 0 ] && grep -qF "unknown memory mode or kind" <<<"$ERR" && grep -qF "${bad#numa,}" <<<"$ERR"'
+done
 run $H request compact,hca=mlx5_0
 check "hca= with another policy is refused, naming it" \
 	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .compact." <<<"$ERR"'
@@ -301,6 +315,10 @@ if bash "$NP_SRCDIR/tests/slurm/emulated-topology.sh" "$tmp/emu.xml" 2>/dev/null
 		eval '! grep -q "^NUMAPLAN_HCA=mlx5_0" <<<"$OUT"'
 	check "HWLOC_XMLFILE in the process environment: refused, named" \
 		eval '[ "$RC" -ne 0 ] && grep -q "HWLOC_XMLFILE" <<<"$ERR"'
+	# a memory kind the node lacks fails the step with what it has
+	run $H bind compact,mem=hbm 1 0 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
+	check "emulated: mem=hbm on a node without HBM is refused, naming what it has" \
+		eval '[ "$RC" -ne 0 ] && grep -q "no HBM memory on this node (it has DRAM on NUMA" <<<"$ERR" && ! grep -q "^NUMAPLAN_CPUS=" <<<"$OUT"'
 	run $H cores 1 "topology=$tmp/emu.xml" "sysfs=$tmp/sys"
 	check "allocated core 1 of the emulated topology is PU $second" [ "$OUT" = "$second" ]
 else

@@ -66,6 +66,8 @@ static json_t *rank_json(const np_topo_t *t, const np_rank_t *r, bool *bad)
 	put(o, "mems", cpulist(r->mems), bad);
 	put(o, "mempolicy", json_string(r->mem == NP_MEM_NONE ? "none" :
 	                    r->mem == NP_MEM_INTERLEAVE ? "interleave" : "bind"), bad);
+	put(o, "mem_kind", r->mem_kind != NP_MEMKIND_UNKNOWN ? json_string(np_memkind_name(r->mem_kind)) :
+	                   json_null(), bad);
 	put(o, "hca", r->hca ? json_string(r->hca) : json_null(), bad);
 	if (r->hca) {
 		put(o, "hca_port", r->port ? json_integer(r->port) : json_null(), bad);

@@ -723,6 +723,67 @@ static void test_names(void **state)
 	assert_string_equal(np_mem_name((np_mem_t)NP_MEM_COUNT), "?");
 }
 
+/* Memory kinds: the words users type, MODE:KIND, and a plan's memory of a
+ * kind (the KNL file: cluster k's MCDRAM is node k+4, INDEX.md). */
+static void test_mem_kinds(void **state)
+{
+	np_memkind_t k = NP_MEMKIND_COUNT;
+	np_mem_t m = NP_MEM_NONE;
+	np_error_t err = { 0 };
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_plan_t *p = NULL;
+	np_topo_t *t;
+
+	(void)state;
+	assert_int_equal(np_memkind_parse("ddr", &k), 0);
+	assert_int_equal(k, NP_MEMKIND_DRAM);
+	assert_int_equal(np_memkind_parse("MCDRAM", &k), 0);
+	assert_int_equal(k, NP_MEMKIND_HBM);
+	assert_int_equal(np_memkind_parse("GPUMemory", &k), 0);
+	assert_int_equal(k, NP_MEMKIND_GPU);
+	assert_int_equal(np_memkind_parse("unknown", &k), -EINVAL);
+	assert_int_equal(np_memkind_parse(NULL, &k), -EINVAL);
+	assert_string_equal(np_memkind_name(NP_MEMKIND_CXL), "CXL");
+	assert_string_equal(np_memkind_name(NP_MEMKIND_COUNT), "?");
+
+	assert_int_equal(np_mem_spec_parse("hbm", &m, &k, &err), 0);
+	assert_true(m == NP_MEM_BIND && k == NP_MEMKIND_HBM);
+	assert_int_equal(np_mem_spec_parse("interleave:cxl", &m, &k, &err), 0);
+	assert_true(m == NP_MEM_INTERLEAVE && k == NP_MEMKIND_CXL);
+	assert_int_equal(np_mem_spec_parse("none", &m, &k, &err), 0);
+	assert_true(m == NP_MEM_NONE && k == NP_MEMKIND_UNKNOWN);
+	assert_int_equal(np_mem_spec_parse("none:hbm", &m, &k, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "bind or interleave"));
+	assert_int_equal(np_mem_spec_parse("bind:", &m, &k, &err), -EINVAL);
+	assert_int_equal(np_mem_spec_parse("averyveryverylongmodenamethatdoesnotfit:hbm", &m, &k, &err), -EINVAL);
+	assert_int_equal(np_mem_spec_parse("", &m, &k, &err), -EINVAL);
+	assert_int_equal(np_mem_spec_parse(NULL, &m, &k, &err), -EINVAL);
+
+	t = load_topo("intel-knl7250-snc4-flat-8numa-mlx5.xml", NULL);
+	o.policy = NP_POLICY_NUMA;
+	o.ntasks = 4;
+	o.mem_kind = NP_MEMKIND_HBM;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_true(np_cpuset_isset(p->ranks[i].mems, 4 + i));
+		assert_int_equal(np_cpuset_count(p->ranks[i].mems), 1);
+		assert_int_equal(p->ranks[i].mem_kind, NP_MEMKIND_HBM);
+	}
+	np_plan_free(p);
+	/* a kind with mode none, a kind past the end: the options are wrong */
+	o.mem = NP_MEM_NONE;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	o.mem = NP_MEM_BIND;
+	o.mem_kind = NP_MEMKIND_COUNT;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	/* no such memory on the node: -ENODEV, and what it has */
+	o.mem_kind = NP_MEMKIND_CXL;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -ENODEV);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "DRAM on NUMA 0-3, HBM on NUMA 4-7"));
+	np_topo_free(t);
+}
+
 /* Every list a message shows is the names, in order, and nothing else. */
 static void check_list(const char *list, const char *(*name)(int), int n)
 {
@@ -772,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_domain_policies),
 		cmocka_unit_test(test_multi_node),
 		cmocka_unit_test(test_mem_modes),
+		cmocka_unit_test(test_mem_kinds),
 		cmocka_unit_test(test_partial_node_nearest),
 		cmocka_unit_test(test_knl_ddr_not_mcdram),
 		cmocka_unit_test(test_cpuless_node_numbered_first),
