@@ -593,3 +593,36 @@ int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t 
 	*n = cnt;
 	return 0;
 }
+
+/* whether the comma-separated list holds item (len bytes), without case */
+static int in_list(const char *list, const char *item, size_t len)
+{
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if (l == len && strncasecmp(p, item, len) == 0)
+			return 1;
+		p += l + (p[l] == ',');
+	}
+	return 0;
+}
+
+const char *np_devopen_judge(const char *planned, const char *held, int unreadable)
+{
+	size_t in = 0, out = 0;
+
+	if (!planned || !*planned)
+		return "-";
+	for (const char *p = held ? held : ""; *p;) {
+		size_t l = strcspn(p, ",");
+		if (l)
+			in_list(planned, p, l) ? in++ : out++;
+		p += l + (p[l] == ',');
+	}
+	if (in && out)
+		return "extra";
+	if (out)
+		return "mismatch";
+	if (in)
+		return "match";
+	return unreadable ? "unreadable" : "none-open";
+}

@@ -96,6 +96,14 @@ typedef struct np_devgpu {
 int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_devgpu_t **out, size_t *n,
                     np_error_t *err);
 
+/* What a task holds against its plan, both comma-separated lists of
+ * adapter names or GPU bus ids (compared without case): "-" (nothing
+ * planned), "match" (the plan's and nothing else), "mismatch" (others,
+ * none of the plan's), "extra" (the plan's and others), "none-open"
+ * (nothing held yet), or "unreadable" (nothing seen, and unreadable
+ * says the descriptors could not be read). */
+const char *np_devopen_judge(const char *planned, const char *held, int unreadable);
+
 /* One port of an RDMA adapter: its state and the bytes it carried. */
 typedef struct np_devport {
 	char adapter[NP_DEVOPEN_NAME];

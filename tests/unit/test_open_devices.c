@@ -277,6 +277,20 @@ static void test_ports(void **state)
 	free(p);
 }
 
+static void test_judge(void **state)
+{
+	(void)state;
+	assert_string_equal(np_devopen_judge("", "mlx5_0", 0), "-");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_0", 0), "match");
+	assert_string_equal(np_devopen_judge("0000:3b:00.0,0000:5e:00.0", "0000:3B:00.0", 0), "match");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_1", 0), "mismatch");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_1,mlx5_0", 0), "extra");
+	assert_string_equal(np_devopen_judge("mlx5_0", "", 0), "none-open");
+	assert_string_equal(np_devopen_judge("mlx5_0", "", 1), "unreadable");
+	/* a name is whole: mlx5_1 is not mlx5_10 */
+	assert_string_equal(np_devopen_judge("mlx5_10", "mlx5_1", 0), "mismatch");
+}
+
 /* This process, live: /dev/null and a pipe are no adapter or GPU. */
 static void test_scan_self(void **state)
 {
@@ -314,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_lookups),
 		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_ports),
+		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_scan_self),
 	};
 
