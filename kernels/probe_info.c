@@ -19,7 +19,7 @@
 #include "probe.h"
 
 const char *const np_probe_env_names[] = {
-	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA",
+	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA", "NUMAPLAN_GPUS",
 	"UCX_NET_DEVICES", "OMPI_MCA_btl_openib_if_include",
 	"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND",
 	/* the GPUs the task's runtimes will see (gpu-near, Slurm's gres) */

@@ -23,14 +23,22 @@
 /* ---- collect (runs inside the job, on each node) ---- */
 
 /* One node's record: {node, numa: {os: cpulist}, processes: [...],
- * errors: [...]}.  Each process: pid, tid list with each thread's cpus,
- * step, localid (or null for a task's descendant), rank, comm, cpus,
- * mems_allowed, policy (the task's memory policy as numa_maps shows it:
- * "default", "bind:0", "interleave:0-3", ...), pages_kb {numa: kB of
- * anonymous memory}, env {NUMAPLAN_*, SLURM_CPU_BIND_TYPE/LIST,
- * SLURM_PROCID, SLURM_LOCALID}.  proc is "/proc" but for tests; the
- * steps skipped are batch, extern and self_step (the collector's own). */
-json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_step, np_error_t *err);
+ * errors: [...], ports: [...]}.  Each process: pid, tid list with each
+ * thread's cpus, step, localid (or null for a task's descendant), rank,
+ * comm, cpus, mems_allowed, policy (the task's memory policy as
+ * numa_maps shows it: "default", "bind:0", "interleave:0-3", ...),
+ * pages_kb {numa: kB of anonymous memory}, env {NUMAPLAN_*,
+ * SLURM_CPU_BIND_TYPE/LIST, SLURM_PROCID, SLURM_LOCALID}, devices (the
+ * adapters and GPUs it holds open, common/open_devices.h: [{kind, file,
+ * name, pci}], null when its descriptors could not be read).  ports:
+ * every RDMA adapter port of the node, {adapter, port, state, seconds,
+ * xmit_bytes, rcv_bytes, xmit_pkts, rcv_pkts} with the counts over the
+ * collection, at least traffic_s seconds (-1: no such counter).  proc is
+ * "/proc" and root (under which sys/ and proc/driver are read) "" but
+ * for tests; the steps skipped are batch, extern and self_step (the
+ * collector's own). */
+json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, const char *self_step,
+                         double traffic_s, np_error_t *err);
 
 /* Parsers of /proc text, for the collector and the tests. */
 /* numa_maps: the task's policy (its heap's or stack's VMA, else the most
@@ -52,6 +60,16 @@ typedef struct np_audit_opts {
  * one of re-bound, thread-outside, mempolicy, far-pages; and counts in
  * summary {nodes, processes, threads, tasks, unplanned, deviations}. */
 json_t *np_audit_check(json_t *nodes, const np_audit_opts_t *o, json_t *summary);
+
+/* The adapter and GPUs of each task (audit_devices.c): [{node, step,
+ * rank, pid, nic_planned, nic_open, nic, gpu_planned, gpu_open, gpu,
+ * kfd}] with nic and gpu one of match, mismatch, extra, none-open,
+ * unreadable, no-device-file (nic only) or "-" (nothing planned); each
+ * mismatch, extra and planned port not ACTIVE appended to devs (kinds
+ * nic-mismatch, nic-extra, gpu-mismatch, gpu-extra, port-down), and
+ * summary's deviations and device_unverified (tasks with a planned
+ * device none-open or unreadable) set. */
+json_t *np_audit_devices(json_t *nodes, json_t *devs, json_t *summary);
 
 /* srun's mask for one task: "0x3" -> "0-1" (malloc'ed), NULL if malformed. */
 char *np_audit_mask_to_list(const char *hex);

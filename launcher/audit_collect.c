@@ -22,10 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit.h"
 #include "bench_util.h"
+#include "common/open_devices.h"
 
 /* A JSON string of text a process chose: valid UTF-8 kept, each byte of
  * an invalid sequence (and the backslash, so the form is unambiguous)
@@ -77,7 +79,7 @@ static json_t *jstr0(const char *s)
 
 /* the variables a task's binding is judged by, and its place */
 static const char *const env_keys[] = {
-	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA", "SLURM_CPU_BIND_TYPE",
+	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA", "NUMAPLAN_GPUS", "SLURM_CPU_BIND_TYPE",
 	"SLURM_CPU_BIND_LIST", "SLURM_PROCID", "SLURM_LOCALID", NULL,
 };
 
@@ -280,9 +282,32 @@ static json_t *threads_of(const char *proc, const char *pid, unsigned *lost)
 	return a;
 }
 
+/* The adapters and GPUs a process holds open: [{kind, file, name, pci}],
+ * or null (with the reason in errors) when its descriptors cannot be
+ * read: unseen is not "none". */
+static json_t *devices_of(const char *proc, const char *root, const char *pid, json_t *errors)
+{
+	np_devopen_t *v = NULL;
+	size_t n = 0;
+	np_error_t err = { 0 };
+	json_t *a;
+
+	if (np_devopen_scan(proc, root, pid, &v, &n, &err) < 0) {
+		json_array_append_new(errors, json_sprintf("%s", err.msg));
+		return json_null();
+	}
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:s}", "kind", np_devkind_name(v[i].kind), "file",
+		                                   v[i].file, "name", jstr0(v[i].name), "pci", v[i].pci));
+	free(v);
+	return a;
+}
+
 /* One process of the job: what its binding is now.  NULL when it went
  * away meanwhile. */
-static json_t *process(const char *proc, const char *pid, const char *step, json_t *errors, unsigned *lost)
+static json_t *process(const char *proc, const char *root, const char *pid, const char *step, json_t *errors,
+                       unsigned *lost)
 {
 	size_t elen = 0;
 	char *status = read_proc(proc, pid, "status", NULL);
@@ -316,9 +341,10 @@ static json_t *process(const char *proc, const char *pid, const char *step, json
 	env = environ ? env_of(environ, elen) : json_object();
 	np_audit_numa_maps(maps ? maps : "", policy, sizeof(policy), pages);
 	threads = threads_of(proc, pid, &tlost);
-	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)atoll(pid), "step",
+	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)atoll(pid), "step",
 	              jstr0(step), "comm", jstr0(comm), "cpus", jstr0(cpus), "mems_allowed", jstr0(mems), "policy",
-	              jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "threads", threads);
+	              jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "threads", threads, "devices",
+	              devices_of(proc, root, pid, errors));
 	pages = NULL;
 	/* a task the audit cannot show is said so, not left out */
 	if (!p || tlost) {
@@ -357,9 +383,47 @@ static json_t *numa_of(np_error_t *err)
 	return m;
 }
 
-json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_step, np_error_t *err)
+static double now_s(void)
 {
-	json_t *node, *procs = json_array(), *errors = json_array(), *numa, *prefixes;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long long delta(long long a, long long b)
+{
+	return a >= 0 && b >= a ? b - a : -1;
+}
+
+/* The RDMA adapters' ports of this node: their state now and the bytes
+ * and packets they carried between the two samples (-1: not counted). */
+static json_t *ports_of(const np_devport_t *a, size_t na, const np_devport_t *b, size_t nb, double secs)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < nb; i++) {
+		const np_devport_t *p = NULL;
+		for (size_t k = 0; k < na && !p; k++)
+			if (strcmp(a[k].adapter, b[i].adapter) == 0 && a[k].port == b[i].port)
+				p = &a[k];
+		json_array_append_new(arr, json_pack("{s:o, s:i, s:s, s:f, s:I, s:I, s:I, s:I}", "adapter",
+		                      jstr0(b[i].adapter), "port", (int)b[i].port, "state", b[i].state, "seconds", secs,
+		                      "xmit_bytes", (json_int_t)(p ? delta(p->xmit_bytes, b[i].xmit_bytes) : -1),
+		                      "rcv_bytes", (json_int_t)(p ? delta(p->rcv_bytes, b[i].rcv_bytes) : -1),
+		                      "xmit_pkts", (json_int_t)(p ? delta(p->xmit_pkts, b[i].xmit_pkts) : -1),
+		                      "rcv_pkts", (json_int_t)(p ? delta(p->rcv_pkts, b[i].rcv_pkts) : -1)));
+	}
+	return arr;
+}
+
+json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, const char *self_step,
+                         double traffic_s, np_error_t *err)
+{
+	json_t *node, *procs = json_array(), *errors = json_array(), *numa, *prefixes, *ports;
+	np_devport_t *pa = NULL, *pb = NULL;
+	size_t na = 0, nb = 0;
+	double t0;
 	unsigned lost = 0;
 	DIR *d = opendir(proc);
 	struct dirent *de;
@@ -382,6 +446,14 @@ json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_s
 		snprintf(host, sizeof(host), "%s", nn);
 	else
 		gethostname(host, sizeof(host) - 1);
+	t0 = now_s();
+	if (np_devport_scan(root, &pa, &na, err) < 0) {
+		closedir(d);
+		json_decref(procs);
+		json_decref(errors);
+		json_decref(numa);
+		return NULL;
+	}
 	prefixes = job_prefixes(proc, jobid);
 	if (!json_object_size(prefixes))
 		json_array_append_new(errors, json_sprintf("this step is in no cgroup of job %s: the job's processes "
@@ -395,14 +467,32 @@ json_t *np_audit_collect(const char *proc, const char *jobid, const char *self_s
 		/* batch and extern are not tasks of a step; our own step is us */
 		if (cg && step_of(cg, jobid, prefixes, step, sizeof(step)) && strcmp(step, "batch") != 0 &&
 		    strcmp(step, "extern") != 0 && strcmp(step, "interactive") != 0 &&
-		    !(self_step && strcmp(step, self_step) == 0) && (p = process(proc, de->d_name, step, errors, &lost)))
+		    !(self_step && strcmp(step, self_step) == 0) &&
+		    (p = process(proc, root, de->d_name, step, errors, &lost)))
 			json_array_append_new(procs, p);
 		free(cg);
 	}
 	closedir(d);
 	json_decref(prefixes);
-	node = json_pack("{s:o, s:o, s:o, s:o, s:i}", "node", jstr0(host), "numa", numa, "processes", procs, "errors",
-	                 errors, "unreported", (int)lost);
+	/* the adapters' traffic over traffic_s seconds, the scan included */
+	if (traffic_s > 0 && now_s() - t0 < traffic_s) {
+		double left = traffic_s - (now_s() - t0);
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	if (np_devport_scan(root, &pb, &nb, err) < 0) {
+		free(pa);
+		json_decref(procs);
+		json_decref(errors);
+		json_decref(numa);
+		return NULL;
+	}
+	ports = ports_of(pa, na, pb, nb, now_s() - t0);
+	free(pa);
+	free(pb);
+	node = json_pack("{s:o, s:o, s:o, s:o, s:i, s:o}", "node", jstr0(host), "numa", numa, "processes", procs,
+	                 "errors", errors, "unreported", (int)lost, "ports", ports);
 	if (!node)
 		np_error_set(err, -ENOMEM, "out of memory");
 	return node;

@@ -2,8 +2,8 @@
 /*
  * cmd_audit.c - `numaplan audit JOBID`: on every node of a running job,
  * each task's CPU affinity (every thread's), memory policy and the NUMA
- * nodes of its pages, against the plan its step gave it; one table of
- * every deviation.
+ * nodes of its pages, and the adapter and GPUs it holds open, against the
+ * plan its step gave it; one table of every deviation.
  *
  * It runs `numaplan audit --collect JOBID` as a short step of the job
  * (srun --jobid --overlap, one task per node), so it needs what any step
@@ -29,9 +29,13 @@
 #include "bench_util.h"
 #include "slurm/slurm_adapter.h"
 
+/* no deviation, but some task holds none of its planned adapter or GPUs
+ * yet (or could not be read): not a match (numaplan-audit(1)) */
+enum { NP_EXIT_UNVERIFIED = 3 };
+
 typedef struct audit_args {
 	bool json, dry_run, collect, help;
-	double far_pct;
+	double far_pct, traffic;
 	const char *jobid;
 } audit_args_t;
 
@@ -41,6 +45,9 @@ static const np_optdef_t audit_opts[] = {
 	{ .name = "far-pct", .kind = NP_OPT_DOUBLE, .off = O(far_pct), .arg = "PCT",
 	  .help = "pages off their planned NUMA nodes above this share are a deviation", .dflt = "10",
 	  .max = 100, .want = "a percentage from 0 to 100", .flags = NP_OPTF_CLOSED },
+	{ .name = "traffic", .kind = NP_OPT_DOUBLE, .off = O(traffic), .arg = "SECONDS",
+	  .help = "count each RDMA adapter's traffic over this long on each node (0: its port states only)",
+	  .dflt = "1", .max = 60, .want = "seconds from 0 to 60", .flags = NP_OPTF_CLOSED },
 	{ .name = "dry-run", .kind = NP_OPT_FLAG, .off = O(dry_run), .help = "print the srun line, run nothing" },
 	{ .name = "collect", .kind = NP_OPT_FLAG, .off = O(collect),
 	  .help = "what audit runs on each node, inside the job" },
@@ -52,10 +59,11 @@ static const np_optdef_t audit_opts[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--dry-run]\n"
+	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--traffic SECONDS] [--dry-run]\n"
 	      "       numaplan audit --collect JOBID   (what audit runs on each node, inside the job)\n"
 	      "Check the running job's tasks against their plan: every thread's CPUs, the memory\n"
-	      "policy and where the pages are; one line per deviation.\n", f);
+	      "policy and where the pages are, the adapter and GPUs each task holds open; one line\n"
+	      "per deviation.\n", f);
 	np_opt_usage(f, audit_opts);
 	fputs("see numaplan-audit(1)\n", f);
 }
@@ -165,7 +173,7 @@ static char *output_as(const struct passwd *pw, const char *cmd, int *status)
 	return np_sb_take(&b);
 }
 
-static int collect(const char *jobid)
+static int collect(const char *jobid, double traffic)
 {
 	const char *mine = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
 	np_error_t err = { 0 };
@@ -176,7 +184,7 @@ static int collect(const char *jobid)
 		return np_opt_fail("audit", "--collect runs inside the job it audits (numaplan audit JOBID runs it)");
 	if (!step)
 		step = getenv("SLURM_STEPID");
-	if (!(node = np_audit_collect("/proc", jobid, step, &err)))
+	if (!(node = np_audit_collect("/proc", "", jobid, step, traffic, &err)))
 		return np_opt_fail("audit --collect", err.msg);
 	s = json_dumps(node, JSON_COMPACT);
 	if (s)
@@ -282,7 +290,7 @@ static int check_job(const char *jobid, job_t *j, struct passwd **owner)
 }
 
 /* The step audit runs in the job: srun of `numaplan audit --collect`. */
-static char *step_command(const job_t *j)
+static char *step_command(const job_t *j, double traffic)
 {
 	char *exe = self_exe();
 	np_sb_t b;
@@ -294,7 +302,7 @@ static char *step_command(const job_t *j)
 	np_sb_printf(&b, "srun --jobid=%s --overlap -N %s -n %s --ntasks-per-node=1 --cpu-bind=none --quiet ", j->id,
 	             j->nodes, j->nodes);
 	np_sb_shq(&b, exe);
-	np_sb_printf(&b, " audit --collect %s", j->id);
+	np_sb_printf(&b, " audit --collect --traffic %g %s", traffic, j->id);
 	free(exe);
 	return np_sb_take(&b);
 }
@@ -325,9 +333,15 @@ static json_t *run_step(const job_t *j, const char *cmd, const struct passwd *ow
 	return nodes;
 }
 
-static void print_json(const job_t *j, json_t *summary, json_t *devs)
+static void print_json(const job_t *j, json_t *summary, json_t *devs, json_t *tasks, json_t *nodes)
 {
-	json_t *all = json_pack("{s:s, s:O, s:O}", "job", j->id, "summary", summary, "deviations", devs);
+	json_t *ports = json_object(), *n, *all;
+	size_t i;
+
+	json_array_foreach(nodes, i, n)
+		json_object_set(ports, np_json_str(n, "node"), json_object_get(n, "ports"));
+	all = json_pack("{s:s, s:O, s:O, s:O, s:o}", "job", j->id, "summary", summary, "deviations", devs, "devices",
+	                tasks, "ports", ports);
 	char *s = all ? json_dumps(all, JSON_INDENT(2)) : NULL;
 
 	if (s)
@@ -341,7 +355,75 @@ static long long count(json_t *summary, const char *key)
 	return (long long)json_integer_value(json_object_get(summary, key));
 }
 
-static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *devs)
+/* A task's adapter or GPUs, planned and open, for people. */
+static void device_cell(const char *what, json_t *t, const char *key)
+{
+	char planned[NP_ESCAPED_SIZE(128)], open[NP_ESCAPED_SIZE(128)], k1[32], k2[32];
+
+	snprintf(k1, sizeof(k1), "%s_planned", key);
+	snprintf(k2, sizeof(k2), "%s_open", key);
+	np_escape(planned, sizeof(planned), *np_json_str(t, k1) ? np_json_str(t, k1) : "-");
+	np_escape(open, sizeof(open), *np_json_str(t, k2) ? np_json_str(t, k2) : "none");
+	printf("%s planned %s, open %s (%s)", what, planned, open, np_json_str(t, key));
+}
+
+/* One line per task that was planned a device or holds one: a task
+ * that holds none yet is said so, not taken for a match. */
+static void print_devices(json_t *tasks)
+{
+	json_t *t;
+	size_t i;
+	bool head = false;
+
+	json_array_foreach(tasks, i, t) {
+		char node[NP_ESCAPED_SIZE(64)];
+		if (!*np_json_str(t, "nic_planned") && !*np_json_str(t, "nic_open") && !*np_json_str(t, "gpu_planned") &&
+		    !*np_json_str(t, "gpu_open") && !json_is_true(json_object_get(t, "kfd")))
+			continue;
+		if (!head)
+			printf("devices (the plan's NUMAPLAN_HCA and NUMAPLAN_GPUS, and the files each task holds open):\n");
+		head = true;
+		np_escape(node, sizeof(node), np_json_str(t, "node"));
+		printf("  %s step %s rank %s: ", node, np_json_str(t, "step"), np_json_str(t, "rank"));
+		device_cell("nic", t, "nic");
+		printf("; ");
+		device_cell("gpu", t, "gpu");
+		printf("%s\n", json_is_true(json_object_get(t, "kfd")) ? "; /dev/kfd open" : "");
+	}
+}
+
+/* Each RDMA adapter port's state, and its traffic over the collection. */
+static void print_ports(json_t *nodes)
+{
+	json_t *n, *p;
+	size_t i, k;
+	bool head = false;
+
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "ports"), k, p) {
+			char node[NP_ESCAPED_SIZE(64)], ad[NP_ESCAPED_SIZE(64)], st[NP_ESCAPED_SIZE(32)];
+			double secs = json_real_value(json_object_get(p, "seconds"));
+			json_int_t xb = json_integer_value(json_object_get(p, "xmit_bytes"));
+			json_int_t rb = json_integer_value(json_object_get(p, "rcv_bytes"));
+			json_int_t xp = json_integer_value(json_object_get(p, "xmit_pkts"));
+			json_int_t rp = json_integer_value(json_object_get(p, "rcv_pkts"));
+			if (!head)
+				printf("adapters (port state; traffic while audit looked):\n");
+			head = true;
+			np_escape(node, sizeof(node), np_json_str(n, "node"));
+			np_escape(ad, sizeof(ad), np_json_str(p, "adapter"));
+			np_escape(st, sizeof(st), np_json_str(p, "state"));
+			printf("  %s %s:%lld %s", node, ad, (long long)json_integer_value(json_object_get(p, "port")), st);
+			if (xb >= 0 && rb >= 0)
+				printf(", %.3g MB sent, %.3g MB received in %.1f s", (double)xb / 1e6, (double)rb / 1e6,
+				       secs);
+			else if (xp >= 0 && rp >= 0)
+				printf(", %lld packets sent, %lld received in %.1f s", (long long)xp, (long long)rp, secs);
+			printf("\n");
+		}
+}
+
+static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *devs, json_t *tasks)
 {
 	json_t *n, *e;
 	size_t i, k;
@@ -351,6 +433,11 @@ static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *d
 	       count(summary, "threads"), count(summary, "nodes"), count(summary, "deviations"));
 	if (json_array_size(devs))
 		print_table(devs);
+	print_devices(tasks);
+	print_ports(nodes);
+	if (count(summary, "device_unverified"))
+		printf("note: %lld task(s) hold none of their planned adapter or GPUs yet, or could not be read: "
+		       "not verified\n", count(summary, "device_unverified"));
 	if (count(summary, "unplanned"))
 		printf("note: %lld process(es) carry no plan (neither numaplan's NUMAPLAN_CPUS nor srun "
 		       "--cpu-bind masks): not compared\n", count(summary, "unplanned"));
@@ -377,7 +464,7 @@ int np_cmd_audit(int argc, char **argv)
 {
 	audit_args_t o = { 0 };
 	np_audit_opts_t ao;
-	json_t *nodes, *devs, *summary;
+	json_t *nodes, *devs, *summary, *tasks;
 	struct passwd *owner = NULL;
 	long long lost;
 	char *cmd;
@@ -389,10 +476,10 @@ int np_cmd_audit(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? NP_EXIT_OK : rc;
 	if (o.collect)
-		return collect(o.jobid);
+		return collect(o.jobid, o.traffic);
 	if ((rc = check_job(o.jobid, &j, &owner)) != 0)
 		return rc;
-	if (!(cmd = step_command(&j)))
+	if (!(cmd = step_command(&j, o.traffic)))
 		return np_opt_fail("audit", "cannot find the numaplan program to run on the nodes");
 	if (o.dry_run) {
 		printf("%s\n", cmd);
@@ -409,15 +496,19 @@ int np_cmd_audit(int argc, char **argv)
 	ao.far_pct = o.far_pct;
 	summary = json_object();
 	devs = np_audit_check(nodes, &ao, summary);
+	tasks = np_audit_devices(nodes, devs, summary);
 	lost = count_unreported(nodes, summary);
 	if (o.json)
-		print_json(&j, summary, devs);
+		print_json(&j, summary, devs, tasks, nodes);
 	else
-		print_text(&j, nodes, summary, devs);
+		print_text(&j, nodes, summary, devs, tasks);
 	if (lost)
 		np_opt_print("audit: %lld process(es) of job %s could not be reported: the audit is incomplete", lost,
 		             j.id);
-	rc = json_array_size(devs) || lost ? NP_EXIT_FAIL : NP_EXIT_OK;
+	/* a device not yet held is not a match: said apart from both */
+	rc = json_array_size(devs) || lost ? NP_EXIT_FAIL
+	     : count(summary, "device_unverified") ? NP_EXIT_UNVERIFIED : NP_EXIT_OK;
+	json_decref(tasks);
 	json_decref(devs);
 	json_decref(summary);
 	json_decref(nodes);

@@ -12,7 +12,7 @@
 
 /* the names nps_export() sets first */
 const char *const nps_own_vars[NPS_OWN_VARS_COUNT] = {
-	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA",
+	"NUMAPLAN_POLICY", "NUMAPLAN_CPUS", "NUMAPLAN_MEMS", "NUMAPLAN_HCA", "NUMAPLAN_GPUS",
 };
 
 char *nps_rank_hca(const np_rank_t *r)
@@ -24,6 +24,24 @@ char *nps_rank_hca(const np_rank_t *r)
 		return strdup("");
 	n = r->port ? asprintf(&s, "%s:%u", r->hca, r->port) : asprintf(&s, "%s", r->hca);
 	return n < 0 ? NULL : s;
+}
+
+char *nps_rank_gpus(const np_rank_t *r)
+{
+	size_t len = 1;
+	char *s;
+
+	for (unsigned i = 0; i < r->ngpus; i++)
+		len += strlen(r->gpus[i] ? r->gpus[i] : "") + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	for (unsigned i = 0; i < r->ngpus; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, r->gpus[i] ? r->gpus[i] : "");
+	}
+	return s;
 }
 
 static int set_one(const nps_env_ops_t *ops, const char *name, const char *value,
@@ -64,19 +82,20 @@ int nps_export(const nps_env_ops_t *ops, const np_plan_t *p, const np_rank_t *r,
 {
 	char *cpus = np_cpuset_format(r->cpus);
 	char *mems = r->mem != NP_MEM_NONE && r->mems ? np_cpuset_format(r->mems) : strdup("");
-	char *hca = nps_rank_hca(r);
+	char *hca = nps_rank_hca(r), *gpus = nps_rank_gpus(r);
 	int rc = 0;
 
 	if (kept)
 		*kept = 0;
-	if (!cpus || !mems || !hca) {
+	if (!cpus || !mems || !hca || !gpus) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = set_one(ops, "NUMAPLAN_POLICY", np_policy_name(p->policy), err)) < 0 ||
 	    (rc = set_one(ops, "NUMAPLAN_CPUS", cpus, err)) < 0 ||
 	    (rc = set_one(ops, "NUMAPLAN_MEMS", mems, err)) < 0 ||
-	    (rc = set_one(ops, "NUMAPLAN_HCA", hca, err)) < 0)
+	    (rc = set_one(ops, "NUMAPLAN_HCA", hca, err)) < 0 ||
+	    (rc = set_one(ops, "NUMAPLAN_GPUS", gpus, err)) < 0)
 		goto out;
 	for (unsigned i = 0; i < r->nenv; i++) {
 		const np_env_t *f = forced(force, nforce, r->env[i].name);
@@ -106,5 +125,6 @@ out:
 	free(cpus);
 	free(mems);
 	free(hca);
+	free(gpus);
 	return rc;
 }

@@ -233,7 +233,7 @@ static void test_collect_invalid_utf8(void **state)
 	put(dir, "100/task/100/status", t1, sizeof(t1) - 1);
 	put(dir, "100/task/101/status", t2, sizeof(t2) - 1);
 
-	node = np_audit_collect(dir, "77", "9", &err);
+	node = np_audit_collect(dir, "", "77", "9", 0, &err);
 	assert_non_null(node);
 	procs = json_object_get(node, "processes");
 	assert_int_equal(json_array_size(procs), 1);
@@ -263,6 +263,153 @@ static void test_collect_invalid_utf8(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The collector reads the descriptors of the job's processes and the
+ * ports of the node: a task holding uverbs0 holds rxe0, as sysfs says. */
+static void test_collect_devices(void **state)
+{
+	static const char env[] = "SLURM_PROCID=0\0NUMAPLAN_HCA=rxe0:1\0";
+	static const char st[] = "Name:\tapp\nCpus_allowed_list:\t0\nMems_allowed_list:\t0\n";
+	char dir[] = "/tmp/np-fakeroot-XXXXXX", sub[600], cmd[700];
+	const char *dirs[] = { "proc", "proc/self", "proc/100", "proc/100/fd", "proc/100/task", "sys", "sys/class",
+	                       "sys/class/infiniband_verbs", "sys/class/infiniband_verbs/uverbs0",
+	                       "sys/class/infiniband", "sys/class/infiniband/rxe0", "sys/class/infiniband/rxe0/ports",
+	                       "sys/class/infiniband/rxe0/ports/1", NULL };
+	np_error_t err = { 0 };
+	json_t *node, *p, *d, *port;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (unsigned i = 0; dirs[i]; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, dirs[i]);
+		assert_int_equal(mkdir(sub, 0755), 0);
+	}
+	put(dir, "proc/self/cgroup", "0::/slurm/job_77/step_9/user/task_0\n", 36);
+	put(dir, "proc/100/cgroup", "0::/slurm/job_77/step_0/user/task_0\n", 36);
+	put(dir, "proc/100/status", st, sizeof(st) - 1);
+	put(dir, "proc/100/environ", env, sizeof(env) - 1);
+	put(dir, "proc/100/numa_maps", "", 0);
+	put(dir, "sys/class/infiniband_verbs/uverbs0/ibdev", "rxe0\n", 5);
+	put(dir, "sys/class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n", 10);
+	snprintf(sub, sizeof(sub), "%s/proc/100/fd/4", dir);
+	assert_int_equal(symlink("/dev/infiniband/uverbs0", sub), 0);
+	snprintf(sub, sizeof(sub), "%s/proc", dir);
+
+	node = np_audit_collect(sub, dir, "77", "9", 0, &err);
+	assert_non_null(node);
+	p = json_array_get(json_object_get(node, "processes"), 0);
+	assert_non_null(p);
+	d = json_array_get(json_object_get(p, "devices"), 0);
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d, "kind")), "rdma");
+	assert_string_equal(json_string_value(json_object_get(d, "name")), "rxe0");
+	assert_string_equal(json_string_value(json_object_get(d, "file")), "/dev/infiniband/uverbs0");
+	port = json_array_get(json_object_get(node, "ports"), 0);
+	assert_string_equal(json_string_value(json_object_get(port, "adapter")), "rxe0");
+	assert_string_equal(json_string_value(json_object_get(port, "state")), "ACTIVE");
+	/* no counters in the tree: none counted, not zero */
+	assert_int_equal(json_integer_value(json_object_get(port, "xmit_bytes")), -1);
+	json_decref(node);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The adapter and GPUs of each task against NUMAPLAN_HCA/NUMAPLAN_GPUS,
+ * on a node record written by hand: each case's outcome follows from
+ * the rules in audit_devices.c. */
+static void test_devices(void **state)
+{
+	const char *node_text =
+		"[{\"node\": \"n1\", \"ports\": ["
+		"  {\"adapter\": \"mlx5_0\", \"port\": 1, \"state\": \"ACTIVE\"},"
+		"  {\"adapter\": \"mlx5_1\", \"port\": 1, \"state\": \"DOWN\"}],"
+		" \"processes\": ["
+		/* 0: holds its adapter */
+		"  {\"pid\": 10, \"step\": \"0\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"0\","
+		"   \"NUMAPLAN_HCA\": \"mlx5_0:1\"}, \"devices\": [{\"kind\": \"rdma\", \"name\": \"mlx5_0\","
+		"   \"pci\": \"0000:3b:00.0\"}]},"
+		/* 1: planned the adapter whose port is down, holds the other */
+		"  {\"pid\": 11, \"step\": \"0\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"1\","
+		"   \"NUMAPLAN_HCA\": \"mlx5_1:1\"}, \"devices\": [{\"kind\": \"rdma\", \"name\": \"mlx5_0\","
+		"   \"pci\": \"\"}]},"
+		/* 2: two processes, one holding its adapter and another */
+		"  {\"pid\": 13, \"step\": \"0\", \"comm\": \"child\", \"env\": {\"SLURM_PROCID\": \"2\","
+		"   \"NUMAPLAN_HCA\": \"mlx5_0:1\"}, \"devices\": [{\"kind\": \"rdma\", \"name\": \"mlx5_0\","
+		"   \"pci\": \"\"}, {\"kind\": \"rdma\", \"name\": \"mlx5_1\", \"pci\": \"\"}]},"
+		"  {\"pid\": 12, \"step\": \"0\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"2\","
+		"   \"NUMAPLAN_HCA\": \"mlx5_0:1\"}, \"devices\": []},"
+		/* 3: holds nothing yet */
+		"  {\"pid\": 14, \"step\": \"0\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"3\","
+		"   \"NUMAPLAN_HCA\": \"mlx5_0:1\"}, \"devices\": []},"
+		/* 4: an Ethernet interface has no device file */
+		"  {\"pid\": 15, \"step\": \"0\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"4\","
+		"   \"NUMAPLAN_HCA\": \"eth0\"}, \"devices\": []},"
+		/* 5: its GPU, the driver's bus id in upper case */
+		"  {\"pid\": 16, \"step\": \"1\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"5\","
+		"   \"NUMAPLAN_HCA\": \"\", \"NUMAPLAN_GPUS\": \"0000:3b:00.0\"}, \"devices\": [{\"kind\": \"drm\","
+		"   \"name\": \"renderD128\", \"pci\": \"0000:3B:00.0\"}]},"
+		/* 6: another GPU's render node, with /dev/kfd */
+		"  {\"pid\": 17, \"step\": \"1\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"6\","
+		"   \"NUMAPLAN_GPUS\": \"0000:3b:00.0\"}, \"devices\": [{\"kind\": \"drm\","
+		"   \"name\": \"renderD129\", \"pci\": \"0000:86:00.0\"}, {\"kind\": \"kfd\", \"name\": \"kfd\","
+		"   \"pci\": \"\"}]},"
+		/* 7: its descriptors could not be read */
+		"  {\"pid\": 18, \"step\": \"1\", \"comm\": \"a\", \"env\": {\"SLURM_PROCID\": \"7\","
+		"   \"NUMAPLAN_HCA\": \"mlx5_0:1\"}, \"devices\": null}"
+		"]}]";
+	json_t *nodes = json_loads(node_text, 0, NULL), *devs = json_array(), *sum = json_object(), *tasks, *d, *t;
+	const char *want_nic[] = { "match", "mismatch", "extra", "none-open", "no-device-file", "-", "-", "unreadable" };
+	const char *want_gpu[] = { "-", "-", "-", "-", "-", "match", "mismatch", "-" };
+	size_t i;
+	int seen[4] = { 0 };
+
+	(void)state;
+	assert_non_null(nodes);
+	tasks = np_audit_devices(nodes, devs, sum);
+	assert_int_equal(json_array_size(tasks), 8);
+	json_array_foreach(tasks, i, t) {
+		int r = atoi(json_string_value(json_object_get(t, "rank")));
+		assert_true(r >= 0 && r < 8);
+		assert_string_equal(json_string_value(json_object_get(t, "nic")), want_nic[r]);
+		assert_string_equal(json_string_value(json_object_get(t, "gpu")), want_gpu[r]);
+		/* a task's lines name its first process */
+		if (r == 2) {
+			assert_int_equal(json_integer_value(json_object_get(t, "pid")), 12);
+			assert_string_equal(json_string_value(json_object_get(t, "nic_open")), "mlx5_0,mlx5_1");
+		}
+		if (r == 6)
+			assert_true(json_is_true(json_object_get(t, "kfd")));
+	}
+	/* rank 1: the wrong adapter and its own port down; rank 2: one too
+	 * many; rank 6: another GPU */
+	assert_int_equal(json_array_size(devs), 4);
+	json_array_foreach(devs, i, d) {
+		const char *kind = json_string_value(json_object_get(d, "kind"));
+		const char *rank = json_string_value(json_object_get(d, "rank"));
+		if (!strcmp(kind, "nic-mismatch") && !strcmp(rank, "1")) {
+			assert_string_equal(json_string_value(json_object_get(d, "expected")), "adapter mlx5_1");
+			assert_string_equal(json_string_value(json_object_get(d, "found")), "open mlx5_0");
+			seen[0]++;
+		} else if (!strcmp(kind, "port-down") && !strcmp(rank, "1")) {
+			assert_string_equal(json_string_value(json_object_get(d, "found")), "mlx5_1:1 DOWN");
+			seen[1]++;
+		} else if (!strcmp(kind, "nic-extra") && !strcmp(rank, "2")) {
+			seen[2]++;
+		} else if (!strcmp(kind, "gpu-mismatch") && !strcmp(rank, "6")) {
+			assert_string_equal(json_string_value(json_object_get(d, "found")), "open 0000:86:00.0");
+			seen[3]++;
+		}
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(seen[i], 1);
+	/* ranks 3 and 7: neither a match nor a deviation */
+	assert_int_equal(json_integer_value(json_object_get(sum, "device_unverified")), 2);
+	assert_int_equal(json_integer_value(json_object_get(sum, "deviations")), 4);
+	json_decref(tasks);
+	json_decref(devs);
+	json_decref(sum);
+	json_decref(nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +418,8 @@ int main(void)
 		cmocka_unit_test(test_mask),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_collect_invalid_utf8),
+		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_collect_devices),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);

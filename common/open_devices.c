@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * open_devices.c - the adapters and GPUs a process holds open, read from
+ * its descriptors and named through sysfs and the NVIDIA driver's files
+ * (open_devices.h says which).
+ *
+ * The descriptors are read through one open directory, proc/PID/fd, so a
+ * PID reused meanwhile cannot mix two processes' files.  The text of a
+ * descriptor's link is compared with the fixed device names; a link
+ * whose file is not a character device (a container can mount anything
+ * at /dev) is not taken for one.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/open_devices.h"
+
+const char *np_devkind_name(np_devkind_t k)
+{
+	switch (k) {
+	case NP_DEVK_RDMA: return "rdma";
+	case NP_DEVK_CXI: return "cxi";
+	case NP_DEVK_NVIDIA: return "nvidia";
+	case NP_DEVK_DRM: return "drm";
+	case NP_DEVK_KFD: return "kfd";
+	}
+	return "?";
+}
+
+int np_devkind_is_nic(np_devkind_t k)
+{
+	return k == NP_DEVK_RDMA || k == NP_DEVK_CXI;
+}
+
+/* prefix followed by a decimal number and nothing else: the number */
+static int numbered(const char *s, const char *prefix, long *num)
+{
+	size_t l = strlen(prefix), d;
+
+	if (strncmp(s, prefix, l) != 0)
+		return 0;
+	s += l;
+	d = strspn(s, "0123456789");
+	if (d == 0 || d > 6 || s[d])
+		return 0;
+	*num = strtol(s, NULL, 10);
+	return 1;
+}
+
+int np_devopen_classify(const char *file, np_devkind_t *kind, long *num)
+{
+	if (numbered(file, "/dev/infiniband/uverbs", num))
+		*kind = NP_DEVK_RDMA;
+	else if (numbered(file, "/dev/cxi", num))
+		*kind = NP_DEVK_CXI;
+	else if (numbered(file, "/dev/nvidia", num))
+		*kind = NP_DEVK_NVIDIA;
+	else if (numbered(file, "/dev/dri/renderD", num) || numbered(file, "/dev/dri/card", num))
+		*kind = NP_DEVK_DRM;
+	else if (strcmp(file, "/dev/kfd") == 0) {
+		*kind = NP_DEVK_KFD;
+		*num = -1;
+	} else
+		return -ENOENT;
+	return 0;
+}
+
+/* The first line of a small file, trimmed: 0 or -errno. */
+static int read_line(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, n - 1);
+	close(fd);
+	if (r < 0)
+		return -EIO;
+	buf[r] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	while (r > 0 && buf[0] && isspace((unsigned char)buf[strlen(buf) - 1]))
+		buf[strlen(buf) - 1] = '\0';
+	return 0;
+}
+
+/* a name sysfs gives an adapter: nothing that could fake a path or a line */
+static int plain_name(const char *s)
+{
+	return *s && strlen(s) < NP_DEVOPEN_NAME && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                                                   "0123456789_.:-") == strlen(s);
+}
+
+/* "0000:3b:00.0" (or a bus id with a short domain, "00:02.0" not) */
+static int pci_like(const char *s, size_t len)
+{
+	unsigned a, b, c, d;
+	int end = 0;
+	char tmp[NP_DEVOPEN_PCI];
+
+	if (len >= sizeof(tmp))
+		return 0;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return sscanf(tmp, "%4x:%2x:%2x.%1x%n", &a, &b, &c, &d, &end) == 4 && (size_t)end == len &&
+	       strspn(tmp, "0123456789abcdefABCDEF:.") == len;
+}
+
+/* The PCI function a sysfs device path sits on: the last component of
+ * its real path that is a PCI address (a virtio GPU's DRM device hangs
+ * below virtioN, below the PCI function). */
+static int pci_of(const char *path, char *buf, size_t n)
+{
+	char *real = realpath(path, NULL), *p, *best = NULL;
+	size_t bl = 0;
+	int rc = -ENOENT;
+
+	if (!real)
+		return -ENOENT;
+	for (p = real; p && *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL) {
+		size_t l = strcspn(p, "/");
+		if (pci_like(p, l)) {
+			best = p;
+			bl = l;
+		}
+	}
+	if (best && bl < n) {
+		snprintf(buf, n, "%.*s", (int)bl, best);
+		for (char *c = buf; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		rc = 0;
+	}
+	free(real);
+	return rc;
+}
+
+static char *path_of(const char *root, const char *fmt, const char *a, long num)
+{
+	char tail[PATH_MAX], *s = NULL;
+
+	if (a)
+		snprintf(tail, sizeof(tail), fmt, a);
+	else
+		snprintf(tail, sizeof(tail), fmt, num);
+	if (asprintf(&s, "%s%s", root, tail) < 0)
+		return NULL;
+	return s;
+}
+
+int np_devopen_uverbs_name(const char *root, long num, char *buf, size_t n)
+{
+	char *p = path_of(root, "/sys/class/infiniband_verbs/uverbs%ld/ibdev", NULL, num), line[NP_DEVOPEN_NAME * 2];
+	int rc = p ? read_line(p, line, sizeof(line)) : -ENOMEM;
+
+	free(p);
+	if (rc == 0 && (!plain_name(line) || strlen(line) >= n))
+		rc = -ENOENT;
+	if (rc == 0)
+		snprintf(buf, n, "%s", line);
+	return rc < 0 ? -ENOENT : 0;
+}
+
+int np_devopen_uverbs_of(const char *root, const char *adapter, long *num)
+{
+	char *dir = path_of(root, "/sys/class/infiniband_verbs", "", 0);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	int rc = -ENOENT;
+
+	while (d && rc < 0 && (de = readdir(d))) {
+		char name[NP_DEVOPEN_NAME];
+		long k;
+		if (numbered(de->d_name, "uverbs", &k) && np_devopen_uverbs_name(root, k, name, sizeof(name)) == 0 &&
+		    strcmp(name, adapter) == 0) {
+			*num = k;
+			rc = 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return rc;
+}
+
+int np_devopen_rdma_pci(const char *root, const char *adapter, char *buf, size_t n)
+{
+	char *p = plain_name(adapter) ? path_of(root, "/sys/class/infiniband/%s/device", adapter, 0) : NULL;
+	int rc = p ? pci_of(p, buf, n) : -ENOENT;
+
+	free(p);
+	return rc;
+}
+
+int np_devopen_cxi_pci(const char *root, const char *adapter, char *buf, size_t n)
+{
+	char *p = plain_name(adapter) ? path_of(root, "/sys/class/cxi/%s/device", adapter, 0) : NULL;
+	int rc = p ? pci_of(p, buf, n) : -ENOENT;
+
+	free(p);
+	return rc;
+}
+
+int np_devopen_drm_pci(const char *root, const char *node, char *buf, size_t n)
+{
+	char *p = plain_name(node) ? path_of(root, "/sys/class/drm/%s/device", node, 0) : NULL;
+	int rc = p ? pci_of(p, buf, n) : -ENOENT;
+
+	free(p);
+	return rc;
+}
+
+int np_devopen_render_of(const char *root, const char *pci, long *num)
+{
+	char *dir = path_of(root, "/sys/class/drm", "", 0);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	int rc = -ENOENT;
+
+	while (d && (de = readdir(d))) {
+		char bus[NP_DEVOPEN_PCI];
+		long k;
+		if (numbered(de->d_name, "renderD", &k) && np_devopen_drm_pci(root, de->d_name, bus, sizeof(bus)) == 0 &&
+		    strcasecmp(bus, pci) == 0 && (rc < 0 || k < *num)) {
+			*num = k;
+			rc = 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return rc;
+}
+
+/* The driver's information file of each GPU says its minor: "Device
+ * Minor: 0"; the directory is named by its bus id. */
+int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n)
+{
+	char *dir = path_of(root, "/proc/driver/nvidia/gpus", "", 0);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	int rc = -ENOENT;
+
+	while (d && rc < 0 && (de = readdir(d))) {
+		char *info, *text = NULL, *m;
+		size_t cap = 0;
+		FILE *f;
+		if (!pci_like(de->d_name, strlen(de->d_name)) || asprintf(&info, "%s/%s/information", dir, de->d_name) < 0)
+			continue;
+		f = fopen(info, "re");
+		free(info);
+		if (!f)
+			continue;
+		while (rc < 0 && getline(&text, &cap, f) > 0) {
+			long v;
+			char *end;
+			if (strncmp(text, "Device Minor:", 13) != 0)
+				continue;
+			m = text + 13;
+			v = strtol(m, &end, 10);
+			if (end != m && v == minor && strlen(de->d_name) < n) {
+				snprintf(buf, n, "%s", de->d_name);
+				for (char *c = buf; *c; c++)
+					*c = (char)tolower((unsigned char)*c);
+				rc = 0;
+			}
+		}
+		free(text);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return rc;
+}
+
+/* Name and PCI function of one device file. */
+static void describe(const char *root, np_devkind_t kind, long num, const char *file, np_devopen_t *o)
+{
+	const char *base = strrchr(file, '/') + 1;
+
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	snprintf(o->file, sizeof(o->file), "%.*s", (int)sizeof(o->file) - 1, file);
+	snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(o->name) - 1, base);
+	switch (kind) {
+	case NP_DEVK_RDMA:
+		/* an adapter sysfs cannot name is still one held: "uverbsN" */
+		if (np_devopen_uverbs_name(root, num, o->name, sizeof(o->name)) == 0)
+			np_devopen_rdma_pci(root, o->name, o->pci, sizeof(o->pci));
+		break;
+	case NP_DEVK_CXI:
+		np_devopen_cxi_pci(root, o->name, o->pci, sizeof(o->pci));
+		break;
+	case NP_DEVK_NVIDIA:
+		np_devopen_nvidia_pci(root, num, o->pci, sizeof(o->pci));
+		break;
+	case NP_DEVK_DRM:
+		np_devopen_drm_pci(root, o->name, o->pci, sizeof(o->pci));
+		break;
+	case NP_DEVK_KFD:
+		break;
+	}
+}
+
+static int by_fd(const void *a, const void *b)
+{
+	const np_devopen_t *x = a, *y = b;
+
+	return (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devopen_t **out, size_t *n,
+                    np_error_t *err)
+{
+	char *path = NULL;
+	int dfd, e;
+	DIR *d;
+	struct dirent *de;
+	np_devopen_t *v = NULL;
+	size_t cnt = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (asprintf(&path, "%s/%s/fd", proc, pid) < 0)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	free(path);
+	if (dfd < 0)
+		return np_error_set(err, e == EACCES || e == EPERM ? -EACCES : -e,
+		                    "process %s: cannot read its open files: %s", pid,
+		                    e == EACCES || e == EPERM ? "not its owner" : strerror(e));
+	if (!(d = fdopendir(dfd))) {
+		e = errno;
+		close(dfd);
+		return np_error_set(err, -e, "process %s: cannot read its open files: %s", pid, strerror(e));
+	}
+	while ((de = readdir(d))) {
+		char link[PATH_MAX];
+		ssize_t l;
+		np_devkind_t kind;
+		long num;
+		struct stat st;
+		size_t i;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		l = readlinkat(dfd, de->d_name, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (np_devopen_classify(link, &kind, &num) < 0)
+			continue;
+		/* the file behind the descriptor; a test tree's links lead
+		 * nowhere, a live one's always to the open file */
+		if (fstatat(dfd, de->d_name, &st, 0) == 0 && !S_ISCHR(st.st_mode))
+			continue;
+		for (i = 0; i < cnt && strcmp(v[i].file, link) != 0; i++)
+			;
+		if (i < cnt) {
+			if (atoi(de->d_name) < v[i].fd)
+				v[i].fd = atoi(de->d_name);
+			continue;
+		}
+		if (cnt == cap) {
+			np_devopen_t *nv = realloc(v, (cap ? 2 * cap : 8) * sizeof(*v));
+			if (!nv) {
+				closedir(d);
+				free(v);
+				return np_error_set(err, -ENOMEM, "out of memory");
+			}
+			v = nv;
+			cap = cap ? 2 * cap : 8;
+		}
+		describe(root, kind, num, link, &v[cnt]);
+		v[cnt++].fd = atoi(de->d_name);
+	}
+	closedir(d);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), by_fd);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* A counter file's value, -1 without one. */
+static long long counter(const char *dir, const char *name)
+{
+	char *p = NULL, line[64];
+	long long v = -1;
+	char *end;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return -1;
+	if (read_line(p, line, sizeof(line)) == 0) {
+		v = strtoll(line, &end, 10);
+		if (end == line || v < 0)
+			v = -1;
+	}
+	free(p);
+	return v;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const np_devport_t *x = a, *y = b;
+	int c = strcmp(x->adapter, y->adapter);
+
+	return c ? c : (x->port > y->port) - (x->port < y->port);
+}
+
+static void read_port(const char *pdir, np_devport_t *p)
+{
+	char *sp = NULL, line[64], *cd = NULL, *hd = NULL;
+	long long w;
+
+	snprintf(p->state, sizeof(p->state), "?");
+	/* "4: ACTIVE" */
+	if (asprintf(&sp, "%s/state", pdir) >= 0 && read_line(sp, line, sizeof(line)) == 0) {
+		const char *s = strchr(line, ':') ? strchr(line, ':') + 1 : line;
+		while (*s == ' ')
+			s++;
+		if (plain_name(s))
+			snprintf(p->state, sizeof(p->state), "%.*s", (int)sizeof(p->state) - 1, s);
+	}
+	free(sp);
+	p->xmit_bytes = p->rcv_bytes = p->xmit_pkts = p->rcv_pkts = -1;
+	if (asprintf(&cd, "%s/counters", pdir) >= 0) {
+		/* the IB counters count 4-byte words */
+		if ((w = counter(cd, "port_xmit_data")) >= 0)
+			p->xmit_bytes = 4 * w;
+		if ((w = counter(cd, "port_rcv_data")) >= 0)
+			p->rcv_bytes = 4 * w;
+		p->xmit_pkts = counter(cd, "port_xmit_packets");
+		p->rcv_pkts = counter(cd, "port_rcv_packets");
+	}
+	free(cd);
+	/* a software adapter (rdma_rxe) counts packets in hw_counters */
+	if (p->xmit_pkts < 0 && asprintf(&hd, "%s/hw_counters", pdir) >= 0) {
+		p->xmit_pkts = counter(hd, "sent_pkts");
+		p->rcv_pkts = counter(hd, "rcvd_pkts");
+	}
+	free(hd);
+}
+
+int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t *err)
+{
+	char *dir = path_of(root, "/sys/class/infiniband", "", 0);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	np_devport_t *v = NULL;
+	size_t cnt = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		char *pd = NULL;
+		DIR *ports;
+		struct dirent *pe;
+		if (de->d_name[0] == '.' || !plain_name(de->d_name) ||
+		    asprintf(&pd, "%s/%s/ports", dir, de->d_name) < 0)
+			continue;
+		ports = opendir(pd);
+		while (ports && (pe = readdir(ports))) {
+			char *pp = NULL;
+			long num;
+			if (!numbered(pe->d_name, "", &num) || asprintf(&pp, "%s/%s", pd, pe->d_name) < 0)
+				continue;
+			if (cnt == cap) {
+				np_devport_t *nv = realloc(v, (cap ? 2 * cap : 8) * sizeof(*v));
+				if (!nv) {
+					free(pp);
+					closedir(ports);
+					free(pd);
+					closedir(d);
+					free(dir);
+					free(v);
+					return np_error_set(err, -ENOMEM, "out of memory");
+				}
+				v = nv;
+				cap = cap ? 2 * cap : 8;
+			}
+			memset(&v[cnt], 0, sizeof(v[cnt]));
+			snprintf(v[cnt].adapter, sizeof(v[cnt].adapter), "%s", de->d_name);
+			v[cnt].port = (unsigned)num;
+			read_port(pp, &v[cnt]);
+			cnt++;
+			free(pp);
+		}
+		if (ports)
+			closedir(ports);
+		free(pd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), by_name);
+	*out = v;
+	*n = cnt;
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * open_devices.h - the network adapters and GPUs a process has open, from
+ * its file descriptors, each named the way the planner names it (an
+ * adapter by its name, a GPU by its PCI bus id), and the adapters'
+ * ports: their state and traffic counters.
+ *
+ * What is read, under root ("" for the running system; a directory
+ * holding a fake proc/ and sys/ for the tests):
+ *   proc/PID/fd/N                     readlink: the device file it holds
+ *   /dev/infiniband/uverbsN           sys/class/infiniband_verbs/uverbsN/ibdev
+ *   /dev/cxiN                         the adapter cxiN, sys/class/cxi/cxiN/device
+ *   /dev/nvidiaN                      proc/driver/nvidia/gpus/BUSID/information,
+ *                                     the one whose "Device Minor:" is N
+ *   /dev/dri/renderDN, /dev/dri/cardN sys/class/drm/NODE/device
+ *   /dev/kfd                          AMD's compute device: no GPU of its own,
+ *                                     the render nodes held beside it say which
+ *   sys/class/infiniband/DEV/ports/P/{state,counters/port_xmit_data,
+ *                                     counters/port_rcv_data,hw_counters/...}
+ * The kernel lets the fds of a process be read by its owner and root
+ * only (ptrace access): another user's process is an error, never
+ * guessed.  Nothing here follows a path a process chose: the link's text
+ * only selects which sysfs entry of a fixed form is read.
+ */
+#ifndef NP_COMMON_OPEN_DEVICES_H
+#define NP_COMMON_OPEN_DEVICES_H
+
+#include <stddef.h>
+
+#include <numaplan/error.h>
+
+typedef enum np_devkind {
+	NP_DEVK_RDMA,    /* an RDMA adapter: uverbs */
+	NP_DEVK_CXI,     /* a Slingshot adapter */
+	NP_DEVK_NVIDIA,  /* an NVIDIA GPU */
+	NP_DEVK_DRM,     /* a DRM render or card node: a GPU (AMD, Intel, any) */
+	NP_DEVK_KFD,     /* AMD's compute device, of no GPU in particular */
+} np_devkind_t;
+
+#define NP_DEVOPEN_NAME 64
+#define NP_DEVOPEN_PCI 32
+
+typedef struct np_devopen {
+	np_devkind_t kind;
+	int fd;                         /* the lowest descriptor it is open on */
+	char file[NP_DEVOPEN_NAME];     /* "/dev/infiniband/uverbs0" */
+	/* the adapter ("mlx5_0", "cxi0"), or the node's own name for a GPU
+	 * ("renderD128", "nvidia0", "kfd") */
+	char name[NP_DEVOPEN_NAME];
+	/* the PCI function ("0000:3b:00.0"), "" when none is known (a
+	 * software adapter, rdma_rxe, has none) */
+	char pci[NP_DEVOPEN_PCI];
+} np_devopen_t;
+
+/* "rdma", "cxi", "nvidia", "drm", "kfd". */
+const char *np_devkind_name(np_devkind_t k);
+/* Whether the kind is a network adapter (else a GPU or kfd). */
+int np_devkind_is_nic(np_devkind_t k);
+
+/* Which device a file name is, when it is one of those above: the kind
+ * and the number in it (-1 for /dev/kfd).  0, or -ENOENT. */
+int np_devopen_classify(const char *file, np_devkind_t *kind, long *num);
+
+/* The devices process pid ("self" or a number) holds open, from its
+ * descriptors under proc ("/proc"), named through root's sysfs, each
+ * once, in the order of its descriptors: *out (the caller frees) and *n.
+ * 0; -EACCES when its descriptors may not be read (not its owner),
+ * -ENOENT when it is gone; err says which. */
+int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devopen_t **out, size_t *n,
+                    np_error_t *err);
+
+/* The adapter name of /dev/infiniband/uverbsN, the PCI function of an
+ * adapter, a DRM node (renderD128, card0), an NVIDIA minor, a cxi
+ * adapter: into buf (n bytes).  0, or -ENOENT when sysfs or the driver
+ * does not say. */
+int np_devopen_uverbs_name(const char *root, long num, char *buf, size_t n);
+int np_devopen_rdma_pci(const char *root, const char *adapter, char *buf, size_t n);
+int np_devopen_drm_pci(const char *root, const char *node, char *buf, size_t n);
+int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n);
+int np_devopen_cxi_pci(const char *root, const char *adapter, char *buf, size_t n);
+/* The uverbs number of an adapter (the inverse of uverbs_name), and the
+ * render node number of a PCI function ("renderD128" -> 128); -ENOENT. */
+int np_devopen_uverbs_of(const char *root, const char *adapter, long *num);
+int np_devopen_render_of(const char *root, const char *pci, long *num);
+
+/* One port of an RDMA adapter: its state and the bytes it carried. */
+typedef struct np_devport {
+	char adapter[NP_DEVOPEN_NAME];
+	unsigned port;
+	char state[24];                 /* "ACTIVE", "DOWN", "INIT", ... */
+	/* bytes sent and received since the counters started; -1 when the
+	 * kernel has no such counter (port_xmit_data counts 4-byte words, a
+	 * software adapter's hw_counters have only packets: those are
+	 * packets, and bytes is 0) */
+	long long xmit_bytes, rcv_bytes;
+	long long xmit_pkts, rcv_pkts;
+} np_devport_t;
+
+/* Every port of every RDMA adapter under root/sys/class/infiniband:
+ * *out (the caller frees), *n; 0 (none is 0 with *n 0) or -ENOMEM. */
+int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t *err);
+
+#endif /* NP_COMMON_OPEN_DEVICES_H */
