@@ -3,8 +3,8 @@
 # A real kernel with two NICs and two GPUs on different NUMA nodes (numavm
 # shape devices: eth0 on node 1, eth1 on node 0, Soft-RoCE on both; virtio
 # GPUs on node 1 and node 0, Slurm's gres/gpu on their render nodes), the
-# steps of tests/numavm/devices-collect.sh: real RDMA programs from Debian
-# (ib_write_bw, ucx_perftest) under hca-near, tasks holding render nodes
+# steps of tests/numavm/devices-collect.sh: a real RDMA program from Debian
+# (ib_write_bw) and numaplan-probe --open under hca-near, tasks holding render nodes
 # under gpu-near, and `numaplan audit` on each while it runs.
 # Expectations from the shape (each node's CPUs, the node of each NIC and
 # GPU) and the guest kernel's own sysfs (a render node's PCI function and
@@ -13,8 +13,8 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/check-lib.sh"
 need_numavm
-for t in ib_write_bw ucx_perftest python3; do
-	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (contrib/bootstrap installs perftest and ucx-utils)"
+for t in ib_write_bw python3; do
+	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (contrib/bootstrap installs perftest)"
 done
 numavm_collect devices "$NP_SRCDIR/tests/numavm/devices-collect.sh"
 
@@ -144,22 +144,23 @@ clients=$(grep -l '^ *65536 ' "$DATA"/ibbw.[13].out 2>/dev/null | wc -l)
 chk "ib_write_bw: the step ends 0, both clients report a bandwidth for 65536-byte writes" \
 	eval '[ "$(rc ibbw_step)" = 0 ] && [ "$clients" = 2 ]' || diagm "rc $(rc ibbw_step) $(tail -3 "$DATA"/ibbw.*.out "$DATA"/ibbw.err 2>/dev/null | head -30)"
 
-bad=$(expect_nics audit_ucx ucx own)
-chk "audit during ucx_perftest (UCX_NET_DEVICES from the plan): every task holds its node's adapter, match; exit 0" \
-	eval '[ -z "$bad" ] && [ "$(rc audit_ucx)" = 0 ]' || { diagm "$bad"; diag_audit audit_ucx; }
 # eth1 down: rxe_eth1's port DOWN; the ranks planned rxe_eth1 (node
 # ${NIC_NODE[eth1]}) get port-down, the others nothing
-want=$(task_nodes ucx | awk -v n="${NIC_NODE[eth1]}" '$2 == n { print $1 ":port-down" }' | sort | tr '\n' ' ' | sed 's/ $//')
-chk "eth1 taken down during the job: rxe_eth1 DOWN; audit reports port-down for the ranks planned rxe_eth1 ($want) only, exit 1" \
-	eval 'grep -q DOWN "$DATA/rxe_eth1_down" && [ -n "$want" ] && [ "$(kinds audit_down)" = "$want" ] && [ "$(rc audit_down)" = 1 ]' ||
-	diag_audit audit_down
+want=$(task_nodes ibhold | awk -v n="${NIC_NODE[eth1]}" '$2 == n { print $1 ":port-down" }' | sort | tr '\n' ' ' | sed 's/ $//')
+bad=$(expect_nics audit_down ibhold own)
+chk "eth1 taken down during the job: rxe_eth1 DOWN; every ib_write_bw server still holds its own adapter; audit reports port-down for the ranks planned rxe_eth1 ($want) only, exit 1" \
+	eval 'grep -q DOWN "$DATA/rxe_eth1_down" && [ -z "$bad" ] && [ -n "$want" ] && [ "$(kinds audit_down)" = "$want" ] && [ "$(rc audit_down)" = 1 ]' ||
+	{ diagm "$bad"; diag_audit audit_down; }
 chk "eth1 up again: rxe_eth1 ACTIVE" grep -q ACTIVE "$DATA/rxe_eth1_again"
 
-bad=$(expect_nics audit_wrong ucxwrong rxe_eth0)
-want=$(task_nodes ucxwrong | awk -v n="${NIC_NODE[eth1]}" '$2 == n { print $1 ":nic-mismatch" }' | sort | tr '\n' ' ' | sed 's/ $//')
-chk "the user's UCX_NET_DEVICES=rxe_eth0:1: ranks planned rxe_eth1 hold rxe_eth0, nic-mismatch ($want), the others match; exit 1" \
-	eval '[ -z "$bad" ] && [ -n "$want" ] && [ "$(kinds audit_wrong)" = "$want" ] && [ "$(rc audit_wrong)" = 1 ]' ||
-	{ diagm "$bad"; diag_audit audit_wrong; }
+bad=$(expect_nics audit_probe probeopen own)
+chk "numaplan-probe --open (UCX_NET_DEVICES from the plan): every task holds its node's adapter, match; exit 0" \
+	eval '[ -z "$bad" ] && [ "$(rc audit_probe)" = 0 ]' || { diagm "$bad"; diag_audit audit_probe; }
+bad=$(expect_nics audit_probe_wrong probewrong rxe_eth0)
+want=$(task_nodes probewrong | awk -v n="${NIC_NODE[eth1]}" '$2 == n { print $1 ":nic-mismatch" }' | sort | tr '\n' ' ' | sed 's/ $//')
+chk "numaplan-probe --open, the user's UCX_NET_DEVICES=rxe_eth0:1: nic-mismatch for the ranks planned rxe_eth1 ($want) only; exit 1" \
+	eval '[ -z "$bad" ] && [ -n "$want" ] && [ "$(kinds audit_probe_wrong)" = "$want" ] && [ "$(rc audit_probe_wrong)" = 1 ]' ||
+	{ diagm "$bad"; diag_audit audit_probe_wrong; }
 
 # GPUs: the task's render node (or the other GPU's)
 expect_gpus() { # AUDIT STEP own|other

@@ -4,7 +4,9 @@
 # would use the plan's variables:
 #   ib_write_bw SECONDS   raw verbs: the device argument from NUMAPLAN_HCA
 #                         (DEV:PORT); ranks 2k and 2k+1 a pair, 2k serves
-#   ucx_perftest          UCX: UCX_NET_DEVICES, as UCX itself reads it
+#   ib_hold               an ib_write_bw server on the plan's device that
+#                         no client comes to: it holds the adapter open
+#   probe                 numaplan-probe --open: what UCX_NET_DEVICES selects
 #   render own|other      hold the render node of the task's GPU
 #                         (NUMAPLAN_GPUS) or of another one
 r=${SLURM_PROCID:-0}
@@ -23,13 +25,12 @@ ib_write_bw)
 	args=(-d "${dev%:*}" -i "${dev##*:}" -x 1 -F -s 65536 -D "$2" -p "$port")
 	if [ $((r % 2)) -eq 0 ]; then exec ib_write_bw "${args[@]}"; fi
 	listening; exec ib_write_bw "${args[@]}" 127.0.0.1;;
-ucx_perftest)
-	# UCX's UD transport does not reach over rxe here: RC for the
-	# data, shared memory for UCX's own wire-up; GID 1 is the IPv4 one
-	export UCX_TLS=rc_v,posix UCX_IB_GID_INDEX=1
-	args=(-t tag_bw -s 1048576 -n 1000000 -p "$port")
-	if [ $((r % 2)) -eq 0 ]; then exec ucx_perftest "${args[@]}"; fi
-	listening; exec ucx_perftest 127.0.0.1 "${args[@]}";;
+ib_hold)
+	dev=${NUMAPLAN_HCA%%,*}
+	exec ib_write_bw -d "${dev%:*}" -i "${dev##*:}" -x 1 -F -p $((port + r));;
+probe)
+	p=$NP_BUILDDIR/kernels/.libs/numaplan-probe; [ -x "$p" ] || p=$NP_BUILDDIR/kernels/numaplan-probe
+	exec "$p" --json --open --hold 600;;
 render)
 	for d in /sys/class/drm/renderD*; do
 		bus=$(basename "$(readlink -f "$d/device")")
