@@ -240,8 +240,35 @@ int np_devopen_render_of(const char *root, const char *pci, long *num)
 	return rc;
 }
 
-/* The driver's information file of each GPU says its minor: "Device
- * Minor: 0"; the directory is named by its bus id. */
+/* The minor the driver's information file of a GPU says: "Device
+ * Minor: 0"; -1 when it says none. */
+static long nvidia_minor(const char *dir, const char *busid)
+{
+	char *info = NULL, *text = NULL;
+	size_t cap = 0;
+	long minor = -1;
+	FILE *f;
+
+	if (asprintf(&info, "%s/%s/information", dir, busid) < 0)
+		return -1;
+	f = fopen(info, "re");
+	free(info);
+	while (f && minor < 0 && getline(&text, &cap, f) > 0) {
+		char *end;
+		long v;
+		if (strncmp(text, "Device Minor:", 13) != 0)
+			continue;
+		v = strtol(text + 13, &end, 10);
+		if (end != text + 13 && v >= 0)
+			minor = v;
+	}
+	free(text);
+	if (f)
+		fclose(f);
+	return minor;
+}
+
+/* Each GPU's directory is named by its bus id. */
 int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n)
 {
 	char *dir = path_of(root, "/proc/driver/nvidia/gpus", "", 0);
@@ -249,37 +276,94 @@ int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n)
 	struct dirent *de;
 	int rc = -ENOENT;
 
-	while (d && rc < 0 && (de = readdir(d))) {
-		char *info, *text = NULL, *m;
-		size_t cap = 0;
-		FILE *f;
-		if (!pci_like(de->d_name, strlen(de->d_name)) || asprintf(&info, "%s/%s/information", dir, de->d_name) < 0)
-			continue;
-		f = fopen(info, "re");
-		free(info);
-		if (!f)
-			continue;
-		while (rc < 0 && getline(&text, &cap, f) > 0) {
-			long v;
-			char *end;
-			if (strncmp(text, "Device Minor:", 13) != 0)
-				continue;
-			m = text + 13;
-			v = strtol(m, &end, 10);
-			if (end != m && v == minor && strlen(de->d_name) < n) {
-				snprintf(buf, n, "%s", de->d_name);
-				for (char *c = buf; *c; c++)
-					*c = (char)tolower((unsigned char)*c);
-				rc = 0;
-			}
+	while (d && rc < 0 && (de = readdir(d)))
+		if (pci_like(de->d_name, strlen(de->d_name)) && strlen(de->d_name) < n &&
+		    nvidia_minor(dir, de->d_name) == minor) {
+			snprintf(buf, n, "%s", de->d_name);
+			for (char *c = buf; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			rc = 0;
 		}
-		free(text);
-		fclose(f);
-	}
 	if (d)
 		closedir(d);
 	free(dir);
 	return rc;
+}
+
+static int by_pci(const void *a, const void *b)
+{
+	return strcmp(((const np_devgpu_t *)a)->pci, ((const np_devgpu_t *)b)->pci);
+}
+
+static int gpu_add(np_devgpu_t **v, size_t *n, size_t *cap, const char *pci, long num)
+{
+	if (*n == *cap) {
+		np_devgpu_t *nv = realloc(*v, (*cap ? 2 * *cap : 8) * sizeof(**v));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = *cap ? 2 * *cap : 8;
+	}
+	snprintf((*v)[*n].pci, sizeof((*v)[*n].pci), "%s", pci);
+	(*v)[(*n)++].num = num;
+	return 0;
+}
+
+/* The PCI vendor id of a DRM node's device: "0x1002" */
+static long drm_vendor(const char *root, const char *node)
+{
+	char *p = path_of(root, "/sys/class/drm/%s/device/vendor", node, 0), line[32];
+	long v = -1;
+
+	if (p && read_line(p, line, sizeof(line)) == 0)
+		v = strtol(line, NULL, 16);
+	free(p);
+	return v;
+}
+
+int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_devgpu_t **out, size_t *n,
+                    np_error_t *err)
+{
+	const char *sub = kind == NP_DEVK_NVIDIA ? "/proc/driver/nvidia/gpus" : "/sys/class/drm";
+	char *dir = path_of(root, sub, "", 0);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	np_devgpu_t *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (d && rc == 0 && (de = readdir(d))) {
+		char pci[NP_DEVOPEN_PCI];
+		long num;
+		if (kind == NP_DEVK_NVIDIA) {
+			/* the directory is the bus id; its file says the minor */
+			if (!pci_like(de->d_name, strlen(de->d_name)))
+				continue;
+			if ((num = nvidia_minor(dir, de->d_name)) < 0 || strlen(de->d_name) >= sizeof(pci))
+				continue;
+			snprintf(pci, sizeof(pci), "%s", de->d_name);
+			for (char *c = pci; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			rc = gpu_add(&v, &cnt, &cap, pci, num);
+		} else if (numbered(de->d_name, "renderD", &num) && drm_vendor(root, de->d_name) == (long)vendor &&
+		           np_devopen_drm_pci(root, de->d_name, pci, sizeof(pci)) == 0) {
+			rc = gpu_add(&v, &cnt, &cap, pci, num);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (rc < 0) {
+		free(v);
+		return np_error_set(err, rc, "out of memory");
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), by_pci);
+	*out = v;
+	*n = cnt;
+	return 0;
 }
 
 /* Name and PCI function of one device file. */
@@ -508,4 +592,37 @@ int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t 
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+/* whether the comma-separated list holds item (len bytes), without case */
+static int in_list(const char *list, const char *item, size_t len)
+{
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if (l == len && strncasecmp(p, item, len) == 0)
+			return 1;
+		p += l + (p[l] == ',');
+	}
+	return 0;
+}
+
+const char *np_devopen_judge(const char *planned, const char *held, int unreadable)
+{
+	size_t in = 0, out = 0;
+
+	if (!planned || !*planned)
+		return "-";
+	for (const char *p = held ? held : ""; *p;) {
+		size_t l = strcspn(p, ",");
+		if (l)
+			in_list(planned, p, l) ? in++ : out++;
+		p += l + (p[l] == ',');
+	}
+	if (in && out)
+		return "extra";
+	if (out)
+		return "mismatch";
+	if (in)
+		return "match";
+	return unreadable ? "unreadable" : "none-open";
 }

@@ -83,6 +83,27 @@ int np_devopen_cxi_pci(const char *root, const char *adapter, char *buf, size_t 
 int np_devopen_uverbs_of(const char *root, const char *adapter, long *num);
 int np_devopen_render_of(const char *root, const char *pci, long *num);
 
+/* The GPUs of one runtime, numbered as it numbers them: in PCI bus id
+ * order (CUDA_DEVICE_ORDER=PCI_BUS_ID, ROCr, Level Zero).  NVIDIA's from
+ * the driver's files under proc/driver/nvidia/gpus, num the minor of
+ * /dev/nvidiaN; with NP_DEVK_DRM, the render nodes whose PCI function
+ * has that vendor id (0x1002 AMD, 0x8086 Intel), num N of renderDN.
+ * *out (the caller frees), *n; 0 or -ENOMEM. */
+typedef struct np_devgpu {
+	char pci[NP_DEVOPEN_PCI];
+	long num;
+} np_devgpu_t;
+int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_devgpu_t **out, size_t *n,
+                    np_error_t *err);
+
+/* What a task holds against its plan, both comma-separated lists of
+ * adapter names or GPU bus ids (compared without case): "-" (nothing
+ * planned), "match" (the plan's and nothing else), "mismatch" (others,
+ * none of the plan's), "extra" (the plan's and others), "none-open"
+ * (nothing held yet), or "unreadable" (nothing seen, and unreadable
+ * says the descriptors could not be read). */
+const char *np_devopen_judge(const char *planned, const char *held, int unreadable);
+
 /* One port of an RDMA adapter: its state and the bytes it carried. */
 typedef struct np_devport {
 	char adapter[NP_DEVOPEN_NAME];

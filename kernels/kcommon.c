@@ -14,6 +14,7 @@
 #include <numa.h>
 
 #include "common/affinity.h"
+#include "common/open_devices.h"
 #include "kcommon.h"
 
 /* Slurm first (srun sets it whatever the MPI plugin), then the PMI and MPI
@@ -94,6 +95,32 @@ int np_k_launcher_rank(void)
 	return (int)np_k_env_rank(np_k_rank_vars);
 }
 
+/* The devices this process holds, "KIND:NAME,..." into buf; "?" when
+ * they cannot be read, "" when there are too many to say (cut lists
+ * would lie). */
+static void held_devices(char *buf, size_t len)
+{
+	np_devopen_t *v = NULL;
+	size_t n = 0, off = 0;
+	np_error_t err = { 0 };
+
+	buf[0] = '\0';
+	if (np_devopen_scan("/proc", "", "self", &v, &n, &err) < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *id = v[i].pci[0] && !np_devkind_is_nic(v[i].kind) ? v[i].pci : v[i].name;
+		int k = snprintf(buf + off, len - off, "%s%s:%s", i ? "," : "", np_devkind_name(v[i].kind), id);
+		if (k < 0 || (size_t)k >= len - off) {
+			snprintf(buf, len, "?");
+			break;
+		}
+		off += (size_t)k;
+	}
+	free(v);
+}
+
 int np_k_place_self(int rank, int thread, struct np_k_place *p,
                     np_error_t *err)
 {
@@ -112,6 +139,9 @@ int np_k_place_self(int rank, int thread, struct np_k_place *p,
 		*dot = '\0';
 	if (cpus == NULL)
 		return np_error_set(err, -ENOMEM, "out of memory");
+	/* the descriptors are the process's: once, by its first thread */
+	if (thread == 0)
+		held_devices(p->devices, sizeof(p->devices));
 	rc = np_affinity_get(cpus, err);
 	if (rc == 0) {
 		rc = copy_list(p->cpus, sizeof(p->cpus), np_cpuset_format(cpus));
@@ -128,15 +158,16 @@ int np_k_place_self(int rank, int thread, struct np_k_place *p,
 int np_k_place_format(const struct np_k_place *p, char *buf, size_t len)
 {
 	int n = snprintf(buf, len,
-	                 "# placement: host %s rank %d thread %d cpus %s numa %s",
-	                 p->host, p->rank, p->thread, p->cpus, p->numa);
+	                 "# placement: host %s rank %d thread %d cpus %s numa %s%s%s",
+	                 p->host, p->rank, p->thread, p->cpus, p->numa,
+	                 p->devices[0] ? " devices " : "", p->devices);
 
 	return (n < 0 || (size_t)n >= len) ? -ENOSPC : 0;
 }
 
 void np_k_place_print(FILE *f, const struct np_k_place *p, size_t n)
 {
-	char line[NP_K_HOST_MAX + 2 * NP_K_LIST_MAX + 96];
+	char line[NP_K_HOST_MAX + 3 * NP_K_LIST_MAX + 96];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -144,6 +175,28 @@ void np_k_place_print(FILE *f, const struct np_k_place *p, size_t n)
 		fprintf(f, "%s\n", line);
 	}
 	fflush(f);
+}
+
+/* "rdma:mlx5_0,nvidia:0000:3b:00.0" -> ["rdma:mlx5_0", ...]; "?" -> null */
+static json_t *devices_json(const char *list)
+{
+	json_t *a;
+	const char *s = list;
+
+	if (strcmp(list, "?") == 0)
+		return json_null();
+	if (!(a = json_array()))
+		return NULL;
+	while (*s) {
+		size_t l = strcspn(s, ",");
+		json_t *v = json_stringn(s, l);
+		if (!v || json_array_append_new(a, v) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+		s += l + (s[l] == ',');
+	}
+	return a;
 }
 
 json_t *np_k_place_json(const struct np_k_place *p, size_t n)
@@ -159,6 +212,11 @@ json_t *np_k_place_json(const struct np_k_place *p, size_t n)
 		                      "thread", p[i].thread, "cpus", p[i].cpus,
 		                      "numa", p[i].numa);
 
+		if (o != NULL && p[i].thread == 0 &&
+		    json_object_set_new(o, "devices", devices_json(p[i].devices)) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
 		if (o == NULL || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			return NULL;

@@ -40,6 +40,11 @@ struct np_k_place {
 	char host[NP_K_HOST_MAX];
 	char cpus[NP_K_LIST_MAX];       /* sched_getaffinity as a cpulist */
 	char numa[NP_K_LIST_MAX / 4];   /* NUMA nodes of those CPUs, or "?" */
+	/* thread 0: the adapters and GPUs the rank holds open when placed
+	 * (after MPI_Init, which opens the library's), "KIND:NAME" separated
+	 * by commas (common/open_devices.h: an adapter by name, a GPU by
+	 * PCI bus id); "" for none, "?" when they could not be read */
+	char devices[NP_K_LIST_MAX / 2];
 };
 
 /* Call once, single-threaded, before threads call np_k_place_self():
@@ -71,13 +76,15 @@ int np_k_place_self(int rank, int thread, struct np_k_place *p,
  * which each OpenMP kernel compiles with its own flags, not in libnpk. */
 int np_k_place_threads(int rank, struct np_k_place **out, int *n);
 
-/* "# placement: host H rank R thread T cpus C numa N" (no newline). */
+/* "# placement: host H rank R thread T cpus C numa N", and " devices D"
+ * when the rank holds any (no newline). */
 int np_k_place_format(const struct np_k_place *p, char *buf, size_t len);
 
 /* Print the line above, with a newline, for each of n placements. */
 void np_k_place_print(FILE *f, const struct np_k_place *p, size_t n);
 
-/* A JSON array of {"host","rank","thread","cpus","numa"} objects. */
+/* A JSON array of {"host","rank","thread","cpus","numa"} objects, thread
+ * 0's with "devices": ["KIND:NAME", ...]. */
 json_t *np_k_place_json(const struct np_k_place *p, size_t n);
 
 /* ---- strict argument parsing -------------------------------------------

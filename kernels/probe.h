@@ -11,7 +11,10 @@
 #define NP_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <numaplan/error.h>
+
+#include "common/open_devices.h"
 
 #define NP_PROBE_HOST_MAX 256
 
@@ -35,6 +38,15 @@ struct np_probe_info {
 	unsigned long pages_unknown;    /* pages move_pages gave no node for */
 	unsigned long *pages_on;        /* pages_on[node], pages_nnodes entries */
 	unsigned pages_nnodes;
+	/* --open: the descriptors opened, what could not be opened (a
+	 * message each), and what the process then holds */
+	int *open_fds;
+	size_t nopen_fds;
+	char **open_errors;
+	size_t nopen_errors;
+	bool devices_read;
+	np_devopen_t *devices;
+	size_t ndevices;
 };
 
 /* probe_info.c */
@@ -46,6 +58,13 @@ void np_probe_info_free(struct np_probe_info *pi);
 
 /* probe_pages.c: map bytes, write every page, count the pages per node. */
 int np_probe_touch(struct np_probe_info *pi, size_t bytes, np_error_t *err);
+
+/* probe_devices.c: open the adapters and GPUs the environment selects
+ * (UCX_NET_DEVICES, CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+ * ZE_AFFINITY_MASK) and read back what the process holds; a device that
+ * could not be opened is a message in open_errors, not an error. */
+int np_probe_open_devices(struct np_probe_info *pi, np_error_t *err);
+void np_probe_close_devices(struct np_probe_info *pi);
 
 /* probe_pmix.c: fills pmix_* when PMIx is compiled in and this process
  * was started under a PMIx server; quietly does nothing otherwise. */

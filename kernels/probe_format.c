@@ -83,6 +83,15 @@ int np_probe_format_text(const struct np_probe_info *pi, char **line, np_error_t
 		if (pi->pages_unknown)
 			sb_add(&b, "%s?:%lu", sep, pi->pages_unknown);
 	}
+	if (pi->devices_read) {
+		sb_add(&b, " devices=");
+		for (size_t i = 0; i < pi->ndevices; i++)
+			sb_add(&b, "%s%s:%s", i ? "," : "", np_devkind_name(pi->devices[i].kind),
+			       pi->devices[i].pci[0] && !np_devkind_is_nic(pi->devices[i].kind) ? pi->devices[i].pci
+			                                                                   : pi->devices[i].name);
+		if (!pi->ndevices)
+			sb_add(&b, "-");
+	}
 	for (const char *const *n = np_probe_env_names; *n; n++) {
 		const char *v = getenv(*n);
 
@@ -126,6 +135,33 @@ static int set_pages(json_t *o, const struct np_probe_info *pi)
 	return bad ? -1 : 0;
 }
 
+/* "devices": [{kind, file, name, pci}] as the process holds them;
+ * "open_errors": what could not be opened */
+static int set_devices(json_t *o, const struct np_probe_info *pi)
+{
+	json_t *a = json_array(), *e = json_array();
+	int bad = !a || !e;
+
+	for (size_t i = 0; !bad && i < pi->ndevices; i++) {
+		const np_devopen_t *d = &pi->devices[i];
+		json_t *s = json_pack("{s:s, s:s, s:s, s:s}", "kind", np_devkind_name(d->kind), "file", d->file, "name",
+		                      d->name, "pci", d->pci);
+		bad |= !s || json_array_append_new(a, s) < 0;
+	}
+	for (size_t i = 0; !bad && i < pi->nopen_errors; i++) {
+		json_t *s = json_string(pi->open_errors[i]);
+		bad |= json_array_append_new(e, s ? s : json_null()) < 0;
+	}
+	if (bad) {
+		json_decref(a);
+		json_decref(e);
+		return -1;
+	}
+	bad |= json_object_set_new(o, "devices", a) < 0;
+	bad |= json_object_set_new(o, "open_errors", e) < 0;
+	return bad ? -1 : 0;
+}
+
 int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t *err)
 {
 	json_t *o = json_object(), *env = json_object();
@@ -154,6 +190,8 @@ int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t
 		bad |= set_str(o, "mems_allowed", pi->mems_allowed ? pi->mems_allowed : "") < 0;
 		if (pi->touched)
 			bad |= set_pages(o, pi) < 0;
+		if (pi->devices_read)
+			bad |= set_devices(o, pi) < 0;
 		bad |= json_object_set(o, "env", env) < 0;
 	}
 	*line = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -18,12 +18,18 @@
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s [--json] [--touch SIZE] [--mpi | --no-mpi]\n"
+		"usage: %s [--json] [--touch SIZE] [--open] [--hold SECONDS] [--mpi | --no-mpi]\n"
 		"Print, per task: host, rank, local rank, allowed CPUs, memory policy and\n"
 		"nodes, and the NUMAPLAN_*/UCX_NET_DEVICES/OpenMP variables.\n"
 		"  --json     one JSON object per task per line\n"
 		"  --touch SIZE  write SIZE bytes (K, M, G suffixes) of fresh memory and\n"
 		"             report the NUMA node of every page (pages=NODE:COUNT,...)\n"
+		"  --open     open the adapters and GPUs the environment selects, as UCX\n"
+		"             and the GPU runtimes would (UCX_NET_DEVICES, CUDA_VISIBLE_DEVICES,\n"
+		"             ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK), and report the devices\n"
+		"             the process holds (devices=KIND:NAME,...)\n"
+		"  --hold SECONDS  after the report, keep running (and the devices open)\n"
+		"             this long, for numaplan audit to see (0 to 86400)\n"
 		"  --mpi      use MPI for the ranks (numaplan-probe-mpi; default when a\n"
 		"             PMI launcher started it)\n"
 		"  --no-mpi   never initialise MPI\n"
@@ -86,7 +92,8 @@ int main(int argc, char **argv)
 	const char *prog = "numaplan-probe";
 	struct np_probe_info pi = { .mempolicy = "unknown" };
 	np_error_t err = { 0 };
-	int json = 0, mpi = -1, status = 0, use_mpi;
+	int json = 0, mpi = -1, status = 0, use_mpi, open_devs = 0;
+	unsigned long hold = 0;
 	size_t touch = 0;
 	char *line = NULL;
 
@@ -102,6 +109,19 @@ int main(int argc, char **argv)
 
 			if (parse_size(v, &touch) < 0) {
 				fprintf(stderr, "%s: --touch '%s': not a size from 1 byte to 64G (e.g. 16M)\n",
+					prog, v ? v : "");
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--open")) {
+			open_devs = 1;
+		} else if (!strcmp(argv[i], "--hold") || !strncmp(argv[i], "--hold=", 7)) {
+			const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : NULL;
+			char *end = NULL;
+
+			errno = 0;
+			hold = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+			if (!v || !end || *end || errno || hold > 86400) {
+				fprintf(stderr, "%s: --hold '%s': not a number of seconds from 0 to 86400\n",
 					prog, v ? v : "");
 				return EXIT_USAGE;
 			}
@@ -143,9 +163,21 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	np_probe_env_ranks(&pi);
+	/* as a library opens its devices: before the ranks talk */
+	if (open_devs) {
+		if (np_probe_open_devices(&pi, &err) < 0) {
+			fprintf(stderr, "%s: %s\n", prog, err.msg);
+			status = 1;
+		}
+		for (size_t i = 0; i < pi.nopen_errors; i++)
+			fprintf(stderr, "%s: %s\n", prog, pi.open_errors[i]);
+		if (pi.nopen_errors)
+			status = 1;
+	}
 	if (use_mpi) {
 		if (np_probe_mpi_init(&argc, &argv, &pi, &err) < 0) {
 			fprintf(stderr, "%s: %s\n", prog, err.msg);
+			np_probe_close_devices(&pi);
 			np_probe_info_free(&pi);
 			return 1;
 		}
@@ -171,6 +203,11 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	free(line);
+	/* the devices stay open while it waits */
+	if (hold)
+		for (unsigned long left = hold; left;)
+			left = sleep((unsigned)left);
+	np_probe_close_devices(&pi);
 	np_probe_info_free(&pi);
 	return status;
 }

@@ -11,7 +11,7 @@
  * CUDA_VISIBLE_DEVICES, ...) are not the plan: a user's value wins
  * there, and that is what the audit is to catch.
  *
- * Each of NIC and GPU is, per task:
+ * Each of NIC and GPU is, per task (np_devopen_judge):
  *   match           it holds what the plan says, and nothing else
  *   mismatch        it holds others, none of the plan's   (a deviation)
  *   extra           the plan's and others besides          (a deviation)
@@ -30,6 +30,7 @@
 
 #include "audit.h"
 #include "bench_util.h"
+#include "common/open_devices.h"
 
 /* "mlx5_0:1" -> adapter "mlx5_0", port 1 (0 when none is given) */
 static void split_hca(const char *hca, char *name, size_t n, unsigned *port)
@@ -52,18 +53,6 @@ static void set_add(json_t *set, const char *s)
 		json_object_set_new(set, low, json_true());
 }
 
-/* "a,b,c" -> {a, b, c} */
-static json_t *set_of_list(const char *list)
-{
-	json_t *set = json_object();
-	char *copy = strdup(list ? list : ""), *tok, *save = NULL;
-
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save))
-		set_add(set, tok);
-	free(copy);
-	return set;
-}
-
 static char *set_text(json_t *set)
 {
 	np_sb_t b;
@@ -75,32 +64,6 @@ static char *set_text(json_t *set)
 	json_object_foreach(set, k, v)
 		np_sb_printf(&b, "%s%s", b.len ? "," : "", k);
 	return np_sb_take(&b);
-}
-
-/* match / mismatch / extra / none-open of what a task holds, against its
- * plan; unreadable when some of its processes could not be read and what
- * the others hold does not settle it */
-static const char *judge(json_t *plan, json_t *open, bool unreadable)
-{
-	const char *k;
-	json_t *v;
-	size_t in = 0, out = 0;
-
-	if (!json_object_size(plan))
-		return "-";
-	json_object_foreach(open, k, v) {
-		if (json_object_get(plan, k))
-			in++;
-		else
-			out++;
-	}
-	if (out && in)
-		return "extra";
-	if (out)
-		return "mismatch";
-	if (in)
-		return "match";
-	return unreadable ? "unreadable" : "none-open";
 }
 
 static json_t *port_of(json_t *ports, const char *adapter, unsigned port)
@@ -199,17 +162,15 @@ json_t *np_audit_devices(json_t *nodes, json_t *devs, json_t *summary)
 			char adapter[64];
 			unsigned port;
 			bool unread = json_is_true(json_object_get(t, "unreadable"));
-			json_t *nic_plan = json_object(), *gpu_plan = set_of_list(np_json_str(t, "gpus")), *pp;
+			json_t *pp;
 			char *nic_open = set_text(json_object_get(t, "nic_open"));
 			char *gpu_open = set_text(json_object_get(t, "gpu_open"));
 
 			split_hca(hca, adapter, sizeof(adapter), &port);
-			if (adapter[0])
-				set_add(nic_plan, adapter);
-			nic = judge(nic_plan, json_object_get(t, "nic_open"), unread);
+			nic = np_devopen_judge(adapter, nic_open ? nic_open : "", unread);
 			if (adapter[0] && !has_device_file(ports, adapter))
 				nic = "no-device-file";
-			gpu = judge(gpu_plan, json_object_get(t, "gpu_open"), unread);
+			gpu = np_devopen_judge(np_json_str(t, "gpus"), gpu_open ? gpu_open : "", unread);
 			if (!strcmp(nic, "mismatch") || !strcmp(nic, "extra")) {
 				char *e = np_strdup_printf("adapter %s", adapter), *f = np_strdup_printf("open %s", nic_open);
 				deviation(devs, node, t, !strcmp(nic, "extra") ? "nic-extra" : "nic-mismatch", e ? e : "",
@@ -242,8 +203,6 @@ json_t *np_audit_devices(json_t *nodes, json_t *devs, json_t *summary)
 			                      "pid", json_object_get(t, "pid"), "nic_planned", hca, "nic_open", nic_open,
 			                      "nic", nic, "gpu_planned", np_json_str(t, "gpus"), "gpu_open", gpu_open,
 			                      "gpu", gpu, "kfd", json_is_true(json_object_get(t, "kfd"))));
-			json_decref(nic_plan);
-			json_decref(gpu_plan);
 			free(nic_open);
 			free(gpu_open);
 		}

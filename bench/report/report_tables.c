@@ -217,6 +217,41 @@ static void misplaced_table(json_t *res, np_report_t *r)
 		}
 }
 
+/* The adapters and GPUs each rank held when placed, against its plan's
+ * (run_devices.c): planned against used, one row per rank of each run
+ * that had either. */
+static void devices_table(json_t *res, np_report_t *r)
+{
+	json_t *e, *run, *d;
+	np_table_t *t = NULL;
+	size_t i, j, k;
+
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		json_array_foreach(json_object_get(e, "runs"), j, run)
+			json_array_foreach(json_object_get(run, "devices"), k, d) {
+				char rep[16], rank[24], nic[160], gpu[320];
+				if (!t) {
+					t = np_table_new(r, "devices", "Devices: planned against used", 6, "experiment",
+					                 "rep", "node", "rank", "NIC planned / used", "GPU planned / used");
+					if (!t)
+						return;
+					t->note = strdup("What each rank held open right after MPI_Init (its kernel's "
+					                 "placement record), against its plan: match, mismatch (another "
+					                 "device), extra (others besides), none-open. A library that "
+					                 "opens every adapter and uses one shows as extra.");
+				}
+				snprintf(rep, sizeof(rep), "%lld", (long long)json_integer_value(json_object_get(run, "rep")));
+				snprintf(rank, sizeof(rank), "%lld", (long long)json_integer_value(json_object_get(d, "rank")));
+				snprintf(nic, sizeof(nic), "%s / %s (%s)", *np_json_str(d, "nic_planned") ?
+				         np_json_str(d, "nic_planned") : "-", *np_json_str(d, "nic_used") ?
+				         np_json_str(d, "nic_used") : "-", np_json_str(d, "nic"));
+				snprintf(gpu, sizeof(gpu), "%s / %s (%s)", *np_json_str(d, "gpu_planned") ?
+				         np_json_str(d, "gpu_planned") : "-", *np_json_str(d, "gpu_used") ?
+				         np_json_str(d, "gpu_used") : "-", np_json_str(d, "gpu"));
+				np_table_row(t, np_json_str(e, "name"), rep, np_json_str(d, "node"), rank, nic, gpu);
+			}
+}
+
 int np_report_build(json_t *res, np_report_t *r)
 {
 	unsigned i;
@@ -225,6 +260,7 @@ int np_report_build(json_t *res, np_report_t *r)
 	run_table(res, r);
 	results_table(res, r);
 	misplaced_table(res, r);
+	devices_table(res, r);
 	for (i = 0; np_suites[i]; i++)
 		if (np_suites[i]->tables)
 			np_suites[i]->tables(res, r);

@@ -98,6 +98,11 @@ typedef struct np_exp {
 	bool per_node;              /* serial, runs on each node: one result per node */
 	unsigned nrank_cpus;        /* ranks per node with a binding */
 	char **rank_cpus;           /* cpulist per local rank; NULL: unbound */
+	/* the plan's adapter ("mlx5_0:1") and GPUs (bus ids, comma-separated)
+	 * per local rank, nrank_cpus of each ("" for none); NULL: no plan
+	 * gave any */
+	char **rank_hca;
+	char **rank_gpus;
 	char *mems;                 /* memory binding (cpulist of NUMA nodes), or NULL */
 	char *cmd;                  /* shell text of the command */
 	char *workdir;              /* absolute, or NULL for the output dir */
@@ -304,6 +309,13 @@ json_t *np_placement_check(const np_exp_t *e, json_t *placement);
 /* A run record whose placement differs from its plan becomes "misplaced"
  * with its placement_differences (run_placement.c). */
 void np_placement_mark(const np_run_ctx_t *c, const np_exp_t *e, json_t *run);
+/* The adapters and GPUs each rank held when placed (its kernel's
+ * placement records, thread 0's "devices") against its plan's
+ * (rank_hca, rank_gpus), as run's "devices": [{node, rank, nic_planned,
+ * nic_used, nic, gpu_planned, gpu_used, gpu}] with nic and gpu as
+ * np_devopen_judge says, and "device_differences" (mismatch or extra);
+ * left out when no rank holds or was planned any (run_devices.c). */
+void np_devices_mark(const np_exp_t *e, json_t *run);
 /* Whether a run record gave valid figures: "ok", or "misplaced" (valid
  * figures of another placement than planned). */
 bool np_run_valid(json_t *run);

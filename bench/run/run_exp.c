@@ -53,6 +53,8 @@ void np_exp_free(np_exp_t *e)
 	free(e->group);
 	free(e->desc);
 	free(e->policy);
+	np_strv_free(e->rank_hca, e->rank_hca ? e->nrank_cpus : 0);
+	np_strv_free(e->rank_gpus, e->rank_gpus ? e->nrank_cpus : 0);
 	np_strv_free(e->rank_cpus, e->nrank_cpus);
 	free(e->mems);
 	free(e->cmd);
@@ -129,6 +131,34 @@ int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus)
 	return 0;
 }
 
+/* The plan's adapter and GPUs of each rank, when it gives any. */
+static int plan_devices(np_exp_t *e, const np_plan_t *p)
+{
+	bool any = false;
+	unsigned i, k;
+
+	for (i = 0; i < p->nranks; i++)
+		any |= p->ranks[i].hca || p->ranks[i].ngpus;
+	if (!any)
+		return 0;
+	if (!(e->rank_hca = calloc(p->nranks, sizeof(char *))) || !(e->rank_gpus = calloc(p->nranks, sizeof(char *))))
+		return -ENOMEM;
+	for (i = 0; i < p->nranks; i++) {
+		const np_rank_t *r = &p->ranks[i];
+		np_sb_t b;
+		e->rank_hca[i] = !r->hca ? strdup("") : r->port ? np_strdup_printf("%s:%u", r->hca, r->port)
+		                                                   : strdup(r->hca);
+		np_sb_init(&b);
+		np_sb_add(&b, "");
+		for (k = 0; k < r->ngpus; k++)
+			np_sb_printf(&b, "%s%s", k ? "," : "", r->gpus[k]);
+		e->rank_gpus[i] = np_sb_take(&b);
+		if (!e->rank_hca[i] || !e->rank_gpus[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
                 unsigned ntasks_per_node, unsigned threads, np_error_t *err)
 {
@@ -160,6 +190,10 @@ int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
 		e->nrank_cpus = p->nranks;
 		for (i = 0; i < p->nranks; i++)
 			e->rank_cpus[i] = np_cpuset_format(p->ranks[i].cpus);
+		if ((rc = plan_devices(e, p)) < 0) {
+			np_plan_free(p);
+			return np_error_set(err, rc, "out of memory");
+		}
 		/* Memory of a single-rank serial run follows its CPUs. */
 		if (p->nranks == 1 && !np_cpuset_iszero(p->ranks[0].mems))
 			e->mems = np_cpuset_format(p->ranks[0].mems);
@@ -194,6 +228,15 @@ json_t *np_exp_to_json(const np_exp_t *e)
 	                    "description", e->desc, "policy", e->policy, "rank_cpus", cpus,
 	                    "mems", e->mems, "bound", e->nrank_cpus > 0,
 	                    "plugin_policy", np_exp_plugin_policy(e), "nodelist", e->nodelist));
+	if (e->rank_hca && e->rank_gpus) {
+		json_t *pl = json_object_get(o, "placement"), *h = json_array(), *g = json_array();
+		for (i = 0; i < e->nrank_cpus; i++) {
+			json_array_append_new(h, json_string(e->rank_hca[i]));
+			json_array_append_new(g, json_string(e->rank_gpus[i]));
+		}
+		json_object_set_new(pl, "rank_hca", h);
+		json_object_set_new(pl, "rank_gpus", g);
+	}
 	json_object_set_new(o, "nodes", json_integer(e->nodes));
 	json_object_set_new(o, "ntasks", json_integer(e->ntasks));
 	json_object_set_new(o, "threads", json_integer(e->threads));
@@ -275,6 +318,22 @@ np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err)
 		}
 		json_array_foreach(rc, i, x)
 			e->rank_cpus[e->nrank_cpus++] = strdup(json_string_value(x) ? json_string_value(x) : "");
+		/* the plan's devices, one per rank as rank_cpus */
+		if (json_array_size(json_object_get(pl, "rank_hca")) == e->nrank_cpus &&
+		    json_array_size(json_object_get(pl, "rank_gpus")) == e->nrank_cpus) {
+			e->rank_hca = calloc(e->nrank_cpus, sizeof(char *));
+			e->rank_gpus = calloc(e->nrank_cpus, sizeof(char *));
+			if (!e->rank_hca || !e->rank_gpus) {
+				np_error_set(err, -ENOMEM, "out of memory");
+				return NULL;
+			}
+			for (i = 0; i < e->nrank_cpus; i++) {
+				const char *h = json_string_value(json_array_get(json_object_get(pl, "rank_hca"), i));
+				const char *g = json_string_value(json_array_get(json_object_get(pl, "rank_gpus"), i));
+				e->rank_hca[i] = strdup(h ? h : "");
+				e->rank_gpus[i] = strdup(g ? g : "");
+			}
+		}
 	}
 	return e;
 }

@@ -361,7 +361,9 @@ unsigned np_records_collect(const np_run_ctx_t *c, const np_exp_t *e, const stru
 	np_strv_free(nodes, n);
 	json_decref(si.cpu);
 check:
-	for (i = first; i < json_array_size(runs); i++)
+	for (i = first; i < json_array_size(runs); i++) {
 		np_placement_mark(c, e, json_array_get(runs, i));
+		np_devices_mark(e, json_array_get(runs, i));
+	}
 	return interrupted;
 }

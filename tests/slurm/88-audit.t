@@ -109,8 +109,8 @@ run numaplan audit "$job" --json
 check "--json: the same 3 deviations" \
 	jq -e '.summary.deviations == 3 and ([.deviations[].kind] | sort) == ["mempolicy", "re-bound", "thread-outside"]' <<<"$OUT" >/dev/null
 run numaplan audit "$job" --dry-run
-check "--dry-run prints the step it would run: one task per node, --overlap" \
-	grep -qE "^srun --jobid=$job --overlap -N 2 -n 2 --ntasks-per-node=1 --cpu-bind=none .* audit --collect $job\$" <<<"$OUT"
+check "--dry-run prints the step it would run: one task per node, --overlap, traffic counted for 1 s" \
+	grep -qE "^srun --jobid=$job --overlap -N 2 -n 2 --ntasks-per-node=1 --cpu-bind=none .* audit --collect --traffic 1 $job\$" <<<"$OUT"
 check "... and runs nothing (exit 0)" [ "$RC" -eq 0 ]
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	run runuser -u nobody -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" numaplan audit "$job"

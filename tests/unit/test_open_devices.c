@@ -96,6 +96,12 @@ static int setup(void **state)
 	link_to("sys/class/drm/renderD129/device", "@sys/devices/pci0000:80/0000:87:00.0/virtio3");
 	link_to("sys/class/drm/card1/device", "@sys/devices/pci0000:80/0000:87:00.0/virtio3");
 	link_to("sys/class/drm/renderD128/device", "@sys/devices/pci0000:00/0000:00:02.0");
+	/* two AMD GPUs, listed out of bus order, and a bochs display */
+	link_to("sys/class/drm/renderD131/device", "@sys/devices/pci0000:00/0000:05:00.0");
+	link_to("sys/class/drm/renderD130/device", "@sys/devices/pci0000:c0/0000:c1:00.0");
+	put("sys/devices/pci0000:00/0000:05:00.0/vendor", "0x1002\n");
+	put("sys/devices/pci0000:c0/0000:c1:00.0/vendor", "0x1002\n");
+	put("sys/devices/pci0000:00/0000:00:02.0/vendor", "0x1234\n");
 	link_to("sys/class/cxi/cxi0/device", "@sys/devices/pci0000:00/0000:41:00.0");
 	/* the NVIDIA driver names its directories by bus id (upper case
 	 * hex on some versions) and says the minor inside */
@@ -215,6 +221,33 @@ static void test_lookups(void **state)
 	assert_int_equal(np_devopen_drm_pci(root, "renderD200", buf, sizeof(buf)), -ENOENT);
 }
 
+/* A runtime's GPU i is the i-th of its vendor in bus id order. */
+static void test_gpus(void **state)
+{
+	np_devgpu_t *g;
+	size_t n;
+	np_error_t err = { 0 };
+
+	(void)state;
+	assert_int_equal(np_devopen_gpus(root, NP_DEVK_NVIDIA, 0x10de, &g, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(g[0].pci, "0000:3b:00.0");
+	assert_int_equal(g[0].num, 0);
+	assert_string_equal(g[1].pci, "0000:af:00.0");
+	assert_int_equal(g[1].num, 1);
+	free(g);
+	assert_int_equal(np_devopen_gpus(root, NP_DEVK_DRM, 0x1002, &g, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(g[0].pci, "0000:05:00.0");
+	assert_int_equal(g[0].num, 131);
+	assert_string_equal(g[1].pci, "0000:c1:00.0");
+	assert_int_equal(g[1].num, 130);
+	free(g);
+	assert_int_equal(np_devopen_gpus(root, NP_DEVK_DRM, 0x8086, &g, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(g);
+}
+
 static void test_ports(void **state)
 {
 	np_devport_t *p;
@@ -242,6 +275,20 @@ static void test_ports(void **state)
 	assert_int_equal(np_devport_scan("/nonexistent", &p, &n, &err), 0);
 	assert_int_equal(n, 0);
 	free(p);
+}
+
+static void test_judge(void **state)
+{
+	(void)state;
+	assert_string_equal(np_devopen_judge("", "mlx5_0", 0), "-");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_0", 0), "match");
+	assert_string_equal(np_devopen_judge("0000:3b:00.0,0000:5e:00.0", "0000:3B:00.0", 0), "match");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_1", 0), "mismatch");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_1,mlx5_0", 0), "extra");
+	assert_string_equal(np_devopen_judge("mlx5_0", "", 0), "none-open");
+	assert_string_equal(np_devopen_judge("mlx5_0", "", 1), "unreadable");
+	/* a name is whole: mlx5_1 is not mlx5_10 */
+	assert_string_equal(np_devopen_judge("mlx5_10", "mlx5_1", 0), "mismatch");
 }
 
 /* This process, live: /dev/null and a pipe are no adapter or GPU. */
@@ -279,7 +326,9 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_scan_tree),
 		cmocka_unit_test(test_lookups),
+		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_ports),
+		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_scan_self),
 	};
 

@@ -121,6 +121,70 @@ static const char help_free[] =
 	"  default policy     : none (no binding unless asked)\n"
 	"  enforced           : no\n";
 
+/* The devices each rank held when placed, against the plan's adapter of
+ * its local rank (run_devices.c). */
+static void test_devices(void **state)
+{
+	static const char *const cpus[] = { "0", "1" };
+	static const char *const hca[] = { "mlx5_0:1", "mlx5_1:1" };
+	static const char *const none[] = { "", "" };
+	np_exp_t *e = exp_of(1, 2, cpus);
+	json_t *r = json_object(), *pl = json_array(), *d;
+	size_t i;
+
+	(void)state;
+	e->rank_hca = calloc(2, sizeof(char *));
+	e->rank_gpus = calloc(2, sizeof(char *));
+	for (i = 0; i < 2; i++) {
+		e->rank_hca[i] = strdup(hca[i]);
+		e->rank_gpus[i] = strdup(none[i]);
+	}
+	/* n2's ranks out of order: rank 3 is n2's local rank 1 */
+	json_array_append_new(pl, json_pack("{s:s, s:i, s:i, s:s, s:[ssss]}", "host", "n2", "rank", 3, "thread", 0,
+	                                    "cpus", "1", "devices", "rdma:mlx5_1", "rdma:mlx5_0", "kfd:kfd",
+	                                    "drm:0000:05:00.0"));
+	json_array_append_new(pl, json_pack("{s:s, s:i, s:i, s:s, s:[]}", "host", "n2", "rank", 2, "thread", 0,
+	                                    "cpus", "0", "devices"));
+	json_array_append_new(pl, json_pack("{s:s, s:i, s:i, s:s, s:[s]}", "host", "n1", "rank", 0, "thread", 0,
+	                                    "cpus", "0", "devices", "rdma:mlx5_0"));
+	/* a second thread carries no devices: the process's are thread 0's */
+	json_array_append_new(pl, json_pack("{s:s, s:i, s:i, s:s}", "host", "n1", "rank", 0, "thread", 1, "cpus", "0"));
+	json_array_append_new(pl, json_pack("{s:s, s:i, s:i, s:s, s:[s]}", "host", "n1", "rank", 1, "thread", 0,
+	                                    "cpus", "1", "devices", "rdma:mlx5_0"));
+	json_object_set_new(r, "placement", pl);
+	np_devices_mark(e, r);
+	d = json_object_get(r, "devices");
+	assert_int_equal(json_array_size(d), 4);
+	/* n1 rank 0 (local 0, mlx5_0): match; n1 rank 1 (local 1, mlx5_1):
+	 * mismatch; n2 rank 2 (local 0): holds none; n2 rank 3 (local 1):
+	 * mlx5_1 and mlx5_0, extra, and a GPU no plan named */
+	{
+		static const char *const want_nic[] = { "match", "mismatch", "none-open", "extra" };
+		static const char *const want_used[] = { "mlx5_0", "mlx5_0", "", "mlx5_1,mlx5_0" };
+		for (i = 0; i < 4; i++) {
+			json_t *x = json_array_get(d, i);
+			assert_int_equal(json_integer_value(json_object_get(x, "rank")), (json_int_t)i);
+			assert_string_equal(json_string_value(json_object_get(x, "nic")), want_nic[i]);
+			assert_string_equal(json_string_value(json_object_get(x, "nic_used")), want_used[i]);
+		}
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 3), "gpu_used")), "0000:05:00.0");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 3), "gpu")), "-");
+	assert_int_equal(json_integer_value(json_object_get(r, "device_differences")), 2);
+	json_decref(r);
+	/* nothing planned, nothing held: no record */
+	np_strv_free(e->rank_hca, 2);
+	np_strv_free(e->rank_gpus, 2);
+	e->rank_hca = e->rank_gpus = NULL;
+	r = json_object();
+	json_object_set_new(r, "placement", json_pack("[{s:s, s:i, s:i, s:s, s:[]}]", "host", "n1", "rank", 0,
+	                                              "thread", 0, "cpus", "0", "devices"));
+	np_devices_mark(e, r);
+	assert_null(json_object_get(r, "devices"));
+	json_decref(r);
+	np_exp_free(e);
+}
+
 static void test_site_rules(void **state)
 {
 	np_error_t err = { 0 };
@@ -237,6 +301,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_site_rules),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_stream_fit),
