@@ -25,7 +25,7 @@ node_of_cpus() { local n; n=$(nodes_of "$(expand "$1")"); [[ $n =~ ^[0-9]+$ ]] &
 # the shape's facts: the NIC on each node, the GPUs' nodes
 declare -A HCA_ON GPU_ON RENDER_OF
 for nic in "${!NIC_NODE[@]}"; do HCA_ON[${NIC_NODE[$nic]}]=rxe_$nic; done
-GPU_NODES=$("$NUMAVM" shape devices | awk '$1 == "gpu" { print $3 }' | sort | tr '\n' ' ')
+GPU_NODES=$("$NUMAVM" shape devices | awk '$1 == "gpu" { print $3 }' | sort | tr '\n' ' ' | sed 's/ $//')
 
 # ---- the kernel, hwloc and Slurm ----
 chk "kernel: rxe_eth0 and rxe_eth1 are software devices (/sys/devices/virtual), parents eth0 and eth1" eval \
@@ -39,12 +39,12 @@ while read -r _ name _ bus _ numa; do
 done < <(grep '^drm ' "$DATA/devfacts")
 chk "kernel: virtio-gpu gives each GPU a card and a render node; their PCI functions on nodes $GPU_NODES as the shape says" eval \
 	'[ "$(grep -c "^drm renderD" "$DATA/devfacts")" = 2 ] && [ "$(grep -c "^drm card" "$DATA/devfacts")" = 2 ] &&
-	 [ "$(grep "^drm renderD" "$DATA/devfacts" | awk "{ print \$6 }" | sort | tr "\n" " ")" = "$GPU_NODES" ]' ||
+	 [ "$(grep "^drm renderD" "$DATA/devfacts" | awk "{ print \$6 }" | sort | tr "\n" " ")" = "$GPU_NODES " ]' ||
 	diagm "$(f devfacts)"
 # hwloc's own view (the live export, HWLOC_VIRTUAL_LINUX_OSDEV=1): where
 # each OS device hangs, as "NAME package P" or "NAME root"
-hwloc_where() {
-	python3 - "$DATA/hwloc_live.out" <<'PY'
+hwloc_where() { # EXPORT
+	python3 - "$DATA/$1.out" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 def walk(o, pkg):
@@ -58,7 +58,8 @@ for o in root.findall("object"):
     walk(o, None)
 PY
 }
-HW=$(hwloc_where)
+HW=$(hwloc_where hwloc_live)
+HWALL=$(hwloc_where hwloc_all)
 chk "hwloc (live): rxe_eth0 and rxe_eth1 are OpenFabrics OS devices at the machine root, with no locality (virtual devices)" eval \
 	'grep -qx "rxe_eth0 root 3" <<<"$HW" && grep -qx "rxe_eth1 root 3" <<<"$HW"' || diagm "$HW"
 chk "hwloc (live): their netdevs eth0 and eth1 sit in the package of their node" eval \
@@ -67,10 +68,12 @@ chk "hwloc (live): their netdevs eth0 and eth1 sit in the package of their node"
 bad=
 for n in $GPU_NODES; do
 	r=${RENDER_OF[${GPU_ON[$n]//[:.]/_}]:-none}
-	grep -qx "$r package ${NODE_SOCKET[n]} 1" <<<"$HW" || bad="$bad $r (node $n);"
+	grep -qx "$r package ${NODE_SOCKET[n]} 1" <<<"$HWALL" || bad="$bad $r (node $n);"
 done
-chk "hwloc (live): each render node is a GPU OS device in the package of its NUMA node" [ -z "$bad" ] ||
-	diagm "missing:$bad"$'\n'"$HW"
+chk "hwloc (live, --whole-io): each render node is a GPU OS device in the package of its NUMA node" [ -z "$bad" ] ||
+	diagm "missing:$bad"$'\n'"$HWALL"
+chk "hwloc (live, its default I/O filter, numaplan's): no DRM node listed, the GPUs are bare PCI functions" \
+	eval '! grep -Eq "^(renderD|card)[0-9]+ " <<<"$HW"' || diagm "$HW"
 chk "Slurm: gres/gpu on the render nodes, Gres=gpu:2" eval \
 	'grep -q "Gres=gpu:2" "$DATA/scontrol_node.out"' || diagm "$(f scontrol_node.out)"
 chk "the topology file: rxe_X moved under the PCI function of X, the virtio GPUs' vendor made AMD's, nothing else" eval \
@@ -179,7 +182,7 @@ expect_gpus() { # AUDIT STEP own|other
 	echo "$bad"
 }
 bad=$(expect_gpus audit_gpu_own gpuown own)
-chk "gpu-near, each task holds its own GPU's render node: audit gpu match for both, exit 0" \
+chk "gpu-near, each task holds its own GPU's render node and its adapter: audit gpu match for both, exit 0" \
 	eval '[ -z "$bad" ] && [ "$(rc audit_gpu_own)" = 0 ]' || { diagm "$bad"; diag_audit audit_gpu_own; }
 bad=$(expect_gpus audit_gpu_other gpuother other)
 chk "gpu-near, each task holds the other GPU's render node: gpu-mismatch for both, exit 1" \

@@ -25,6 +25,8 @@ T=$NP_SRCDIR/tests/numavm
 	done
 } >"$O/devfacts"
 HWLOC_VIRTUAL_LINUX_OSDEV=1 save hwloc_live lstopo-no-graphics --of xml -
+# every I/O object: hwloc's default filter (numaplan's too) drops DRM nodes
+HWLOC_VIRTUAL_LINUX_OSDEV=1 save hwloc_all lstopo-no-graphics --whole-io --of xml -
 HWLOC_VIRTUAL_LINUX_OSDEV=1 save topo_live "$NUMAPLAN" topo --json
 
 # ---- the node's topology file, as a site would write it ----

@@ -8,7 +8,8 @@
 #                         no client comes to: it holds the adapter open
 #   probe                 numaplan-probe --open: what UCX_NET_DEVICES selects
 #   render own|other      hold the render node of the task's GPU
-#                         (NUMAPLAN_GPUS) or of another one
+#                         (NUMAPLAN_GPUS) or of another one, and the
+#                         adapter of its plan (numaplan-probe --open)
 r=${SLURM_PROCID:-0}
 # the task's CPUs as the kernel has them, for the judge
 echo "task rank=$r cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)" >&2
@@ -38,7 +39,10 @@ render)
 		   { [ "$2" = other ] && [ "$bus" != "$NUMAPLAN_GPUS" ]; }; then
 			echo "rank $r NUMAPLAN_GPUS=$NUMAPLAN_GPUS opens /dev/dri/${d##*/} ($bus)"
 			exec 3<"/dev/dri/${d##*/}" || exit 1
-			exec sleep 600
+			# no GPU runtime variable: the probe opens the adapter only
+			p=$NP_BUILDDIR/kernels/.libs/numaplan-probe; [ -x "$p" ] || p=$NP_BUILDDIR/kernels/numaplan-probe
+			exec env -u ROCR_VISIBLE_DEVICES -u HIP_VISIBLE_DEVICES -u CUDA_VISIBLE_DEVICES -u ZE_AFFINITY_MASK \
+				-u GPU_DEVICE_ORDINAL "$p" --json --open --hold 600
 		fi
 	done
 	echo "rank $r: no render node for NUMAPLAN_GPUS=$NUMAPLAN_GPUS ($2)" >&2; exit 1;;
