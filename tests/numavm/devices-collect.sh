@@ -98,10 +98,10 @@ wait_state() { # DEV WORD: up to 60s
 # Pairs of ranks on one adapter (rxe between two adapters of one host
 # does not reach: it receives on the netdev a packet came in by, lo):
 # the even rank serves, the odd one connects.
-step_bg ibbw -n4 --numa-plan=hca-near,verbose bash "$T/devices-task.sh" ib_write_bw 45
+step_bg ibbw -n4 --numa-plan=hca-near,verbose bash "$T/devices-task.sh" ib_write_bw 90
 echo "ibbw holders $(holders /dev/infiniband/uverbs 4)" >>"$O/waits"
 audit audit_ibbw 2
-# it ends by itself after its 45 seconds, with a report
+# it ends by itself after its 90 seconds (time for the audit on a loaded host), with a report
 wait "$BG"; echo $? >"$O/ibbw_step.rc"
 
 # ---- the port of node 0's adapter taken DOWN during the job ----
