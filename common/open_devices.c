@@ -343,7 +343,7 @@ int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_dev
 				continue;
 			if ((num = nvidia_minor(dir, de->d_name)) < 0 || strlen(de->d_name) >= sizeof(pci))
 				continue;
-			snprintf(pci, sizeof(pci), "%s", de->d_name);
+			snprintf(pci, sizeof(pci), "%.*s", (int)sizeof(pci) - 1, de->d_name);
 			for (char *c = pci; *c; c++)
 				*c = (char)tolower((unsigned char)*c);
 			rc = gpu_add(&v, &cnt, &cap, pci, num);
@@ -574,7 +574,8 @@ int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t 
 				cap = cap ? 2 * cap : 8;
 			}
 			memset(&v[cnt], 0, sizeof(v[cnt]));
-			snprintf(v[cnt].adapter, sizeof(v[cnt].adapter), "%s", de->d_name);
+			snprintf(v[cnt].adapter, sizeof(v[cnt].adapter), "%.*s", (int)sizeof(v[cnt].adapter) - 1,
+			         de->d_name);
 			v[cnt].port = (unsigned)num;
 			read_port(pp, &v[cnt]);
 			cnt++;

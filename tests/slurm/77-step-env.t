@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# NUMAPLAN_POLICY/CPUS/MEMS/HCA describe this step, in every step the
+# NUMAPLAN_POLICY/CPUS/MEMS/HCA/GPUS describe this step, in every step the
 # plugin handles (numaplan-spank(8), ENVIRONMENT): set in a task numaplan
 # bound, absent from every other task - never inherited from the user's
 # shell, an enclosing step or the batch script.
@@ -12,11 +12,11 @@ read -r -a pus <<<"$(machine_pus)"
 a=${pus[0]}
 dir=$(mktemp -d /tmp/numaplan-env.XXXXXX); chmod 0755 "$dir"
 trap 'plugstack_reset; rm -rf "$dir"' EXIT
-VARS="NUMAPLAN_POLICY NUMAPLAN_CPUS NUMAPLAN_MEMS NUMAPLAN_HCA"
+VARS="NUMAPLAN_POLICY NUMAPLAN_CPUS NUMAPLAN_MEMS NUMAPLAN_HCA NUMAPLAN_GPUS"
 # stale values, as a user (or an enclosing step) would leave them
-STALE=(env NUMAPLAN_POLICY=stale NUMAPLAN_CPUS=999 NUMAPLAN_MEMS=999 NUMAPLAN_HCA=stale_0:1)
+STALE=(env NUMAPLAN_POLICY=stale NUMAPLAN_CPUS=999 NUMAPLAN_MEMS=999 NUMAPLAN_HCA=stale_0:1 NUMAPLAN_GPUS=0000:99:00.0)
 stale_srun() { run timeout "$NP_SRUN_TIMEOUT" "${STALE[@]}" srun "$@"; }
-# none of the four in probe rank R's environment
+# none of them in probe rank R's environment
 absent() { local v; for v in $VARS; do [ "$(pfield "$1" ".env.$v")" = null ] || return 1; done; }
 
 plugstack ''
@@ -26,7 +26,7 @@ stale_srun -N1 -n1 --numa-plan=none numaplan-probe --json
 check "--numa-plan=none: stale NUMAPLAN_* removed" eval '[ "$RC" -eq 0 ] && absent 0'
 stale_srun -N1 -n1 --numa-plan=compact numaplan-probe --json
 check "bound: this step's values replace the stale ones" \
-	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .env.NUMAPLAN_CPUS)" = "$a" ] && [ "$(pfield 0 .env.NUMAPLAN_HCA)" = "" ]'
+	eval '[ "$(pfield 0 .env.NUMAPLAN_POLICY)" = compact ] && [ "$(pfield 0 .env.NUMAPLAN_CPUS)" = "$a" ] && [ "$(pfield 0 .env.NUMAPLAN_HCA)" = "" ] && [ "$(pfield 0 .env.NUMAPLAN_GPUS)" = "" ]'
 stale_srun -N1 -n1 --cpu-bind=map_cpu:"$a" --numa-plan=compact numaplan-probe --json
 check "an explicit --cpu-bind wins: stale NUMAPLAN_* removed" \
 	eval '[ "$RC" -eq 0 ] && absent 0 && grep -q "note: an explicit --cpu-bind" <<<"$ERR"'

@@ -92,9 +92,11 @@ check "each task one of the step's GPUs (0 and 1), distinct" \
 	eval '[ "$(printf "%s\n%s\n" "$r0" "$r1" | sort | tr "\n" " ")" = "0 1 " ]'
 for r in 0 1; do
 	g=$(pfield $r .cuda); cpus=$(pfield $r .cpus); ucx=$(pfield $r .env.UCX_NET_DEVICES)
-	if [ "$g" = 0 ]; then want=$numa0 hca=mlx5_1:1; else want=$numa1 hca=mlx5_0:1; fi
+	if [ "$g" = 0 ]; then want=$numa0 hca=mlx5_1:1 bus=0000:05:00.0; else want=$numa1 hca=mlx5_0:1 bus=0000:45:00.0; fi
 	check "rank $r (GPU $g): the CPUs of its GPU's NUMA node ($want)" subset "$cpus" "$want"
 	check "rank $r (GPU $g): the adapter beside its GPU ($hca)" [ "$ucx" = "$hca" ]
+	check "rank $r (GPU $g): NUMAPLAN_GPUS names its bus id ($bus), what audit compares" \
+		[ "$(pfield $r .env.NUMAPLAN_GPUS)" = "$bus" ]
 done
 check "verbose names each index's bus id" \
 	eval 'grep -q "gpus 0=0000:05:00.0" <<<"$ERR" && grep -q "gpus 1=0000:45:00.0" <<<"$ERR"'
@@ -109,6 +111,8 @@ srun_ -w n1 -N1 -n1 -c1 --gres=gpu:2 --numa-plan=gpu-near,mem=none,verbose sh -c
 check "the step's GPUs are 2,3 (Slurm)" [ "$(pfield 0 .step_gpus)" = 2,3 ]
 check "the task gets both, and no GPU of the other job" \
 	eval '[ "$(pfield 0 .cuda | tr , "\n" | sort | tr "\n" " ")" = "2 3 " ]'
+check "NUMAPLAN_GPUS: the bus ids of GPUs 2 and 3, 0000:85:00.0 and 0000:c5:00.0" \
+	eval '[ "$(pfield 0 .env.NUMAPLAN_GPUS | tr , "\n" | sort | tr "\n" " ")" = "0000:85:00.0 0000:c5:00.0 " ]'
 check "verbose: index 2 is 0000:85:00.0, 3 is 0000:c5:00.0" \
 	eval 'grep -q "2=0000:85:00.0" <<<"$ERR" && grep -q "3=0000:c5:00.0" <<<"$ERR"'
 scancel "$holder"

@@ -273,7 +273,9 @@ static void test_collect_devices(void **state)
 	const char *dirs[] = { "proc", "proc/self", "proc/100", "proc/100/fd", "proc/100/task", "sys", "sys/class",
 	                       "sys/class/infiniband_verbs", "sys/class/infiniband_verbs/uverbs0",
 	                       "sys/class/infiniband", "sys/class/infiniband/rxe0", "sys/class/infiniband/rxe0/ports",
-	                       "sys/class/infiniband/rxe0/ports/1", NULL };
+	                       "sys/class/infiniband/rxe0/ports/1", "sys/class/infiniband/mlx5_0",
+	                       "sys/class/infiniband/mlx5_0/ports", "sys/class/infiniband/mlx5_0/ports/1",
+	                       "sys/class/infiniband/mlx5_0/ports/1/counters", NULL };
 	np_error_t err = { 0 };
 	json_t *node, *p, *d, *port;
 
@@ -290,6 +292,9 @@ static void test_collect_devices(void **state)
 	put(dir, "proc/100/numa_maps", "", 0);
 	put(dir, "sys/class/infiniband_verbs/uverbs0/ibdev", "rxe0\n", 5);
 	put(dir, "sys/class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n", 10);
+	put(dir, "sys/class/infiniband/mlx5_0/ports/1/state", "1: DOWN\n", 8);
+	put(dir, "sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "1000\n", 5);
+	put(dir, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "7\n", 2);
 	snprintf(sub, sizeof(sub), "%s/proc/100/fd/4", dir);
 	assert_int_equal(symlink("/dev/infiniband/uverbs0", sub), 0);
 	snprintf(sub, sizeof(sub), "%s/proc", dir);
@@ -303,7 +308,14 @@ static void test_collect_devices(void **state)
 	assert_string_equal(json_string_value(json_object_get(d, "kind")), "rdma");
 	assert_string_equal(json_string_value(json_object_get(d, "name")), "rxe0");
 	assert_string_equal(json_string_value(json_object_get(d, "file")), "/dev/infiniband/uverbs0");
+	/* by name: mlx5_0, then rxe0; mlx5_0's counters did not move while
+	 * the collector looked: 0 bytes, not its total */
 	port = json_array_get(json_object_get(node, "ports"), 0);
+	assert_string_equal(json_string_value(json_object_get(port, "adapter")), "mlx5_0");
+	assert_string_equal(json_string_value(json_object_get(port, "state")), "DOWN");
+	assert_int_equal(json_integer_value(json_object_get(port, "xmit_bytes")), 0);
+	assert_int_equal(json_integer_value(json_object_get(port, "rcv_bytes")), 0);
+	port = json_array_get(json_object_get(node, "ports"), 1);
 	assert_string_equal(json_string_value(json_object_get(port, "adapter")), "rxe0");
 	assert_string_equal(json_string_value(json_object_get(port, "state")), "ACTIVE");
 	/* no counters in the tree: none counted, not zero */
