@@ -14,7 +14,7 @@ run "$NUMAVM" help
 check "help: exit 0, the usage names up, run, down, status and the shipped shapes" \
 	eval '[ "$RC" -eq 0 ] && for w in up run down status nps4 2s1n memnodes; do grep -qw "$w" <<<"$OUT" || exit 1; done'
 run "$NUMAVM" shapes
-check "shapes: nps4 2s1n memnodes" [ "$(sort <<<"$OUT" | tr '\n' ' ')" = "2s1n memnodes nps4 " ]
+check "shapes: nps4 2s1n memnodes devices" [ "$(sort <<<"$OUT" | tr '\n' ' ')" = "2s1n devices memnodes nps4 " ]
 
 # nps4: 2 sockets x 4 nodes of 2 cores, an L3 per node, 16 inside a
 # socket and 32 across, eth0 on node 5
@@ -29,6 +29,11 @@ check "shape nps4: SLIT row 5 is 32 x4, 16, 10, 16, 16" grep -qx "slit 5 32 32 3
 run "$NUMAVM" shape 2s1n
 check "shape 2s1n: 2 nodes of 4 CPUs, 4 L3 of 2, SLIT 21" eval \
 	'grep -qx "node 1 socket 1 cpus 4-7 mem 512" <<<"$OUT" && [ "$(grep -c "^l3 " <<<"$OUT")" -eq 4 ] && grep -qx "slit 0 10 21" <<<"$OUT"'
+# devices: eth0 on node 1, eth1 on node 0, rxe on both, GPUs on 1 then 0
+run "$NUMAVM" shape devices
+check "shape devices: 2 nodes of 2 CPUs, eth0 on 1 and eth1 on 0 with rxe, GPUs on node 1 then node 0" eval \
+	'grep -qx "node 1 socket 1 cpus 2-3 mem 384" <<<"$OUT" && grep -qx "nic eth0 node 1" <<<"$OUT" && grep -qx "nic eth1 node 0" <<<"$OUT" &&
+	 [ "$(grep "^rxe " <<<"$OUT" | tr "\n" " ")" = "rxe eth0 rxe eth1 " ] && [ "$(grep "^gpu " <<<"$OUT" | tr "\n" " ")" = "gpu node 1 gpu node 0 " ]'
 run "$NUMAVM" shape memnodes
 check "shape memnodes: nodes 2 and 3 without CPUs or socket, 13 from their own socket" eval \
 	'grep -qx "node 2 socket - cpus - mem 256" <<<"$OUT" && grep -qx "node 3 socket - cpus - mem 256" <<<"$OUT" &&
@@ -67,6 +72,9 @@ bad_shape "an L3 that does not divide a node" "not a multiple of l3 4" \
 bad_shape "an L3 of one core" "l3 1: an L3 of one core" $'sockets 1\nl3 1\nnode 0 socket=0 cpus=2 mem=128M'
 bad_shape "a NIC on a missing node" "nic eth0: node 3 does not exist" $'sockets 2\n'"$ok2"$'\nnic eth0 node=3'
 bad_shape "a NIC name that is not one" "usage: nic NAME node=N" $'sockets 2\n'"$ok2"$'\nnic eth0/x node=1'
+bad_shape "a GPU on a missing node" "gpu: node 2 does not exist" $'sockets 2\n'"$ok2"$'\ngpu node=2'
+bad_shape "a GPU line without node=" "usage: gpu node=N" $'sockets 2\n'"$ok2"$'\ngpu 1'
+bad_shape "rxe twice on one NIC" "rxe eth0: given twice" $'sockets 2\n'"$ok2"$'\nnic eth0 node=1\nrxe eth0\nrxe eth0'
 bad_shape "rxe on a NIC the shape lacks" "rxe eth1: the shape has no nic eth1" $'sockets 2\n'"$ok2"$'\nnic eth0 node=1\nrxe eth1'
 
 # bad use, refused before any VM starts
