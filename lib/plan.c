@@ -261,8 +261,23 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 	rc = np_hca_select(t, o->hca, p, rails, nrails, err);
 	if (rc < 0)
 		return rc;
-	if (*nrails > 0 || p->policy == NP_POLICY_GPU_NEAR)
+	if (*nrails > 0 || (p->policy == NP_POLICY_GPU_NEAR && p->nskipped == 0))
 		return 0;
+	if (p->policy == NP_POLICY_GPU_NEAR) {
+		/* a GPU node whose every adapter is down still runs, but GPUDirect
+		 * and the job's traffic have nowhere to go: say so, or refuse */
+		if (!(why = skipped_text(p)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if (o->no_fallback)
+			rc = np_error_set(err, -ENODEV, "gpu-near: no usable adapter on %s (%s): the ranks "
+			                  "would get GPUs but no network adapter; bring a link up, or allow "
+			                  "the fallback", host, why);
+		else if (add_note(p, "gpu-near: no usable adapter on this node (%s), the ranks get "
+		                  "GPUs and CPUs but no network adapter", why) < 0)
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+		free(why);
+		return rc;
+	}
 	if (p->nskipped == 0) {
 		if (o->no_fallback)
 			return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
@@ -282,6 +297,105 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 		p->policy = NP_POLICY_SPREAD;
 	}
 	free(why);
+	return rc;
+}
+
+/* "mlx5_0, mlx5_3": the adapters the ranks may use */
+static char *rails_text(const np_topo_t *t, const np_rail_t *rails, unsigned nrails)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (unsigned j = 0; j < nrails; j++)
+		fprintf(f, "%s%s", j ? ", " : "", t->devices[rails[j].dev].name);
+	return np_memstream_close(f, &buf);
+}
+
+/*
+ * rails=N on a node with fewer usable adapters: each rank gets every one
+ * there is, and the plan says so; without fallback it is refused (a node
+ * short of a rail is a degraded node).  A node whose every adapter is
+ * down was spoken for by choose_devices.
+ */
+static int check_rails(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
+                       const np_rail_t *rails, unsigned nrails, np_error_t *err)
+{
+	const char *host = t->hostname ? t->hostname : "this node";
+	char *names, *why = NULL;
+	int rc = 0;
+
+	if (o->rails <= 1 || o->rails <= nrails || (nrails == 0 && p->nskipped > 0) ||
+	    (p->policy != NP_POLICY_HCA_NEAR && p->policy != NP_POLICY_GPU_NEAR))
+		return 0;
+	if (!(names = rails_text(t, rails, nrails)) || (p->nskipped && !(why = skipped_text(p)))) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	} else if (o->no_fallback) {
+		rc = nrails == 0 ?
+		     np_error_set(err, -ENODEV, "rails=%u (adapters per rank): no adapter on %s; ask "
+		                  "for no rails", o->rails, host) :
+		     np_error_set(err, -ENODEV, "rails=%u (adapters per rank): only %u usable adapter%s "
+		                  "on %s (%s%s%s); ask for rails=%u or fewer", o->rails, nrails,
+		                  nrails == 1 ? "" : "s", host, names, why ? "; not usable: " : "",
+		                  why ? why : "", nrails);
+	} else if ((nrails == 0 ?
+	            add_note(p, "rails=%u (adapters per rank): no adapter on this node, the ranks "
+	                     "get none", o->rails) :
+	            add_note(p, "rails=%u (adapters per rank): only %u usable adapter%s on this node "
+	                     "(%s%s%s), each rank gets %u", o->rails, nrails, nrails == 1 ? "" : "s",
+	                     names, why ? "; not usable: " : "", why ? why : "", nrails)) < 0) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	}
+	free(names);
+	free(why);
+	return rc;
+}
+
+/* gpu-near ranks whose CPUs are not all local to their (first) GPU: the
+ * allowed set (--cpuset, a partial allocation) or the other ranks left no
+ * room there.  The first host's ranks stand for every host's. */
+static int note_far_ranks(const np_topo_t *t, np_plan_t *p, const np_rank_t *ranks, unsigned nlocal)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	unsigned nfar = 0;
+	int rc;
+
+	if (p->policy != NP_POLICY_GPU_NEAR)
+		return 0;
+	if (!(f = open_memstream(&buf, &len)))
+		return -ENOMEM;
+	for (unsigned r = 0; r < nlocal; r++) {
+		const np_rank_t *rk = &ranks[r];
+		int g;
+
+		if (!rk->ngpus || rk->gpu_local)
+			continue;
+		if (nfar++ >= 3)
+			continue;
+		for (g = 0; g < (int)t->ngpus && strcmp(t->gpus[g].pci_busid, rk->gpus[0]); g++)
+			;
+		char *mine = np_cpuset_format(rk->cpus);
+		char *near = g < (int)t->ngpus ? np_cpuset_format(t->gpus[g].cpus) : NULL;
+
+		fprintf(f, "%srank %u (cpus %s; GPU %s is local to cpus %s)", nfar > 1 ? ", " : "",
+		        rk->rank, mine ? mine : "?", rk->gpus[0], near ? near : "?");
+		free(mine);
+		free(near);
+	}
+	if (nfar > 3)
+		fprintf(f, " and %u more", nfar - 3);
+	if (!(buf = np_memstream_close(f, &buf)))
+		return -ENOMEM;
+	rc = nfar == 0 ? 0 :
+	     add_note(p, "gpu-near: %u rank%s not on CPUs local to %s GPU: %s; the CPUs near the GPU "
+	              "are outside the allowed set or taken: allow them (--cpuset, the allocation) or "
+	              "use fewer CPUs per task", nfar, nfar == 1 ? "" : "s", nfar == 1 ? "its" : "their",
+	              buf);
+	free(buf);
 	return rc;
 }
 
@@ -337,7 +451,8 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		goto fail;
 	}
 	if ((rc = choose_gpus(t, o, p, gpus, &hd.ngpus, err)) < 0 ||
-	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0)
+	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0 ||
+	    (rc = check_rails(t, o, p, rails, nrails, err)) < 0)
 		goto fail;
 	hd.rails = rails;
 	hd.nrails = nrails;
@@ -392,7 +507,8 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
 			goto fail;
 		}
-		if (h == 0 && nrails && (rc = note_unused(t, p, rails, nrails, used)) < 0) {
+		if (h == 0 && ((nrails && (rc = note_unused(t, p, rails, nrails, used)) < 0) ||
+		               (rc = note_far_ranks(t, p, &p->ranks[first], nlocal)) < 0)) {
 			np_error_set(err, rc, "out of memory");
 			goto fail;
 		}
