@@ -325,7 +325,8 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 			                  "would get GPUs but no network adapter; bring a link up, or allow "
 			                  "the fallback", host, why);
 		else if (add_note(p, "gpu-near: no usable adapter on this node (%s), the ranks get "
-		                  "GPUs and CPUs but no network adapter", why) < 0)
+		                  "GPUs and CPUs but no network adapter; check the links (numaplan topo)",
+		                  why) < 0)
 			rc = np_error_set(err, -ENOMEM, "out of memory");
 		free(why);
 		return rc;
@@ -396,8 +397,9 @@ static int check_rails(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 	            add_note(p, "rails=%u (adapters per rank): no adapter on this node, the ranks "
 	                     "get none", o->rails) :
 	            add_note(p, "rails=%u (adapters per rank): only %u usable adapter%s on this node "
-	                     "(%s%s%s), each rank gets %u", o->rails, nrails, nrails == 1 ? "" : "s",
-	                     names, why ? "; not usable: " : "", why ? why : "", nrails)) < 0) {
+	                     "(%s%s%s), each rank gets %u (rails=%u matches this node)",
+	                     o->rails, nrails, nrails == 1 ? "" : "s", names,
+	                     why ? "; not usable: " : "", why ? why : "", nrails, nrails)) < 0) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 	}
 	free(names);
