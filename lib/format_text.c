@@ -220,8 +220,10 @@ int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
 		        mems && mems[0] ? mems : "-", np_mem_name(r->mem));
 		if (r->nhcas > 1) {
 			fputc(' ', f);
+			/* an interface (Slingshot, Ethernet) has no port: 0 */
 			for (unsigned k = 0; k < r->nhcas; k++)
-				fprintf(f, "%s%s:%u", k ? "," : "", r->hcas[k], r->hca_ports[k]);
+				fprintf(f, r->hca_ports[k] ? "%s%s:%u" : "%s%s", k ? "," : "", r->hcas[k],
+				        r->hca_ports[k]);
 			fprintf(f, "%s", r->hca_local ? " (local)" : " (remote)");
 		} else if (r->hca && r->port)
 			fprintf(f, " %s:%u%s", r->hca, r->port, r->hca_local ? " (local)" : " (remote)");

@@ -6,12 +6,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/text.h"
 #include "plan_internal.h"
+
+static int add_note(np_plan_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void np_plan_free(np_plan_t *p)
 {
@@ -163,6 +166,53 @@ static int finish_rank(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 	return np_rank_fill_env(t, p, r, nic_map);
 }
 
+/*
+ * Cray MPICH picks a rank's NIC by MPICH_OFI_NIC_POLICY.  Under NUMA (a
+ * site default: Frontier's) a rank whose CPUs span NUMA nodes aborts in
+ * MPI_Init ("not confined to a single NUMA node"); USER, with the mapping
+ * numaplan writes, and BLOCK, HPE's default, do not look at the rank's
+ * CPUs.  A host of a Slingshot node that got no mapping (some rank without
+ * a Slingshot NIC: all down, another adapter named) and has such a rank
+ * gets BLOCK, so that a site's NUMA cannot abort the job.
+ */
+static int spanning_ranks_policy(const np_topo_t *t, np_plan_t *p, np_rank_t *ranks, unsigned n,
+                                 const int *pu_numa, unsigned npu, bool say)
+{
+	np_cpuset_t *nodes = np_cpuset_new();
+	int span = -1, slingshot = 0, rc = 0;
+	char *cpus = NULL, *numas = NULL;
+
+	for (unsigned i = 0; i < t->ndevices; i++)
+		slingshot |= t->devices[i].kind == NP_DEV_SLINGSHOT;
+	if (!nodes)
+		return -ENOMEM;
+	for (unsigned r = 0; slingshot && span < 0 && r < n; r++) {
+		np_cpuset_zero(nodes);
+		for (int c = np_cpuset_first(ranks[r].cpus); ranks[r].bound && c >= 0;
+		     c = np_cpuset_next(ranks[r].cpus, c))
+			if ((unsigned)c < npu && pu_numa[c] >= 0 && np_cpuset_set(nodes, (unsigned)pu_numa[c]) < 0)
+				rc = -ENOMEM;
+		if (np_cpuset_count(nodes) > 1)
+			span = (int)r;
+	}
+	for (unsigned r = 0; rc == 0 && span >= 0 && r < n; r++)
+		if (ranks[r].bound)
+			rc = np_rank_setenv(&ranks[r], "MPICH_OFI_NIC_POLICY", "BLOCK");
+	if (rc == 0 && span >= 0 && say) {
+		cpus = np_cpuset_format(ranks[span].cpus);
+		numas = np_cpuset_format(nodes);
+		rc = !cpus || !numas ? -ENOMEM :
+		     add_note(p, "Cray MPICH: rank %u's cpus %s span NUMA nodes %s and no NIC mapping "
+		              "could be made (a rank without a Slingshot NIC), so the ranks get "
+		              "MPICH_OFI_NIC_POLICY=BLOCK: a site's NUMA policy would abort them",
+		              ranks[span].rank, cpus, numas);
+	}
+	free(cpus);
+	free(numas);
+	np_cpuset_free(nodes);
+	return rc;
+}
+
 /* Memory, environment: host by host, for the variables that describe
  * every rank of a host (Cray MPICH's NIC mapping). */
 static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p)
@@ -180,6 +230,8 @@ static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *
 			rc = np_nic_mapping(t, &p->ranks[first], n, &map);
 		for (unsigned i = 0; rc == 0 && i < n; i++)
 			rc = finish_rank(t, o, p, &p->ranks[first + i], pu_numa, npu, map);
+		if (rc == 0 && !map && (p->policy == NP_POLICY_HCA_NEAR || p->policy == NP_POLICY_GPU_NEAR))
+			rc = spanning_ranks_policy(t, p, &p->ranks[first], n, pu_numa, npu, first == 0);
 		free(map);
 	}
 	free(pu_numa);
@@ -264,8 +316,24 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 	rc = np_hca_select(t, o->hca, p, rails, nrails, err);
 	if (rc < 0)
 		return rc;
-	if (*nrails > 0 || p->policy == NP_POLICY_GPU_NEAR)
+	if (*nrails > 0 || (p->policy == NP_POLICY_GPU_NEAR && p->nskipped == 0))
 		return 0;
+	if (p->policy == NP_POLICY_GPU_NEAR) {
+		/* a GPU node whose every adapter is down still runs, but GPUDirect
+		 * and the job's traffic have nowhere to go: say so, or refuse */
+		if (!(why = skipped_text(p)))
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if (o->no_fallback)
+			rc = np_error_set(err, -ENODEV, "gpu-near: no usable adapter on %s (%s): the ranks "
+			                  "would get GPUs but no network adapter; bring a link up, or allow "
+			                  "the fallback", host, why);
+		else if (add_note(p, "gpu-near: no usable adapter on this node (%s), the ranks get "
+		                  "GPUs and CPUs but no network adapter; check the links (numaplan topo)",
+		                  why) < 0)
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+		free(why);
+		return rc;
+	}
 	if (p->nskipped == 0) {
 		if (o->no_fallback)
 			return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
@@ -285,6 +353,115 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 		p->policy = NP_POLICY_SPREAD;
 	}
 	free(why);
+	return rc;
+}
+
+/* "mlx5_0, mlx5_3": the adapters the ranks may use */
+static char *rails_text(const np_topo_t *t, const np_rail_t *rails, unsigned nrails)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (unsigned j = 0; j < nrails; j++)
+		fprintf(f, "%s%s", j ? ", " : "", t->devices[rails[j].dev].name);
+	return np_memstream_close(f, &buf);
+}
+
+/*
+ * rails=N on a node with fewer usable adapters: each rank gets every one
+ * there is, and the plan says so; without fallback it is refused (a node
+ * short of a rail is a degraded node).  A node whose every adapter is
+ * down was spoken for by choose_devices.
+ */
+static int check_rails(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
+                       const np_rail_t *rails, unsigned nrails, np_error_t *err)
+{
+	const char *host = t->hostname ? t->hostname : "this node";
+	char *names, *why = NULL;
+	int rc = 0;
+
+	if (o->rails <= 1 || o->rails <= nrails || (nrails == 0 && p->nskipped > 0) ||
+	    (p->policy != NP_POLICY_HCA_NEAR && p->policy != NP_POLICY_GPU_NEAR))
+		return 0;
+	if (!(names = rails_text(t, rails, nrails)) || (p->nskipped && !(why = skipped_text(p)))) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	} else if (o->no_fallback) {
+		rc = nrails == 0 ?
+		     np_error_set(err, -ENODEV, "rails=%u (adapters per rank): no adapter on %s; ask "
+		                  "for no rails", o->rails, host) :
+		     np_error_set(err, -ENODEV, "rails=%u (adapters per rank): only %u usable adapter%s "
+		                  "on %s (%s%s%s); ask for rails=%u or fewer", o->rails, nrails,
+		                  nrails == 1 ? "" : "s", host, names, why ? "; not usable: " : "",
+		                  why ? why : "", nrails);
+	} else if ((nrails == 0 ?
+	            add_note(p, "rails=%u (adapters per rank): no adapter on this node, the ranks "
+	                     "get none", o->rails) :
+	            add_note(p, "rails=%u (adapters per rank): only %u usable adapter%s on this node "
+	                     "(%s%s%s), each rank gets %u (rails=%u matches this node)",
+	                     o->rails, nrails, nrails == 1 ? "" : "s", names,
+	                     why ? "; not usable: " : "", why ? why : "", nrails, nrails)) < 0) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	}
+	free(names);
+	free(why);
+	return rc;
+}
+
+/*
+ * gpu-near ranks kept away from their GPU by the allowed set (--cpuset, a
+ * partial allocation): some CPUs local to the rank's (first) GPU are not
+ * allowed and the rank is not on local CPUs alone.  (Ranks that are away
+ * for want of room, more CPUs than the GPU's locality, are not this.)
+ * The first host's ranks stand for every host's.
+ */
+static int note_far_ranks(const np_topo_t *t, np_plan_t *p, const np_rank_t *ranks, unsigned nlocal)
+{
+	np_cpuset_t *out = np_cpuset_new();
+	char *buf = NULL, *mine, *near;
+	size_t len = 0;
+	FILE *f;
+	unsigned nfar = 0;
+	int rc = 0;
+
+	if (!out)
+		return -ENOMEM;
+	if (p->policy != NP_POLICY_GPU_NEAR || !(f = open_memstream(&buf, &len))) {
+		np_cpuset_free(out);
+		return p->policy != NP_POLICY_GPU_NEAR ? 0 : -ENOMEM;
+	}
+	for (unsigned r = 0; r < nlocal; r++) {
+		const np_rank_t *rk = &ranks[r];
+		int g = 0;
+
+		if (!rk->ngpus || rk->gpu_local)
+			continue;
+		while (g < (int)t->ngpus && strcmp(t->gpus[g].pci_busid, rk->gpus[0]))
+			g++;
+		if (g == (int)t->ngpus || np_cpuset_copy(out, t->gpus[g].cpus) < 0 ||
+		    np_cpuset_andnot(out, t->allowed) < 0 || np_cpuset_iszero(out))
+			continue;
+		if (nfar++ >= 3)
+			continue;
+		mine = np_cpuset_format(rk->cpus);
+		near = np_cpuset_format(out);
+		fprintf(f, "%srank %u (cpus %s; cpus %s near its GPU %s are not allowed)",
+		        nfar > 1 ? ", " : "", rk->rank, mine ? mine : "?", near ? near : "?", rk->gpus[0]);
+		free(mine);
+		free(near);
+	}
+	if (nfar > 3)
+		fprintf(f, " and %u more", nfar - 3);
+	np_cpuset_free(out);
+	if (!(buf = np_memstream_close(f, &buf)))
+		return -ENOMEM;
+	if (nfar)
+		rc = add_note(p, "gpu-near: the allowed CPUs keep %u rank%s away from %s GPU: %s; allow "
+		              "the CPUs near the GPUs (--cpuset, the allocation)", nfar,
+		              nfar == 1 ? "" : "s", nfar == 1 ? "its" : "their", buf);
+	free(buf);
 	return rc;
 }
 
@@ -340,7 +517,8 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		goto fail;
 	}
 	if ((rc = choose_gpus(t, o, p, gpus, &hd.ngpus, err)) < 0 ||
-	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0)
+	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0 ||
+	    (rc = check_rails(t, o, p, rails, nrails, err)) < 0)
 		goto fail;
 	hd.rails = rails;
 	hd.nrails = nrails;
@@ -395,7 +573,8 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
 			goto fail;
 		}
-		if (h == 0 && nrails && (rc = note_unused(t, p, rails, nrails, used)) < 0) {
+		if (h == 0 && ((nrails && (rc = note_unused(t, p, rails, nrails, used)) < 0) ||
+		               (rc = note_far_ranks(t, p, &p->ranks[first], nlocal)) < 0)) {
 			np_error_set(err, rc, "out of memory");
 			goto fail;
 		}

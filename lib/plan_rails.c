@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,15 +86,75 @@ static int set_rank_rails(const np_topo_t *t, np_rank_t *rk, const np_rail_t *ra
 	return 0;
 }
 
+/* Each rail as seen from the rank: from its first GPU (gpu-near) or from
+ * its block's adapter (hca-near); false when the rank has neither. */
+static bool rate_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails,
+                       unsigned nrails, const np_rank_t *rk, cand_t *c)
+{
+	const np_gpu_t *g = NULL;
+	const np_device_t *from;
+
+	if (policy == NP_POLICY_GPU_NEAR) {
+		for (unsigned i = 0; i < t->ngpus && !g; i++)
+			if (rk->ngpus && !strcmp(t->gpus[i].pci_busid, rk->gpus[0]))
+				g = &t->gpus[i];
+		if (!g)
+			return false;
+		from = &t->devices[g->device];
+	} else {
+		if (rk->device < 0)
+			return false;
+		from = &t->devices[rk->device];
+	}
+	for (unsigned j = 0; j < nrails; j++) {
+		c[j].rail = j;
+		c[j].level = g ? g->meet[rails[j].dev] : 0;
+		c[j].dist = locality_distance(t, from, &t->devices[rails[j].dev]);
+	}
+	return true;
+}
+
+/* Picks of one rank, from pick[n] on, up to want: nearest, then least
+ * used (a first pick: least used as a first). */
+static unsigned pick_more(const cand_t *c, unsigned nrails, unsigned *pick, unsigned n,
+                          unsigned want, unsigned *used, unsigned *first)
+{
+	while (n < want) {
+		int best = -1;
+
+		for (unsigned j = 0; j < nrails; j++) {
+			int taken = 0;
+
+			for (unsigned k = 0; k < n; k++)
+				taken |= pick[k] == j;
+			if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
+				best = (int)j;
+		}
+		if (best < 0)
+			break;
+		first[best] += n == 0;
+		pick[n++] = (unsigned)best;
+		used[best]++;
+	}
+	return n;
+}
+
+/*
+ * Two passes: every rank's first rail, then the extras.  A rank's first
+ * rail is thus the one rails=1 gives it (numaplan(1): the first is the
+ * one the policy would give alone); picking extras rank by rank would
+ * count earlier ranks' extras as use and move later ranks' first rails.
+ */
 int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
                     unsigned per_rank, np_rank_t *ranks, unsigned nlocal, unsigned *used)
 {
 	cand_t *c = calloc(nrails ? nrails : 1, sizeof(*c));
 	unsigned *pick = calloc(nrails ? nrails : 1, sizeof(unsigned));
 	unsigned *first = calloc(nrails ? nrails : 1, sizeof(unsigned));
+	int *first_of = malloc((nlocal ? nlocal : 1) * sizeof(int));
 	int rc = 0;
 
-	if (!c || !pick || !first) {
+	if (!c || !pick || !first || !first_of) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -106,56 +167,30 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 	for (unsigned r = 0; policy == NP_POLICY_HCA_NEAR && r < nlocal; r++)
 		for (unsigned j = 0; j < nrails; j++)
 			used[j] += rails[j].dev == ranks[r].device;
-	for (unsigned r = 0; r < nlocal && per_rank > 0 && rc == 0; r++) {
-		np_rank_t *rk = &ranks[r];
-		const np_gpu_t *g = NULL;
-		const np_device_t *from;
-		unsigned n = 0;
+	for (unsigned r = 0; r < nlocal; r++) {
+		first_of[r] = -1;
+		if (per_rank == 0 || !rate_rails(t, policy, rails, nrails, &ranks[r], c))
+			continue;
+		for (unsigned j = 0; policy == NP_POLICY_HCA_NEAR && j < nrails; j++)
+			if (rails[j].dev == ranks[r].device)
+				first_of[r] = (int)j;
+		if (policy != NP_POLICY_HCA_NEAR && pick_more(c, nrails, pick, 0, 1, used, first) == 1)
+			first_of[r] = (int)pick[0];
+	}
+	for (unsigned r = 0; r < nlocal && rc == 0; r++) {
+		unsigned n;
 
-		if (policy == NP_POLICY_GPU_NEAR) {
-			for (unsigned i = 0; i < t->ngpus && !g; i++)
-				if (rk->ngpus && !strcmp(t->gpus[i].pci_busid, rk->gpus[0]))
-					g = &t->gpus[i];
-			if (!g)
-				continue;
-			from = &t->devices[g->device];
-		} else {
-			if (rk->device < 0)
-				continue;
-			from = &t->devices[rk->device];
-		}
-		for (unsigned j = 0; j < nrails; j++) {
-			c[j].rail = j;
-			c[j].level = g ? g->meet[rails[j].dev] : 0;
-			c[j].dist = locality_distance(t, from, &t->devices[rails[j].dev]);
-			if (!g && rails[j].dev == rk->device)
-				pick[n++] = j;
-		}
-		/* selection: per_rank is small (a handful of rails) */
-		while (n < per_rank) {
-			int best = -1;
-
-			for (unsigned j = 0; j < nrails; j++) {
-				int taken = 0;
-
-				for (unsigned k = 0; k < n; k++)
-					taken |= pick[k] == j;
-				if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
-					best = (int)j;
-			}
-			if (best < 0)
-				break;
-			first[best] += n == 0;
-			pick[n++] = (unsigned)best;
-			used[best]++;
-		}
-		if (n)
-			rc = set_rank_rails(t, rk, rails, pick, n);
+		if (first_of[r] < 0 || !rate_rails(t, policy, rails, nrails, &ranks[r], c))
+			continue;
+		pick[0] = (unsigned)first_of[r];
+		n = pick_more(c, nrails, pick, 1, per_rank, used, first);
+		rc = set_rank_rails(t, &ranks[r], rails, pick, n);
 	}
 out:
 	free(c);
 	free(pick);
 	free(first);
+	free(first_of);
 	return rc;
 }
 

@@ -63,6 +63,40 @@ char *nps_plan_lines(const char *node, const np_plan_t *p, bool verbose)
 	return buf;
 }
 
+bool nps_plan_degraded(const np_plan_t *p, unsigned rails)
+{
+	bool any = false, fewer = false;
+
+	if (p->policy != NP_POLICY_HCA_NEAR && p->policy != NP_POLICY_GPU_NEAR)
+		return false;
+	for (unsigned i = 0; i < p->nranks; i++) {
+		any |= p->ranks[i].nhcas > 0;
+		fewer |= rails > 1 && p->ranks[i].nhcas < rails;
+	}
+	return fewer || (p->nskipped > 0 && !any);
+}
+
+char *nps_mpich_numa_warning(const char *node, unsigned task, unsigned rank, const char *value,
+                             const np_cpuset_t *cpus, const np_cpuset_t *numas)
+{
+	char *c, *m, *line = NULL;
+	int n = -1;
+
+	if (!value || strcasecmp(value, "NUMA") || np_cpuset_count(numas) < 2)
+		return NULL;
+	c = np_cpuset_format(cpus);
+	m = np_cpuset_format(numas);
+	if (c && m)
+		n = asprintf(&line, "numaplan: %s task %u (rank %u): warning: MPICH_OFI_NIC_POLICY=NUMA "
+		             "(set in the environment, so kept) and the task's cpus %s span NUMA nodes %s: "
+		             "Cray MPICH aborts in MPI_Init on such a task; unset MPICH_OFI_NIC_POLICY "
+		             "(numaplan's NIC mapping or MPICH's default then applies), or ask for fewer "
+		             "cpus per task", node ? node : "?", task, rank, c, m);
+	free(c);
+	free(m);
+	return n < 0 ? NULL : line;
+}
+
 bool nps_cpu_bind_explicit(const char *bind_type)
 {
 	return bind_type && *bind_type;

@@ -27,6 +27,20 @@ char *nps_task_line(const char *node, unsigned task, unsigned rank, const np_ran
  */
 char *nps_plan_lines(const char *node, const np_plan_t *p, bool verbose);
 
+/* A plan that gives less than was asked though its policy ran, which the
+ * user hears of without verbose (as of a fallback): under hca-near or
+ * gpu-near, every adapter left out (none usable) or a task with fewer
+ * adapters than rails (rails=N, 0 when not given). */
+bool nps_plan_degraded(const np_plan_t *p, unsigned rails);
+
+/* "numaplan: n1 task 3 (rank 7): warning: MPICH_OFI_NIC_POLICY=NUMA ..."
+ * when the task's environment holds Cray MPICH's NUMA NIC policy (value,
+ * NULL when unset) and the task's CPUs span NUMA nodes (numas, its
+ * nodes): Cray MPICH then aborts in MPI_Init.  malloc'ed, NULL when there
+ * is nothing to say (or no memory). */
+char *nps_mpich_numa_warning(const char *node, unsigned task, unsigned rank, const char *value,
+                             const np_cpuset_t *cpus, const np_cpuset_t *numas);
+
 /* True when SLURM_CPU_BIND_TYPE (as srun exports it for the step) asks for
  * a binding of its own; "" or NULL (no --cpu-bind, or only verbose/quiet)
  * is not one. */

@@ -776,6 +776,27 @@ static int gpu_values(nps_seq_t *q, const nps_host_t *h, const np_rank_t *r, np_
 	return 0;
 }
 
+/* Cray MPICH's NUMA NIC policy, from the task's environment (a site's
+ * module, the user), against a task whose CPUs span NUMA nodes: MPI_Init
+ * would abort, so the task's standard error says so first. */
+static void mpich_numa_check(const nps_seq_t *q, const nps_host_t *h, unsigned task,
+                             const np_rank_t *r)
+{
+	char value[16];
+	np_cpuset_t *numas;
+	char *line;
+
+	if (h->ops->getenv(h->ctx, "MPICH_OFI_NIC_POLICY", value, sizeof(value)) != 0 ||
+	    !(numas = np_cpuset_new()))
+		return;
+	if (np_topo_numas_of_cpus(q->topo, r->cpus, numas) == 0 &&
+	    (line = nps_mpich_numa_warning(q->node, task, r->rank, value, r->cpus, numas))) {
+		say(h, "%s", line);
+		free(line);
+	}
+	np_cpuset_free(numas);
+}
+
 static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 {
 	const np_rank_t *r;
@@ -821,6 +842,7 @@ static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 	for (unsigned i = 0; i < nforce; i++)
 		free(force[i].value);
 	q->task_kept = kept;
+	mpich_numa_check(q, h, task, r);
 	if (q->decision.verbose) {
 		char *line = nps_task_line(q->node, task, r->rank, r, r->ngpus ? gpus : NULL);
 
@@ -864,7 +886,8 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 			say(h, "numaplan: %s: note: policy '%s' applied; %s", q->node,
 			    np_policy_name(q->decision.policy), q->overridden);
 		if (task == 0) {
-			char *lines = nps_plan_lines(q->node, q->plan, q->decision.verbose);
+			char *lines = nps_plan_lines(q->node, q->plan, q->decision.verbose ||
+			                             nps_plan_degraded(q->plan, q->decision.rails));
 
 			if (q->decision.verbose) {
 				/* which build runs: after an upgrade, the first question */

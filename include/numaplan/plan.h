@@ -84,7 +84,7 @@ typedef struct np_plan_opts {
 	 * commas (see np_hca_list_check), or NULL for the best usable ones */
 	const char *hca;
 	bool overcommit;            /* allow more ranks x cpus than allowed cores */
-	bool no_fallback;           /* hca-near without a usable adapter is an error */
+	bool no_fallback;           /* a plan short of what was asked is an error (np_plan_compute) */
 	/* Hosts: either an explicit list, or nnodes generated names, or
 	 * (both empty) the single host of the topology. */
 	const char *const *hosts;
@@ -192,7 +192,10 @@ NP_API int np_plan_opts_check(const np_plan_opts_t *opts, np_error_t *err);
  * GPU id past the node's GPUs or given twice), -ENOSPC not enough allowed
  * cores (the message names both numbers), -ENODEV hca-near without a
  * usable adapter and no_fallback, gpu-near without a GPU to use and
- * no_fallback, or an HCA (or port) that is not on the node. */
+ * no_fallback, gpu-near with adapters none of which is usable and
+ * no_fallback, rails past the usable adapters and no_fallback (without
+ * no_fallback these are notes), or an HCA (or port) that is not on the
+ * node. */
 NP_API int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *opts,
                            np_plan_t **out, np_error_t *err);
 NP_API void np_plan_free(np_plan_t *p);
