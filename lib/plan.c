@@ -26,6 +26,7 @@ void np_plan_free(np_plan_t *p)
 		free(r->hca);
 		np_strv_free(r->gpus, r->ngpus);
 		free(r->gpu_index);
+		free(r->gpu_gres);
 		np_strv_free(r->hcas, r->nhcas);
 		free(r->hca_ports);
 		for (unsigned k = 0; k < r->nenv; k++) {
@@ -81,6 +82,7 @@ typedef struct host_devs {
 	const np_gpu_use_t *gpus;
 	unsigned ngpus;
 	unsigned *used;             /* ranks per rail, nrails entries */
+	bool cpt_given;             /* the options had a cpus-per-task */
 } host_devs_t;
 
 static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank_t *ranks,
@@ -107,7 +109,8 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 		rc = np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
 		break;
 	case NP_POLICY_GPU_NEAR:
-		rc = np_place_gpu_near(t, pool, hd->gpus, hd->ngpus, ranks, nlocal, cpt);
+		rc = np_place_gpu_near(t, p, pool, hd->gpus, hd->ngpus, ranks, nlocal,
+		                       hd->cpt_given ? cpt : 0);
 		break;
 	case NP_POLICY_COUNT: break;
 	}
@@ -197,10 +200,7 @@ static char *skipped_text(const np_plan_t *p)
 	return np_memstream_close(f, &buf);
 }
 
-/* Append to the plan's note ("; " between two). */
-static int add_note(np_plan_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int add_note(np_plan_t *p, const char *fmt, ...)
+int np_plan_add_note(np_plan_t *p, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg, *joined;
@@ -241,7 +241,7 @@ static int choose_gpus(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 	if (o->no_fallback)
 		return np_error_set(err, -ENODEV, "gpu-near: %s %s", why, host);
 	p->policy = NP_POLICY_HCA_NEAR;
-	return add_note(p, "gpu-near: %s this node, falling back to hca-near", why) < 0 ?
+	return np_plan_add_note(p, "gpu-near: %s this node, falling back to hca-near", why) < 0 ?
 	       np_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
@@ -268,14 +268,14 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 			return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
 			                    host);
 		p->policy = NP_POLICY_SPREAD;
-		return add_note(p, "hca-near: no HCA on this node, falling back to spread") < 0 ?
+		return np_plan_add_note(p, "hca-near: no HCA on this node, falling back to spread") < 0 ?
 		       np_error_set(err, -ENOMEM, "out of memory") : 0;
 	}
 	if (!(why = skipped_text(p)))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	if (o->no_fallback) {
 		rc = np_error_set(err, -ENODEV, "hca-near: no usable adapter on %s (%s)", host, why);
-	} else if (add_note(p, "hca-near: no usable adapter on this node (%s), falling back "
+	} else if (np_plan_add_note(p, "hca-near: no usable adapter on this node (%s), falling back "
 	                    "to spread", why) < 0) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 	} else {
@@ -329,7 +329,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		goto fail;
 	rails = calloc(t->ndevices ? t->ndevices : 1, sizeof(*rails));
 	used = calloc(t->ndevices ? t->ndevices : 1, sizeof(*used));
-	gpus = calloc(t->ngpus ? t->ngpus : 1, sizeof(*gpus));
+	gpus = calloc(np_gpu_unit_count(t) + 1, sizeof(*gpus));
 	/* spread over PUs spreads over cores too: per-core cells */
 	if (!rails || !used || !gpus || np_pool_init(&pool, t, o->threads,
 	                          o->threads && o->policy == NP_POLICY_SPREAD) < 0) {
@@ -344,6 +344,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	hd.per_rank = o->rails ? o->rails : 1;
 	hd.gpus = gpus;
 	hd.used = used;
+	hd.cpt_given = o->cpus_per_task > 0;
 
 	/* Slurm's block distribution: the first hosts get one more rank. */
 	per_host = (o->ntasks + p->nhosts - 1) / p->nhosts;

@@ -85,15 +85,65 @@ static int set_rank_rails(const np_topo_t *t, np_rank_t *rk, const np_rail_t *ra
 	return 0;
 }
 
+/* The rank's distinct GPUs (topo->gpus indexes), in the rank's order. */
+static unsigned rank_gpus(const np_topo_t *t, const np_rank_t *rk, unsigned *out, unsigned max)
+{
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < rk->ngpus; i++)
+		for (unsigned g = 0; g < t->ngpus; g++) {
+			unsigned k = 0;
+
+			if (strcmp(t->gpus[g].pci_busid, rk->gpus[i]))
+				continue;
+			while (k < m && out[k] != g)
+				k++;
+			if (k == m && m < max)
+				out[m++] = g;
+			break;
+		}
+	return m;
+}
+
+/* Each rail as seen from a GPU (gpu-near) or the rank's adapter. */
+static void rate(const np_topo_t *t, const np_gpu_t *g, const np_device_t *from, const np_rail_t *rails,
+                 unsigned nrails, cand_t *c)
+{
+	for (unsigned j = 0; j < nrails; j++) {
+		c[j].rail = j;
+		c[j].level = g ? g->meet[rails[j].dev] : 0;
+		c[j].dist = locality_distance(t, from, &t->devices[rails[j].dev]);
+	}
+}
+
+/* The best rail not yet picked, -1 when none is left. */
+static int best_free(const cand_t *c, unsigned nrails, const unsigned *pick, unsigned n,
+                     const unsigned *used, const unsigned *first)
+{
+	int best = -1;
+
+	for (unsigned j = 0; j < nrails; j++) {
+		int taken = 0;
+
+		for (unsigned k = 0; k < n; k++)
+			taken |= pick[k] == j;
+		if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
+			best = (int)j;
+	}
+	return best;
+}
+
 int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
                     unsigned per_rank, np_rank_t *ranks, unsigned nlocal, unsigned *used)
 {
 	cand_t *c = calloc(nrails ? nrails : 1, sizeof(*c));
+	cand_t *c2 = calloc(nrails ? nrails : 1, sizeof(*c2));
 	unsigned *pick = calloc(nrails ? nrails : 1, sizeof(unsigned));
 	unsigned *first = calloc(nrails ? nrails : 1, sizeof(unsigned));
+	unsigned *gl = calloc(t->ngpus ? t->ngpus : 1, sizeof(unsigned));
 	int rc = 0;
 
-	if (!c || !pick || !first) {
+	if (!c || !c2 || !pick || !first || !gl) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -110,39 +160,42 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 		np_rank_t *rk = &ranks[r];
 		const np_gpu_t *g = NULL;
 		const np_device_t *from;
-		unsigned n = 0;
+		unsigned n = 0, ng = 0;
 
 		if (policy == NP_POLICY_GPU_NEAR) {
-			for (unsigned i = 0; i < t->ngpus && !g; i++)
-				if (rk->ngpus && !strcmp(t->gpus[i].pci_busid, rk->gpus[0]))
-					g = &t->gpus[i];
-			if (!g)
+			if ((ng = rank_gpus(t, rk, gl, t->ngpus)) == 0)
 				continue;
+			g = &t->gpus[gl[0]];
 			from = &t->devices[g->device];
 		} else {
 			if (rk->device < 0)
 				continue;
 			from = &t->devices[rk->device];
 		}
-		for (unsigned j = 0; j < nrails; j++) {
-			c[j].rail = j;
-			c[j].level = g ? g->meet[rails[j].dev] : 0;
-			c[j].dist = locality_distance(t, from, &t->devices[rails[j].dev]);
-			if (!g && rails[j].dev == rk->device)
+		rate(t, g, from, rails, nrails, c);
+		for (unsigned j = 0; !g && j < nrails; j++)
+			if (rails[j].dev == rk->device)
 				pick[n++] = j;
+		/* A rank with several GPUs: each GPU's nearest adapter in turn,
+		 * the first GPU's first, while rails are wanted; a GPU whose
+		 * nearest are all picked already adds none. */
+		for (unsigned k = 0; k < ng && n < per_rank; k++) {
+			const np_gpu_t *gk = &t->gpus[gl[k]];
+			int best, top;
+
+			rate(t, gk, &t->devices[gk->device], rails, nrails, c2);
+			top = best_free(c2, nrails, NULL, 0, used, NULL);
+			best = best_free(c2, nrails, pick, n, used, n ? NULL : first);
+			if (best < 0 || top < 0 || c2[best].level != c2[top].level || c2[best].dist != c2[top].dist)
+				continue;
+			first[best] += n == 0;
+			pick[n++] = (unsigned)best;
+			used[best]++;
 		}
-		/* selection: per_rank is small (a handful of rails) */
+		/* then the nearest others, from the first GPU (or the adapter) */
 		while (n < per_rank) {
-			int best = -1;
+			int best = best_free(c, nrails, pick, n, used, first);
 
-			for (unsigned j = 0; j < nrails; j++) {
-				int taken = 0;
-
-				for (unsigned k = 0; k < n; k++)
-					taken |= pick[k] == j;
-				if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
-					best = (int)j;
-			}
 			if (best < 0)
 				break;
 			first[best] += n == 0;
@@ -154,8 +207,10 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 	}
 out:
 	free(c);
+	free(c2);
 	free(pick);
 	free(first);
+	free(gl);
 	return rc;
 }
 

@@ -70,7 +70,10 @@ NP_API const char *np_mem_list(void);
 typedef struct np_plan_opts {
 	np_policy_t policy;
 	unsigned ntasks;            /* total ranks, over every host */
-	unsigned cpus_per_task;     /* 0 is taken as 1 */
+	/* 0 is taken as 1, but says the user gave no count: under gpu-near
+	 * a rank holding several GPUs then takes the whole locality of its
+	 * GPUs (its GPUs' share of it when others share it) */
+	unsigned cpus_per_task;
 	bool threads;               /* place on PUs rather than whole cores */
 	np_mem_t mem;
 	/* hca-near only: the adapters to use, NAME[:PORT] separated by
@@ -89,7 +92,10 @@ typedef struct np_plan_opts {
 	 * contiguously.  NULL: first_rank, first_rank + 1, ... */
 	const unsigned *rank_ids;
 	unsigned rails;              /* adapters per rank, 0 is taken as 1 (hca-near and gpu-near) */
-	const unsigned *gpu_ids;     /* gpu-near: the GPUs the step may use, as indexes into the node's GPUs in PCI-bus-id order; NULL = all */
+	/* gpu-near: the GPUs the step may use, as Slurm's gres/gpu indexes:
+	 * the node's GPUs in PCI-bus-id order, a partitioned GPU (np_gpu_t
+	 * .partitions > 1) counting once per partition; NULL = all */
+	const unsigned *gpu_ids;
 	unsigned ngpu_ids;
 } np_plan_opts_t;
 
@@ -120,11 +126,15 @@ typedef struct np_rank {
 	 * the task selects each by: its position among the GPUs of its vendor
 	 * the step may use (np_plan_opts_t.gpu_ids, in PCI order), which is
 	 * what CUDA_VISIBLE_DEVICES holds once Slurm's own constraint hides the
-	 * others.  ngpus is 0 under the other policies. */
+	 * others.  A partitioned GPU's partitions are GPUs of their own here
+	 * (as for its runtime and for Slurm): one entry each, with the bus id
+	 * of the GPU they are part of.  ngpus is 0 under the other policies. */
 	unsigned ngpus;
 	char **gpus;
 	unsigned *gpu_index;
-	bool gpu_local;             /* every CPU of the rank is local to its (first) GPU */
+	/* every CPU of the rank is local to one of its GPUs, and each of its
+	 * GPUs has a CPU of the rank in its locality */
+	bool gpu_local;
 	/* Every adapter of the rank (rails), nearest first: hcas[0] is hca.
 	 * nhcas is 0 when the rank has none. */
 	unsigned nhcas;
@@ -134,6 +144,9 @@ typedef struct np_rank {
 	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes; empty
 	 * under the other policies and when memory is not bound. */
 	np_cpuset_t *gpu_mems;
+	/* gpu-near (API 0.4): Slurm's gres/gpu index of each of the rank's
+	 * GPUs (np_plan_opts_t.gpu_ids numbering), ngpus entries */
+	unsigned *gpu_gres;
 } np_rank_t;
 
 /* An adapter hca-near left out, and why ("port 1 DOWN"). */
@@ -172,7 +185,7 @@ typedef struct np_plan {
 NP_API int np_plan_opts_check(const np_plan_opts_t *opts, np_error_t *err);
 
 /* Build a plan.  Errors: -EINVAL bad options (np_plan_opts_check, and a
- * GPU id past the node's GPUs or given twice), -ENOSPC not enough allowed
+ * GPU id past the node's GPUs (partitions) or given twice), -ENOSPC not enough allowed
  * cores (the message names both numbers), -ENODEV hca-near without a
  * usable adapter and no_fallback, gpu-near without a GPU to use and
  * no_fallback, or an HCA (or port) that is not on the node. */

@@ -495,37 +495,59 @@ static int room_allows(const np_topo_t *t, const np_plan_t *p)
 	return 1;
 }
 
+/*
+ * Units of placement: a GPU, or each compute partition of a partitioned
+ * one (its rsmi devices), numbered as Slurm's gres/gpu numbers them: in PCI
+ * bus id order, a GPU's partitions one after the other.  unit_gpu: the
+ * GPU of each; unit_vidx: its index among the units of its vendor.
+ */
+static unsigned units_of(const np_topo_t *t, unsigned *unit_gpu, unsigned *unit_vidx)
+{
+	unsigned n = 0, seen[NP_GPU_VENDOR_COUNT] = { 0 };
+
+	for (unsigned g = 0; g < t->ngpus; g++)
+		for (unsigned k = 0; k < t->gpus[g].partitions; k++, n++)
+			if (unit_gpu) {
+				unit_gpu[n] = g;
+				unit_vidx[n] = seen[t->gpus[g].vendor]++;
+			}
+	return n;
+}
+
 static void check_invariants(const char *file, const np_topo_t *t, const np_plan_t *p, unsigned n)
 {
-	unsigned ng = t->ngpus, *per_gpu = calloc(ng, sizeof(unsigned));
-	int local = room_allows(t, p);
+	unsigned nu = units_of(t, NULL, NULL);
+	unsigned *per_unit = calloc(nu, sizeof(unsigned)), *unit_gpu = calloc(nu, sizeof(unsigned)),
+	         *unit_vidx = calloc(nu, sizeof(unsigned));
+	int local = n >= nu && room_allows(t, p);
+	np_cpuset_t *near = np_cpuset_new(), *mems = np_cpuset_new();
 
+	units_of(t, unit_gpu, unit_vidx);
 	for (unsigned r = 0; r < n; r++) {
 		const np_rank_t *k = &p->ranks[r];
 		int devs[16], nn;
 		np_pci_level_t lv;
+		unsigned distinct = 0;
 
 		if (k->ngpus == 0)
 			fail_msg("%s n=%u: rank %u has no GPU", file, n, r);
-		if (n >= ng && k->ngpus != 1)
+		if (n >= nu && k->ngpus != 1)
 			fail_msg("%s n=%u: rank %u has %u GPUs", file, n, r, k->ngpus);
+		np_cpuset_zero(near);
+		np_cpuset_zero(mems);
 		for (unsigned i = 0; i < k->ngpus; i++) {
-			unsigned g;
+			unsigned u = k->gpu_gres[i], g;
 
-			for (g = 0; g < ng && strcmp(t->gpus[g].pci_busid, k->gpus[i]); g++)
-				;
-			assert_true(g < ng);
-			per_gpu[g]++;
-			if (n <= ng && per_gpu[g] > 1)
-				fail_msg("%s n=%u: GPU %s given twice", file, n, k->gpus[i]);
+			if (u >= nu || strcmp(t->gpus[unit_gpu[u]].pci_busid, k->gpus[i]))
+				fail_msg("%s n=%u: rank %u GPU %s has gres index %u", file, n, r, k->gpus[i], u);
+			g = unit_gpu[u];
+			per_unit[u]++;
+			if (n <= nu && per_unit[u] > 1)
+				fail_msg("%s n=%u: GPU %u given twice", file, n, u);
 			/* task indexes are bus order (every GPU allowed), per vendor */
-			unsigned want = 0;
-
-			for (unsigned j = 0; j < g; j++)
-				want += t->gpus[j].vendor == t->gpus[g].vendor;
-			if (k->gpu_index[i] != want)
+			if (k->gpu_index[i] != unit_vidx[u])
 				fail_msg("%s n=%u: rank %u GPU %s index %u, want %u", file, n, r, k->gpus[i],
-				         k->gpu_index[i], want);
+				         k->gpu_index[i], unit_vidx[u]);
 			if (i == 0 && (nn = np_topo_gpu_nearest(t, g, devs, 16, &lv)) > 0) {
 				int ok = 0;
 
@@ -537,29 +559,46 @@ static void check_invariants(const char *file, const np_topo_t *t, const np_plan
 			} else if (i == 0 && k->hca) {
 				fail_msg("%s n=%u: rank %u has an adapter though none is usable", file, n, r);
 			}
+			{
+				unsigned j = 0;
+
+				while (j < i && strcmp(k->gpus[j], k->gpus[i]))
+					j++;
+				distinct += j == i;
+			}
+			np_cpuset_or(near, t->gpus[g].cpus);
+			for (unsigned m = 0; m < t->nnuma; m++)
+				if (np_cpuset_isset(t->gpus[g].numas, t->numa[m].os_index) && t->numa[m].ncores)
+					np_cpuset_set(mems, t->numa[m].os_index);
 		}
-		/* no stored file names GPU memory nodes (hwloc 2's GPUMemory) */
-		if (!np_cpuset_iszero(k->gpu_mems))
-			fail_msg("%s n=%u: rank %u has GPU memory nodes", file, n, r);
+		/* no stored file names GPU memory nodes (hwloc 2's GPUMemory): a
+		 * rank with one GPU has none, a rank with several has the CPU
+		 * nodes of their localities (its memory comes from all of them) */
+		if (distinct < 2 ? !np_cpuset_iszero(k->gpu_mems) : !np_cpuset_equal(k->gpu_mems, mems))
+			fail_msg("%s n=%u: rank %u has the wrong GPU memory nodes", file, n, r);
 		if (local && !k->gpu_local)
 			fail_msg("%s n=%u: rank %u outside its GPU's locality though there is room", file, n, r);
 	}
-	/* even blocks: ranks per GPU differ by at most one */
-	if (n >= ng) {
+	/* even blocks: ranks per unit differ by at most one */
+	if (n >= nu) {
 		unsigned lo = n, hi = 0;
 
-		for (unsigned g = 0; g < ng; g++) {
-			lo = per_gpu[g] < lo ? per_gpu[g] : lo;
-			hi = per_gpu[g] > hi ? per_gpu[g] : hi;
+		for (unsigned u = 0; u < nu; u++) {
+			lo = per_unit[u] < lo ? per_unit[u] : lo;
+			hi = per_unit[u] > hi ? per_unit[u] : hi;
 		}
 		if (hi > lo + 1)
 			fail_msg("%s n=%u: ranks per GPU from %u to %u", file, n, lo, hi);
 	} else {
-		for (unsigned g = 0; g < ng; g++)
-			if (per_gpu[g] != 1)
-				fail_msg("%s n=%u: GPU %u given to %u ranks", file, n, g, per_gpu[g]);
+		for (unsigned u = 0; u < nu; u++)
+			if (per_unit[u] != 1)
+				fail_msg("%s n=%u: GPU %u given to %u ranks", file, n, u, per_unit[u]);
 	}
-	free(per_gpu);
+	free(per_unit);
+	free(unit_gpu);
+	free(unit_vidx);
+	np_cpuset_free(near);
+	np_cpuset_free(mems);
 }
 
 /* the set as a cpulist, for messages and comparisons */
@@ -793,7 +832,7 @@ static void test_every_gpu_topology(void **state)
 	for (size_t k = 0; k < NINV; k++) {
 		np_topo_t *t = load_topo(inventory[k].file, NULL);
 
-		for (unsigned n = 1; n <= 2 * t->ngpus; n++) {
+		for (unsigned n = 1; n <= 2 * units_of(t, NULL, NULL); n++) {
 			np_plan_t *p = gpu_plan(t, n, 0, NULL, 0);
 
 			check_invariants(inventory[k].file, t, p, n);
