@@ -141,8 +141,10 @@ typedef struct np_rank {
 	char **hcas;
 	unsigned *hca_ports;
 	/* gpu-near (API 0.3): the memory nodes of the rank's GPUs
-	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes; empty
-	 * under the other policies and when memory is not bound. */
+	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes, and for a
+	 * rank with several GPUs the NUMA nodes (with allowed CPUs) of their
+	 * localities; empty under the other policies and when memory is not
+	 * bound. */
 	np_cpuset_t *gpu_mems;
 	/* gpu-near (API 0.4): Slurm's gres/gpu index of each of the rank's
 	 * GPUs (np_plan_opts_t.gpu_ids numbering), ngpus entries */
