@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,30 +197,6 @@ static char *skipped_text(const np_plan_t *p)
 	for (unsigned i = 0; i < p->nskipped; i++)
 		fprintf(f, "%s%s: %s", i ? "; " : "", p->skipped[i].name, p->skipped[i].reason);
 	return np_memstream_close(f, &buf);
-}
-
-int np_plan_add_note(np_plan_t *p, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg, *joined;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		return -ENOMEM;
-	if (!p->note) {
-		p->note = msg;
-		return 0;
-	}
-	rc = asprintf(&joined, "%s; %s", p->note, msg);
-	free(msg);
-	if (rc < 0)
-		return -ENOMEM;
-	free(p->note);
-	p->note = joined;
-	return 0;
 }
 
 /* gpu-near needs a GPU the step may use; without one it is hca-near
