@@ -38,6 +38,10 @@ check "-n 4 -f slurm: mask_gpu selects each rank's ROCR_VISIBLE_DEVICES ($want)"
 OUT=$json4
 check_jq "-n 4: rank 1 has APU 1's six partitions" '.ranks[1].env.ROCR_VISIBLE_DEVICES == "6,7,8,9,10,11"'
 
+run numaplan plan --topology "$MI300A" -n 2 -p gpu-near
+check "table: each APU once, with its count of partitions" \
+	grep -Eq '^0 .* gpu 0000:02:00.0 x6,0001:02:00.0 x6 \(local\)$' <<<"$OUT"
+
 # ---- items 2, 3: several GPUs; no -c: the whole locality of them
 run numaplan plan --topology "$MI300A" -n 2 -p gpu-near -f json
 check_jq "-n 2, no -c: each rank both APUs' packages and memory" \
