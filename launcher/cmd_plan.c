@@ -94,6 +94,9 @@ static int convert(struct plan_args *a, np_error_t *err)
 		return np_error_set(err, -EINVAL, "unknown policy '%s' (valid: %s)", a->policy, np_policy_list());
 	if (a->format && np_format_parse(a->format, &a->fmt) < 0)
 		return np_error_set(err, -EINVAL, "unknown format '%s' (valid: %s)", a->format, np_format_list());
+	/* none given is 0: gpu-near then gives a rank with several GPUs
+	 * their whole locality */
+	a->po.cpus_per_task = 0;
 	if (a->cpus_per_task &&
 	    np_arg_uint("--cpus-per-task", a->cpus_per_task, 1, 100000, &a->po.cpus_per_task, err) < 0)
 		return -EINVAL;

@@ -172,47 +172,37 @@ static unsigned first_host_ranks(const np_plan_t *p)
 	return n;
 }
 
-/* Index of a GPU in the node's PCI order, -1 when unknown. */
-static int gpu_pci_index(const np_topo_t *t, const char *busid)
-{
-	for (unsigned i = 0; i < t->ngpus; i++)
-		if (!strcmp(t->gpus[i].pci_busid, busid))
-			return (int)i;
-	return -1;
-}
-
 /*
- * srun's --gpu-bind takes the GPUs of each local task as indexes into the
- * node's GPUs: map_gpu when every task has one, mask_gpu (hex) when some
- * have several.  Ids are the node's GPUs in PCI bus id order, the order
- * gres.conf lists them when AutoDetect wrote it.  Nothing when a task has
- * no GPU or one past 63 (a mask srun would not take).
+ * srun's --gpu-bind takes the GPUs of each local task as gres/gpu indexes
+ * (np_rank_t.gpu_gres): map_gpu when every task has one, mask_gpu (hex)
+ * when some have several.  Slurm numbers the node's GPUs in PCI bus id
+ * order (AutoDetect's order, and the order gres.conf is asked to list
+ * them in), a partitioned GPU once per partition as AutoDetect=rsmi
+ * lists them, which is also how the runtime numbers them.  Nothing when a
+ * task has no GPU or one past 63 (a mask srun would not take).
  */
-static void write_gpu_bind(FILE *f, const np_topo_t *t, const np_plan_t *p, unsigned nlocal)
+static void write_gpu_bind(FILE *f, const np_plan_t *p, unsigned nlocal)
 {
 	int single = 1;
 
 	if (p->policy != NP_POLICY_GPU_NEAR)
 		return;
 	for (unsigned i = 0; i < nlocal; i++) {
-		if (p->ranks[i].ngpus == 0)
+		if (p->ranks[i].ngpus == 0 || !p->ranks[i].gpu_gres)
 			return;
 		single &= p->ranks[i].ngpus == 1;
-		for (unsigned k = 0; k < p->ranks[i].ngpus; k++) {
-			int g = gpu_pci_index(t, p->ranks[i].gpus[k]);
-
-			if (g < 0 || g > 63)
+		for (unsigned k = 0; k < p->ranks[i].ngpus; k++)
+			if (p->ranks[i].gpu_gres[k] > 63)
 				return;
-		}
 	}
 	fprintf(f, " --gpu-bind=%s:", single ? "map_gpu" : "mask_gpu");
 	for (unsigned i = 0; i < nlocal; i++) {
 		unsigned long long mask = 0;
 
 		for (unsigned k = 0; k < p->ranks[i].ngpus; k++)
-			mask |= 1ULL << gpu_pci_index(t, p->ranks[i].gpus[k]);
+			mask |= 1ULL << p->ranks[i].gpu_gres[k];
 		if (single)
-			fprintf(f, "%s%d", i ? "," : "", gpu_pci_index(t, p->ranks[i].gpus[0]));
+			fprintf(f, "%s%u", i ? "," : "", p->ranks[i].gpu_gres[0]);
 		else
 			fprintf(f, "%s0x%llx", i ? "," : "", mask);
 	}
@@ -236,7 +226,7 @@ static int write_masks(FILE *f, const np_plan_t *p, unsigned nlocal, bool mems)
 /* srun masks are per local task; every host runs the same local plan
  * only when the ranks per host are equal, so masks follow host 0's ranks
  * and the hostfile pins each rank to its host. */
-static int write_slurm(FILE *f, const np_topo_t *t, const np_plan_t *p, const char *cmd)
+static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 {
 	unsigned nlocal = first_host_ranks(p);
 	int mem = 0;
@@ -268,7 +258,7 @@ static int write_slurm(FILE *f, const np_topo_t *t, const np_plan_t *p, const ch
 		if (write_masks(f, p, nlocal, true) < 0)
 			return -ENOMEM;
 	}
-	write_gpu_bind(f, t, p, nlocal);
+	write_gpu_bind(f, p, nlocal);
 	fprintf(f, " %s\n", cmd_or_default(cmd));
 	return 0;
 }
@@ -369,7 +359,7 @@ int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p, np_format_t f
 		break;
 	case NP_FMT_OMPI: rc = write_ompi(f, t, p, cmd, 1, err); break;
 	case NP_FMT_OMPI4: rc = write_ompi(f, t, p, cmd, 0, err); break;
-	case NP_FMT_SLURM: rc = write_slurm(f, t, p, cmd); break;
+	case NP_FMT_SLURM: rc = write_slurm(f, p, cmd); break;
 	case NP_FMT_MPICH:
 		if ((rc = write_mpich(f, p, cmd, err)) < 0)
 			return rc;

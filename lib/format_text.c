@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <numaplan/format.h>
 
@@ -231,8 +232,14 @@ int np_plan_write_table(FILE *f, const np_topo_t *t, const np_plan_t *p)
 			fprintf(f, " %s%s", r->hca, r->hca_local ? " (local)" : " (remote)");
 		else
 			fprintf(f, " -");
-		for (unsigned k = 0; k < r->ngpus; k++)
+		/* a GPU's partitions once, with their count: "0002:02:00.0 x6" */
+		for (unsigned k = 0, n; k < r->ngpus; k += n) {
+			for (n = 1; k + n < r->ngpus && !strcmp(r->gpus[k + n], r->gpus[k]); n++)
+				;
 			fprintf(f, "%s%s", k ? "," : "  gpu ", r->gpus[k]);
+			if (n > 1)
+				fprintf(f, " x%u", n);
+		}
 		if (r->ngpus)
 			fprintf(f, "%s", r->gpu_local ? " (local)" : " (remote)");
 		fputc('\n', f);

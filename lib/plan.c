@@ -14,7 +14,6 @@
 #include "common/text.h"
 #include "plan_internal.h"
 
-static int add_note(np_plan_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void np_plan_free(np_plan_t *p)
 {
@@ -29,6 +28,7 @@ void np_plan_free(np_plan_t *p)
 		free(r->hca);
 		np_strv_free(r->gpus, r->ngpus);
 		free(r->gpu_index);
+		free(r->gpu_gres);
 		np_strv_free(r->hcas, r->nhcas);
 		free(r->hca_ports);
 		for (unsigned k = 0; k < r->nenv; k++) {
@@ -84,6 +84,7 @@ typedef struct host_devs {
 	const np_gpu_use_t *gpus;
 	unsigned ngpus;
 	unsigned *used;             /* ranks per rail, nrails entries */
+	bool cpt_given;             /* the options had a cpus-per-task */
 } host_devs_t;
 
 static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank_t *ranks,
@@ -110,7 +111,8 @@ static int place_host(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, np_rank
 		rc = np_place_hca_near(t, pool, rails, nrails, ranks, nlocal, cpt);
 		break;
 	case NP_POLICY_GPU_NEAR:
-		rc = np_place_gpu_near(t, pool, hd->gpus, hd->ngpus, ranks, nlocal, cpt);
+		rc = np_place_gpu_near(t, p, pool, hd->gpus, hd->ngpus, ranks, nlocal,
+		                       hd->cpt_given ? cpt : 0);
 		break;
 	case NP_POLICY_COUNT: break;
 	}
@@ -202,7 +204,7 @@ static int spanning_ranks_policy(const np_topo_t *t, np_plan_t *p, np_rank_t *ra
 		cpus = np_cpuset_format(ranks[span].cpus);
 		numas = np_cpuset_format(nodes);
 		rc = !cpus || !numas ? -ENOMEM :
-		     add_note(p, "Cray MPICH: rank %u's cpus %s span NUMA nodes %s and no NIC mapping "
+		     np_plan_add_note(p, "Cray MPICH: rank %u's cpus %s span NUMA nodes %s and no NIC mapping "
 		              "could be made (a rank without a Slingshot NIC), so the ranks get "
 		              "MPICH_OFI_NIC_POLICY=BLOCK: a site's NUMA policy would abort them",
 		              ranks[span].rank, cpus, numas);
@@ -252,33 +254,6 @@ static char *skipped_text(const np_plan_t *p)
 	return np_memstream_close(f, &buf);
 }
 
-/* Append to the plan's note ("; " between two). */
-static int add_note(np_plan_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int add_note(np_plan_t *p, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg, *joined;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		return -ENOMEM;
-	if (!p->note) {
-		p->note = msg;
-		return 0;
-	}
-	rc = asprintf(&joined, "%s; %s", p->note, msg);
-	free(msg);
-	if (rc < 0)
-		return -ENOMEM;
-	free(p->note);
-	p->note = joined;
-	return 0;
-}
-
 /* gpu-near needs a GPU the step may use; without one it is hca-near
  * (and that, without an adapter, spread), loudly. */
 static int choose_gpus(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p,
@@ -296,7 +271,7 @@ static int choose_gpus(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 	if (o->no_fallback)
 		return np_error_set(err, -ENODEV, "gpu-near: %s %s", why, host);
 	p->policy = NP_POLICY_HCA_NEAR;
-	return add_note(p, "gpu-near: %s this node, falling back to hca-near", why) < 0 ?
+	return np_plan_add_note(p, "gpu-near: %s this node, falling back to hca-near", why) < 0 ?
 	       np_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
@@ -327,7 +302,7 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 			rc = np_error_set(err, -ENODEV, "gpu-near: no usable adapter on %s (%s): the ranks "
 			                  "would get GPUs but no network adapter; bring a link up, or allow "
 			                  "the fallback", host, why);
-		else if (add_note(p, "gpu-near: no usable adapter on this node (%s), the ranks get "
+		else if (np_plan_add_note(p, "gpu-near: no usable adapter on this node (%s), the ranks get "
 		                  "GPUs and CPUs but no network adapter; check the links (numaplan topo)",
 		                  why) < 0)
 			rc = np_error_set(err, -ENOMEM, "out of memory");
@@ -339,14 +314,14 @@ static int choose_devices(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t
 			return np_error_set(err, -ENODEV, "hca-near: no HCA (OpenFabrics or Slingshot device) on %s",
 			                    host);
 		p->policy = NP_POLICY_SPREAD;
-		return add_note(p, "hca-near: no HCA on this node, falling back to spread") < 0 ?
+		return np_plan_add_note(p, "hca-near: no HCA on this node, falling back to spread") < 0 ?
 		       np_error_set(err, -ENOMEM, "out of memory") : 0;
 	}
 	if (!(why = skipped_text(p)))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	if (o->no_fallback) {
 		rc = np_error_set(err, -ENODEV, "hca-near: no usable adapter on %s (%s)", host, why);
-	} else if (add_note(p, "hca-near: no usable adapter on this node (%s), falling back "
+	} else if (np_plan_add_note(p, "hca-near: no usable adapter on this node (%s), falling back "
 	                    "to spread", why) < 0) {
 		rc = np_error_set(err, -ENOMEM, "out of memory");
 	} else {
@@ -397,9 +372,9 @@ static int check_rails(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p
 		                  nrails == 1 ? "" : "s", host, names, why ? "; not usable: " : "",
 		                  why ? why : "", nrails);
 	} else if ((nrails == 0 ?
-	            add_note(p, "rails=%u (adapters per rank): no adapter on this node, the ranks "
+	            np_plan_add_note(p, "rails=%u (adapters per rank): no adapter on this node, the ranks "
 	                     "get none", o->rails) :
-	            add_note(p, "rails=%u (adapters per rank): only %u usable adapter%s on this node "
+	            np_plan_add_note(p, "rails=%u (adapters per rank): only %u usable adapter%s on this node "
 	                     "(%s%s%s), each rank gets %u (rails=%u matches this node)",
 	                     o->rails, nrails, nrails == 1 ? "" : "s", names,
 	                     why ? "; not usable: " : "", why ? why : "", nrails, nrails)) < 0) {
@@ -458,7 +433,7 @@ static int note_far_ranks(const np_topo_t *t, np_plan_t *p, const np_rank_t *ran
 	if (!(buf = np_memstream_close(f, &buf)))
 		return -ENOMEM;
 	if (nfar)
-		rc = add_note(p, "gpu-near: the allowed CPUs keep %u rank%s away from %s GPU: %s; allow "
+		rc = np_plan_add_note(p, "gpu-near: the allowed CPUs keep %u rank%s away from %s GPU: %s; allow "
 		              "the CPUs near the GPUs (--cpuset, the allocation)", nfar,
 		              nfar == 1 ? "" : "s", nfar == 1 ? "its" : "their", buf);
 	free(buf);
@@ -509,7 +484,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 		goto fail;
 	rails = calloc(t->ndevices ? t->ndevices : 1, sizeof(*rails));
 	used = calloc(t->ndevices ? t->ndevices : 1, sizeof(*used));
-	gpus = calloc(t->ngpus ? t->ngpus : 1, sizeof(*gpus));
+	gpus = calloc(np_gpu_unit_count(t) + 1, sizeof(*gpus));
 	/* spread over PUs spreads over cores too: per-core cells */
 	if (!rails || !used || !gpus || np_pool_init(&pool, t, o->threads,
 	                          o->threads && o->policy == NP_POLICY_SPREAD) < 0) {
@@ -525,6 +500,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	hd.per_rank = o->rails ? o->rails : 1;
 	hd.gpus = gpus;
 	hd.used = used;
+	hd.cpt_given = o->cpus_per_task > 0;
 
 	/* Slurm's block distribution: the first hosts get one more rank. */
 	per_host = (o->ntasks + p->nhosts - 1) / p->nhosts;

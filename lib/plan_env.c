@@ -215,8 +215,8 @@ static int rails_env(const np_topo_t *t, np_rank_t *r, const np_device_t *d)
  * first), ROCm (ROCR_VISIBLE_DEVICES, below HIP's and OpenCL's own
  * variables, so that it holds for all of them), Level Zero
  * (ZE_AFFINITY_MASK).  A GPU split into compute partitions (MI300A in CPX
- * mode) is listed by the runtime once per partition: the rank gets all of
- * them.
+ * mode) is listed by the runtime once per partition, and each partition
+ * is a unit of its own (np_gpu_use_t): the rank gets those it was given.
  */
 int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, unsigned nuse)
 {
@@ -239,8 +239,7 @@ int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, u
 
 			if ((int)g->vendor != v)
 				continue;
-			for (unsigned k = 0; k < g->partitions; k++)
-				fprintf(f, "%s%u", any++ ? "," : "", use[i].first_partition + k);
+			fprintf(f, "%s%u", any++ ? "," : "", use[i].index);
 		}
 		/* a stream that could not grow may still close cleanly */
 		any = ferror(f) ? -1 : any;

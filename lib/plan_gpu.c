@@ -2,10 +2,14 @@
 /*
  * plan_gpu.c - gpu-near: each rank its GPU(s), and CPUs near them.
  *
- * GPUs are dealt in locality order (NUMA node, then PCI bus id), never by
- * name: cuda0 is not the first GPU of socket 0 on every node.  Ranks and
- * GPUs pair up in even contiguous blocks, as hca-near pairs ranks and
- * adapters, so neighbouring ranks (which talk most) share a socket.
+ * The unit dealt is what the runtime and Slurm's gres/gpu count as a GPU:
+ * a whole GPU, or one compute partition of a partitioned one (an MI300A in
+ * CPX mode is six).  Units are dealt in locality order (NUMA node, PCI bus
+ * id, partition), never by name: cuda0 is not the first GPU of socket 0
+ * on every node.  Ranks and units pair up in even contiguous blocks, as
+ * hca-near pairs ranks and adapters, so neighbouring ranks (which talk
+ * most) share a socket, and a rank with several GPUs has them on one
+ * socket whenever the socket has enough.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "plan_internal.h"
 
 /* The NUMA node of the GPU whose CPUs it is closest to: the first of its
@@ -60,8 +65,9 @@ static int domain_slot(const np_topo_t *t, const np_gpu_t *g, np_scope_t *scope,
 }
 
 typedef struct gpu_key {
-	int numa;                   /* home node, nnuma when at the root */
+	int numa;                   /* locality's node, nnuma when at the root */
 	const char *busid;
+	unsigned partition;
 	unsigned pos;               /* in the allowed list */
 } gpu_key_t;
 
@@ -72,16 +78,47 @@ static int cmp_locality(const void *a, const void *b)
 
 	if (x->numa != y->numa)
 		return x->numa < y->numa ? -1 : 1;
-	c = strcmp(x->busid, y->busid);
-	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+	if ((c = strcmp(x->busid, y->busid)))
+		return c;
+	if (x->partition != y->partition)
+		return x->partition < y->partition ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The node a GPU sorts by: its home node, or, when a cpuset leaves that
+ * node no core, still the node it is on: a GPU away from every allowed
+ * CPU keeps its place beside its socket's other GPUs, so that the GPUs a
+ * rank gets stay on one socket. */
+static int sort_numa(const np_topo_t *t, const np_gpu_t *g)
+{
+	int h = home_numa(t, g);
+
+	for (unsigned i = 0; h < 0 && !g->at_root && i < t->nnuma; i++)
+		if (np_cpuset_isset(g->numas, t->numa[i].os_index))
+			h = (int)i;
+	return h >= 0 ? h : (int)t->nnuma;
+}
+
+static unsigned parts_of(const np_gpu_t *g)
+{
+	return g->partitions ? g->partitions : 1;
+}
+
+unsigned np_gpu_unit_count(const np_topo_t *t)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->ngpus; i++)
+		n += parts_of(&t->gpus[i]);
+	return n;
 }
 
 int np_gpu_select(const np_topo_t *t, const unsigned *ids, unsigned nids, np_gpu_use_t *use,
                   unsigned *n, np_error_t *err)
 {
-	unsigned count = ids ? nids : t->ngpus, seen[NP_GPU_VENDOR_COUNT] = { 0 },
-	         parts[NP_GPU_VENDOR_COUNT] = { 0 };
-	unsigned char *taken = calloc(t->ngpus ? t->ngpus : 1, 1);
+	unsigned nunits = np_gpu_unit_count(t), count = ids ? nids : nunits,
+	         seen[NP_GPU_VENDOR_COUNT] = { 0 };
+	unsigned char *taken = calloc(nunits ? nunits : 1, 1);
 	gpu_key_t *key = calloc(count ? count : 1, sizeof(*key));
 	int rc = 0;
 
@@ -93,10 +130,11 @@ int np_gpu_select(const np_topo_t *t, const unsigned *ids, unsigned nids, np_gpu
 	for (unsigned i = 0; i < count; i++) {
 		unsigned id = ids ? ids[i] : i;
 
-		if (id >= t->ngpus) {
+		if (id >= nunits) {
 			rc = np_error_set(err, -EINVAL, "gpu-near: GPU %u is not on this node (it has %u GPU%s, "
-			                  "0-%u in PCI bus id order)", id, t->ngpus, t->ngpus == 1 ? "" : "s",
-			                  t->ngpus ? t->ngpus - 1 : 0);
+			                  "0-%u in PCI bus id order%s)", id, nunits, nunits == 1 ? "" : "s",
+			                  nunits ? nunits - 1 : 0,
+			                  nunits != t->ngpus ? ", a partition counting as one" : "");
 			goto out;
 		}
 		if (taken[id]) {
@@ -105,23 +143,21 @@ int np_gpu_select(const np_topo_t *t, const unsigned *ids, unsigned nids, np_gpu
 		}
 		taken[id] = 1;
 	}
-	/* Task indexes count the allowed GPUs of one vendor in PCI order:
-	 * each runtime lists its own vendor's devices only. */
-	for (unsigned id = 0; id < t->ngpus; id++) {
+	/* Task indexes count the allowed units of one vendor in PCI order:
+	 * each runtime lists its own vendor's devices only, a partition as a
+	 * device. */
+	for (unsigned id = 0, gres = 0; id < t->ngpus; id++) {
 		const np_gpu_t *g = &t->gpus[id];
-		int h;
 
-		if (!taken[id])
-			continue;
-		h = home_numa(t, g);
-		use[*n].gpu = id;
-		use[*n].index = seen[g->vendor]++;
-		use[*n].first_partition = parts[g->vendor];
-		parts[g->vendor] += g->partitions;
-		key[*n].numa = h >= 0 ? h : (int)t->nnuma;
-		key[*n].busid = g->pci_busid;
-		key[*n].pos = *n;
-		(*n)++;
+		for (unsigned k = 0; k < parts_of(g); k++, gres++) {
+			if (!taken[gres])
+				continue;
+			use[*n] = (np_gpu_use_t){ .gpu = id, .partition = k, .gres = gres,
+			                          .index = seen[g->vendor]++ };
+			key[*n] = (gpu_key_t){ .numa = sort_numa(t, g), .busid = g->pci_busid,
+			                       .partition = k, .pos = *n };
+			(*n)++;
+		}
 	}
 	qsort(key, *n, sizeof(*key), cmp_locality);
 	{
@@ -142,116 +178,349 @@ out:
 	return rc;
 }
 
-/* GPUs [*lo, *hi) of rank r: ranks share a GPU in even contiguous blocks
+/* Units [*lo, *hi) of rank r: ranks share a unit in even contiguous blocks
  * when there are more ranks, a rank takes a contiguous run otherwise. */
 static void gpus_of_rank(unsigned r, unsigned nlocal, unsigned ng, unsigned *lo, unsigned *hi)
 {
-	if (nlocal >= ng) {
-		*lo = (unsigned)((unsigned long long)r * ng / nlocal);
+	*lo = (unsigned)((unsigned long long)r * ng / nlocal);
+	if (nlocal >= ng)
 		*hi = *lo + 1;
-	} else {
-		*lo = (unsigned)((unsigned long long)r * ng / nlocal);
+	else
 		*hi = (unsigned)((unsigned long long)(r + 1) * ng / nlocal);
-	}
 }
 
-static int set_gpus(const np_topo_t *t, np_rank_t *rk, const np_gpu_use_t *use, unsigned n)
+/* The NUMA nodes of a GPU's locality a rank's memory may come from: those
+ * with allowed cores, and the GPU's own memory nodes; never a node that
+ * is only some other device's memory (HBM, another GPU's). */
+static int locality_mems(const np_topo_t *t, const np_gpu_t *g, np_cpuset_t *mems)
 {
+	for (unsigned i = 0; !g->at_root && i < t->nnuma; i++)
+		if (np_cpuset_isset(g->numas, t->numa[i].os_index) && t->numa[i].ncores > 0 &&
+		    np_cpuset_set(mems, t->numa[i].os_index) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Distinct GPUs (topo->gpus indexes) of units use[0 .. n), in order. */
+static unsigned distinct_gpus(const np_gpu_use_t *use, unsigned n, unsigned *out)
+{
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = 0;
+
+		while (k < m && out[k] != use[i].gpu)
+			k++;
+		if (k == m)
+			out[m++] = use[i].gpu;
+	}
+	return m;
+}
+
+static int set_gpus(const np_topo_t *t, np_rank_t *rk, const np_gpu_use_t *use, unsigned n,
+                    unsigned *scratch)
+{
+	unsigned m;
+
 	rk->gpus = calloc(n, sizeof(char *));
 	rk->gpu_index = calloc(n, sizeof(unsigned));
-	if (!rk->gpus || !rk->gpu_index)
+	rk->gpu_gres = calloc(n, sizeof(unsigned));
+	if (!rk->gpus || !rk->gpu_index || !rk->gpu_gres)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
 		if (!(rk->gpus[i] = strdup(t->gpus[use[i].gpu].pci_busid)))
 			return -ENOMEM;
 		rk->gpu_index[i] = use[i].index;
+		rk->gpu_gres[i] = use[i].gres;
 		rk->ngpus++;
 		/* its memory is the GPU's own: local to it as the CPUs' are */
 		if (np_cpuset_or(rk->gpu_mems, t->gpus[use[i].gpu].mems) < 0)
 			return -ENOMEM;
 	}
+	/* several GPUs: memory from every one's node, not only from the
+	 * nodes of the CPUs (which may be near some of them only) */
+	m = distinct_gpus(use, n, scratch);
+	for (unsigned k = 0; m > 1 && k < m; k++)
+		if (locality_mems(t, &t->gpus[scratch[k]], rk->gpu_mems) < 0)
+			return -ENOMEM;
 	return np_rank_gpu_env(t, rk, use, n);
 }
 
 /*
- * CPUs in two passes.  First every rank takes its slots on its GPU's home
- * node, within its GPU's fair share of that node: GPUs that share a node
- * (two per socket on Power9, four per socket on a g4dn) split it in
- * proportion to their ranks, so the first GPU's ranks cannot crowd the
- * second's out.  Then the ranks that found no room spill outwards by SLIT
- * distance from their GPU, as hca-near's do from their adapter.
+ * One rank's CPUs near one group of its units: those homed in one domain
+ * (or, away from every allowed CPU, those of one GPU).  A rank with one
+ * unit has one group.
  */
-int np_place_gpu_near(const np_topo_t *t, np_pool_t *pool, const np_gpu_use_t *use, unsigned nuse,
-                      np_rank_t *ranks, unsigned nlocal, unsigned cpt)
+typedef struct group {
+	unsigned rank;
+	unsigned u0;                /* its first unit, in use[] */
+	int key;                    /* domain slot, or -2 - gpu when homeless */
+	unsigned units;
+	unsigned target;            /* slots wanted there */
+	unsigned share;             /* whole-locality mode: its units' share of the domain */
+	unsigned got;               /* taken in the domain on the first pass */
+	bool placed;
+} group_t;
+
+/* n slots over m groups of u units in all */
+static void spread(group_t *g, unsigned m, unsigned n, unsigned u)
 {
-	unsigned ndom = t->nnuma + t->nl3;
+	unsigned ones = n < m ? n : m, rest = n - ones, cum = 0;
+
+	for (unsigned i = 0; i < m; i++) {
+		unsigned long long a = ((unsigned long long)rest * cum + u - 1) / u;
+
+		cum += g[i].units;
+		g[i].target = (i < ones) + (unsigned)(((unsigned long long)rest * cum + u - 1) / u - a);
+	}
+}
+
+/* "rank 0 (0000:44:00.0), rank 1 (...)": the ranks with a GPU none of
+ * whose CPUs is near it, for the plan's note; a long list is cut. */
+static int note_far(np_plan_t *p, const np_rank_t *ranks, unsigned nlocal, const bool *far_rank,
+                    const char *const *far_gpu)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	unsigned n = 0, shown = 0;
+	int rc;
+
+	for (unsigned r = 0; r < nlocal; r++)
+		n += far_rank[r];
+	if (!n)
+		return 0;
+	if (!(f = open_memstream(&buf, &len)))
+		return -ENOMEM;
+	for (unsigned r = 0; r < nlocal; r++) {
+		if (!far_rank[r])
+			continue;
+		if (shown == 8) {
+			fprintf(f, " and %u more", n - shown);
+			break;
+		}
+		fprintf(f, "%srank %u (%s)", shown ? ", " : "", ranks[r].rank, far_gpu[r]);
+		shown++;
+	}
+	if (!np_memstream_close(f, &buf))
+		return -ENOMEM;
+	rc = np_plan_add_note(p, "gpu-near: no CPU of the rank near its GPU: %s", buf);
+	free(buf);
+	return rc;
+}
+
+/* Every CPU near one of the rank's GPUs, and a CPU near each of them;
+ * far_gpu: the first GPU without one, or NULL. */
+static bool rank_near(const np_topo_t *t, const np_rank_t *rk, const np_gpu_use_t *use, unsigned n,
+                      const char **far_gpu, bool *nomem)
+{
+	np_cpuset_t *all = np_cpuset_new();
+	bool ok = true;
+
+	*far_gpu = NULL;
+	if (!all) {
+		*nomem = true;
+		return false;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const np_gpu_t *g = &t->gpus[use[i].gpu];
+
+		if (np_cpuset_or(all, g->cpus) < 0)
+			*nomem = true;
+		if (!np_cpuset_intersects(rk->cpus, g->cpus)) {
+			ok = false;
+			if (!*far_gpu)
+				*far_gpu = g->pci_busid;
+		}
+	}
+	ok = ok && np_cpuset_included(rk->cpus, all);
+	np_cpuset_free(all);
+	return ok;
+}
+
+/*
+ * CPUs in two passes, by groups (one per rank with one unit).  First every
+ * group takes its slots in its home domain, within its units' fair share
+ * of that domain: GPUs that share a node (two per socket on Power9, four
+ * per socket on a g4dn) split it in proportion to their ranks, so the
+ * first GPU's ranks cannot crowd the second's out.  Then the groups that
+ * found no room spill outwards by SLIT distance from their GPU, as
+ * hca-near's ranks do from their adapter.  A rank with several units
+ * spreads its count over them, at least one slot per unit while the
+ * count lasts; with no count given it then grows to its units' share of
+ * their domains: the whole locality of its GPUs.
+ */
+int np_place_gpu_near(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, const np_gpu_use_t *use,
+                      unsigned nuse, np_rank_t *ranks, unsigned nlocal, unsigned cpt)
+{
+	unsigned ndom = t->nnuma + t->nl3, ngroups = 0, base = cpt ? cpt : 1;
+	bool whole = cpt == 0 && nlocal < nuse, nomem = false, first_host = ranks == p->ranks;
+	bool starved = false;
 	unsigned *want = calloc(ndom ? ndom : 1, sizeof(unsigned));
 	unsigned *room = calloc(ndom ? ndom : 1, sizeof(unsigned));
+	unsigned *homed = calloc(ndom ? ndom : 1, sizeof(unsigned));
 	unsigned *quota = calloc(nuse ? nuse : 1, sizeof(unsigned));
-	unsigned *first = calloc(nlocal ? nlocal : 1, sizeof(unsigned));
+	unsigned *share = calloc(nuse ? nuse : 1, sizeof(unsigned));
+	unsigned *scratch = calloc(nuse ? nuse : 1, sizeof(unsigned));
 	int *dom = calloc(nuse ? nuse : 1, sizeof(int)), *didx = calloc(nuse ? nuse : 1, sizeof(int));
 	np_scope_t *dscope = calloc(nuse ? nuse : 1, sizeof(np_scope_t));
 	np_numa_rank_t *ord = calloc(t->nnuma ? t->nnuma : 1, sizeof(*ord));
-	unsigned char *placed = calloc(nlocal ? nlocal : 1, 1);
+	group_t *grp = calloc(nuse + nlocal, sizeof(*grp));
+	unsigned *rank_lo = calloc(nlocal + 1, sizeof(unsigned));
+	bool *far_rank = calloc(nlocal ? nlocal : 1, sizeof(bool));
+	const char **far_gpu = calloc(nlocal ? nlocal : 1, sizeof(char *));
+	np_gpu_use_t *mine = calloc(nuse ? nuse : 1, sizeof(*mine));
+	unsigned *scores = calloc(nuse ? nuse : 1, sizeof(unsigned));
 	int rc = -ENOMEM, cur = -1;
 
-	if (!want || !room || !quota || !first || !dom || !didx || !dscope || !ord || !placed)
+	if (!want || !room || !homed || !quota || !share || !scratch || !dom || !didx || !dscope ||
+	    !ord || !grp || !rank_lo || !far_rank || !far_gpu || !mine || !scores)
 		goto out;
 	for (unsigned k = 0; k < nuse; k++) {
 		dom[k] = domain_slot(t, &t->gpus[use[k].gpu], &dscope[k], &didx[k]);
-		if (dom[k] >= 0)
+		if (dom[k] >= 0) {
 			room[dom[k]] = np_pool_free_in(pool, dscope[k], didx[k]);
+			homed[dom[k]]++;
+		}
 	}
+	/* each unit's share of its domain, for whole-locality ranks */
+	for (unsigned k = 0; whole && k < nuse; k++)
+		if (dom[k] >= 0) {
+			unsigned d = (unsigned)dom[k], nth = 0;
+
+			for (unsigned j = 0; j < k; j++)
+				nth += dom[j] == dom[k];
+			share[k] = room[d] / homed[d] + (nth < room[d] % homed[d]);
+		}
 	for (unsigned r = 0; r < nlocal; r++) {
-		unsigned lo, hi;
+		unsigned lo, hi, u, first_grp, rank_share = 0;
 
 		gpus_of_rank(r, nlocal, nuse, &lo, &hi);
-		first[r] = lo;
-		if ((rc = set_gpus(t, &ranks[r], use + lo, hi - lo)) < 0)
-			goto out;
-		rc = -ENOMEM;
-		if (dom[lo] >= 0)
-			want[dom[lo]] += cpt;
+		rank_lo[r] = lo;
+		u = hi - lo;
+		first_grp = ngroups;
+		for (unsigned j = 0; j < u; j++) {
+			unsigned k = lo + j, g0 = ngroups;
+			int key = dom[k] >= 0 ? dom[k] : -2 - (int)use[k].gpu;
+
+			while (g0 > first_grp && grp[g0 - 1].key != key)
+				g0--;
+			if (g0 == first_grp) {
+				grp[ngroups] = (group_t){ .rank = r, .u0 = k, .key = key };
+				g0 = ++ngroups;
+			}
+			grp[g0 - 1].units++;
+			grp[g0 - 1].share += share[k];
+			rank_share += share[k];
+		}
+		/* the rank's slots over its groups: one each while they last (a
+		 * CPU near each GPU), the rest in proportion to their units */
+		spread(&grp[first_grp], ngroups - first_grp, base, u);
+		if (rank_share == 0)
+			starved = true;
 	}
-	/* each GPU's share of its home domain, in slots */
-	for (unsigned r = 0; r < nlocal; r++) {
-		int h = dom[first[r]];
+	/* no count given, and every rank has a share: the shares are the
+	 * targets, taken at once; else each rank first takes one slot, as
+	 * when the count is 1, and grows to its share afterwards */
+	for (unsigned i = 0; whole && !starved && i < ngroups; i++)
+		grp[i].target = grp[i].share;
+	for (unsigned i = 0; i < ngroups; i++)
+		if (grp[i].key >= 0)
+			want[grp[i].key] += grp[i].target;
+	/* each unit's share of its home domain, in slots */
+	for (unsigned i = 0; i < ngroups; i++) {
+		int h = grp[i].key;
 
 		if (h >= 0)
-			quota[first[r]] += want[h] <= room[h] ? cpt :
-			                   (unsigned)((unsigned long long)room[h] * cpt / want[h]);
+			quota[grp[i].u0] += want[h] <= room[h] ? grp[i].target :
+			                    (unsigned)((unsigned long long)room[h] * grp[i].target / want[h]);
 	}
-	for (unsigned r = 0; r < nlocal; r++) {
-		unsigned g = first[r];
+	for (unsigned i = 0; i < ngroups; i++) {
+		group_t *g = &grp[i];
+		unsigned k = g->u0;
 
-		if (dom[g] < 0 || quota[g] < cpt || np_pool_free_in(pool, dscope[g], didx[g]) < cpt)
+		if (g->target == 0 || g->key < 0 || quota[k] < g->target ||
+		    np_pool_free_in(pool, dscope[k], didx[k]) < g->target)
 			continue;
-		np_pool_take(pool, dscope[g], didx[g], cpt, ranks[r].cpus);
-		quota[g] -= cpt;
-		placed[r] = 1;
+		np_pool_take(pool, dscope[k], didx[k], g->target, ranks[g->rank].cpus);
+		quota[k] -= g->target;
+		g->got = g->target;
+		g->placed = true;
+	}
+	for (unsigned i = 0; i < ngroups; i++) {
+		group_t *g = &grp[i];
+
+		if (g->placed || g->target == 0)
+			continue;
+		if (cur != (int)g->u0) {
+			np_order_from_device(t, &t->devices[t->gpus[use[g->u0].gpu].device], ord);
+			cur = (int)g->u0;
+		}
+		np_take_near(t, pool, ord, g->target, ranks[g->rank].cpus);
+	}
+	/* no count given: the rest of each group's share of its domain */
+	for (unsigned i = 0; whole && i < ngroups; i++) {
+		group_t *g = &grp[i];
+
+		if (g->key >= 0 && g->share > g->got)
+			np_pool_take(pool, dscope[g->u0], didx[g->u0], g->share - g->got,
+			             ranks[g->rank].cpus);
 	}
 	for (unsigned r = 0; r < nlocal; r++) {
-		const np_gpu_t *g = &t->gpus[use[first[r]].gpu];
+		unsigned lo = rank_lo[r], hi = nlocal >= nuse ? lo + 1 : r + 1 < nlocal ? rank_lo[r + 1] : nuse;
+		unsigned n = 0;
 
-		if (!placed[r]) {
-			if (cur != (int)first[r]) {
-				np_order_from_device(t, &t->devices[g->device], ord);
-				cur = (int)first[r];
+		/* The first GPU listed is the one a single-GPU program uses,
+		 * and the one the rank's adapter is chosen for: one near the
+		 * rank's CPUs, on the node holding most of its GPUs (Tioga's
+		 * rank of GCDs on NUMA 2, 3, 3 is NUMA 3's, and takes NUMA 3's
+		 * NIC).  Otherwise locality order. */
+		for (unsigned k = lo; k < hi; k++) {
+			unsigned score = 0, at;
+
+			for (unsigned j = lo; j < hi; j++)
+				score += sort_numa(t, &t->gpus[use[j].gpu]) == sort_numa(t, &t->gpus[use[k].gpu]);
+			score += np_cpuset_intersects(ranks[r].cpus, t->gpus[use[k].gpu].cpus) ? nuse + 1 : 0;
+			for (at = n; at > 0 && scores[at - 1] < score; at--) {
+				mine[at] = mine[at - 1];
+				scores[at] = scores[at - 1];
 			}
-			np_take_near(t, pool, ord, cpt, ranks[r].cpus);
+			mine[at] = use[k];
+			scores[at] = score;
+			n++;
 		}
-		ranks[r].gpu_local = np_cpuset_included(ranks[r].cpus, g->cpus);
+		if (set_gpus(t, &ranks[r], mine, n, scratch) < 0)
+			goto out;
+		ranks[r].gpu_local = rank_near(t, &ranks[r], mine, n, &far_gpu[r], &nomem);
+		far_rank[r] = far_gpu[r] != NULL;
 	}
-	rc = 0;
+	rc = nomem ? -ENOMEM : 0;
+	/* every host runs the plan of the first: its notes say it once */
+	if (rc == 0 && first_host && nlocal < nuse)
+		rc = whole ? np_plan_add_note(p, "gpu-near: %u rank%s for %u GPUs: each rank takes the "
+		                              "whole locality of its GPUs (no cpus-per-task given)",
+		                              nlocal, nlocal == 1 ? "" : "s", nuse) :
+		     np_plan_add_note(p, "gpu-near: %u rank%s for %u GPUs: each rank's %u %s spread over "
+		                      "its GPUs' localities", nlocal, nlocal == 1 ? "" : "s", nuse, cpt,
+		                      p->threads ? "PUs" : "cores");
+	if (rc == 0 && first_host)
+		rc = note_far(p, ranks, nlocal, far_rank, far_gpu);
 out:
 	free(want);
 	free(room);
+	free(homed);
 	free(quota);
-	free(first);
+	free(share);
+	free(scratch);
 	free(dom);
 	free(didx);
 	free(dscope);
 	free(ord);
-	free(placed);
+	free(grp);
+	free(rank_lo);
+	free(far_rank);
+	free(far_gpu);
+	free(mine);
+	free(scores);
 	return rc;
 }

@@ -61,31 +61,50 @@ void np_order_from_device(const np_topo_t *t, const np_device_t *d, np_numa_rank
 unsigned np_take_near(const np_topo_t *t, np_pool_t *pool, const np_numa_rank_t *ord, unsigned cpt,
                       np_cpuset_t *cpus);
 
-/* A GPU gpu-near may use: its index in topo->gpus, and the index the task
- * selects it by (np_rank_t.gpu_index) and its first partition index. */
+/*
+ * A unit of GPU placement gpu-near may use: one GPU, or one compute
+ * partition of a partitioned GPU (MI300A in CPX mode: six per APU), which
+ * its runtime and Slurm's gres/gpu list as a GPU of its own.  gres is
+ * Slurm's index of it: the node's units in PCI bus id order, a
+ * partitioned GPU's partitions one after the other; index is the one the
+ * task selects it by, its position among the step's units of its vendor.
+ */
 typedef struct np_gpu_use {
-	unsigned gpu;
+	unsigned gpu;               /* in topo->gpus */
+	unsigned partition;         /* 0 .. partitions - 1 */
+	unsigned gres;
 	unsigned index;
-	unsigned first_partition;
 } np_gpu_use_t;
 
+/* Units of the node: the sum of its GPUs' partitions. */
+unsigned np_gpu_unit_count(const np_topo_t *t);
+
 /*
- * The GPUs of gpu_ids (NULL: all), in locality order (NUMA node, then PCI
- * bus id), with their task indexes, in use (ngpus entries) and *n.
- * Errors: an id past the node's GPUs, or given twice.
+ * The units of gpu_ids (gres indexes; NULL: all), in locality order (NUMA
+ * node, then PCI bus id, then partition), with their task indexes, in use
+ * (np_gpu_unit_count entries) and *n.  Errors: an id past the node's
+ * units, or given twice.
  */
 int np_gpu_select(const np_topo_t *t, const unsigned *ids, unsigned nids, np_gpu_use_t *use,
                   unsigned *n, np_error_t *err);
 
-/* Place the nlocal ranks starting at ranks[0] with gpu-near: GPUs and
- * CPUs (the adapters are np_assign_rails's). */
-int np_place_gpu_near(const np_topo_t *t, np_pool_t *pool, const np_gpu_use_t *use, unsigned nuse,
-                      np_rank_t *ranks, unsigned nlocal, unsigned cpt);
+/* Append to the plan's note ("; " between two); -ENOMEM. */
+int np_plan_add_note(np_plan_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Place the nlocal ranks starting at ranks[0] with gpu-near: units and
+ * CPUs (the adapters are np_assign_rails's).  cpt 0: the user gave no
+ * count, so a rank holding several units takes its units' share of their
+ * localities.  Notes what it chose, and each rank it could not put near
+ * its GPUs, in p.
+ */
+int np_place_gpu_near(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, const np_gpu_use_t *use,
+                      unsigned nuse, np_rank_t *ranks, unsigned nlocal, unsigned cpt);
 
 /*
  * The adapters of each rank, nrail_per_rank of them (capped at nrails):
- * gpu-near picks them from the rank's first GPU outwards (PCI level, then
- * SLIT distance), hca-near keeps the adapter of its block first and adds
+ * gpu-near picks each GPU's nearest in turn (PCI level, then SLIT
+ * distance), then more from the first GPU outwards; hca-near keeps the adapter of its block first and adds
  * the nearest others; equally near adapters go to the least used.  Fills
  * device/hca/port/hca_local (gpu-near) and nhcas/hcas/hca_ports; used[]
  * (nrails entries) counts the ranks of each rail.
@@ -93,7 +112,7 @@ int np_place_gpu_near(const np_topo_t *t, np_pool_t *pool, const np_gpu_use_t *u
 int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
                     unsigned per_rank, np_rank_t *ranks, unsigned nlocal, unsigned *used);
 
-/* Set the visible-devices variables of the rank's GPUs (plan_env.c). */
+/* Set the visible-devices variables of the rank's units (plan_env.c). */
 int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, unsigned nuse);
 
 /* Place the nlocal ranks starting at ranks[0] with hca-near. */

@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,75 +85,102 @@ static int set_rank_rails(const np_topo_t *t, np_rank_t *rk, const np_rail_t *ra
 	return 0;
 }
 
-/* Each rail as seen from the rank: from its first GPU (gpu-near) or from
- * its block's adapter (hca-near); false when the rank has neither. */
-static bool rate_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails,
-                       unsigned nrails, const np_rank_t *rk, cand_t *c)
+/* The rank's distinct GPUs (topo->gpus indexes), in the rank's order. */
+static unsigned rank_gpus(const np_topo_t *t, const np_rank_t *rk, unsigned *out, unsigned max)
 {
-	const np_gpu_t *g = NULL;
-	const np_device_t *from;
+	unsigned m = 0;
 
-	if (policy == NP_POLICY_GPU_NEAR) {
-		for (unsigned i = 0; i < t->ngpus && !g; i++)
-			if (rk->ngpus && !strcmp(t->gpus[i].pci_busid, rk->gpus[0]))
-				g = &t->gpus[i];
-		if (!g)
-			return false;
-		from = &t->devices[g->device];
-	} else {
-		if (rk->device < 0)
-			return false;
-		from = &t->devices[rk->device];
-	}
+	for (unsigned i = 0; i < rk->ngpus; i++)
+		for (unsigned g = 0; g < t->ngpus; g++) {
+			unsigned k = 0;
+
+			if (strcmp(t->gpus[g].pci_busid, rk->gpus[i]))
+				continue;
+			while (k < m && out[k] != g)
+				k++;
+			if (k == m && m < max)
+				out[m++] = g;
+			break;
+		}
+	return m;
+}
+
+/* Each rail as seen from a GPU (gpu-near) or the rank's adapter. */
+static void rate(const np_topo_t *t, const np_gpu_t *g, const np_device_t *from, const np_rail_t *rails,
+                 unsigned nrails, cand_t *c)
+{
 	for (unsigned j = 0; j < nrails; j++) {
 		c[j].rail = j;
 		c[j].level = g ? g->meet[rails[j].dev] : 0;
 		c[j].dist = locality_distance(t, from, &t->devices[rails[j].dev]);
 	}
-	return true;
 }
 
-/* Picks of one rank, from pick[n] on, up to want: nearest, then least
- * used (a first pick: least used as a first). */
-static unsigned pick_more(const cand_t *c, unsigned nrails, unsigned *pick, unsigned n,
-                          unsigned want, unsigned *used, unsigned *first)
+/* The rails as seen from the rank: from its first GPU (gpu-near) or its
+ * block's adapter (hca-near).  Returns the rank's GPU count (gl[]), 0 for
+ * hca-near, -1 when the rank has neither a GPU nor an adapter. */
+static int rate_rank(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
+                     const np_rank_t *rk, unsigned *gl, cand_t *c)
 {
-	while (n < want) {
-		int best = -1;
+	unsigned ng = 0;
 
-		for (unsigned j = 0; j < nrails; j++) {
-			int taken = 0;
+	if (policy == NP_POLICY_GPU_NEAR) {
+		const np_gpu_t *g;
 
-			for (unsigned k = 0; k < n; k++)
-				taken |= pick[k] == j;
-			if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
-				best = (int)j;
-		}
-		if (best < 0)
-			break;
-		first[best] += n == 0;
-		pick[n++] = (unsigned)best;
-		used[best]++;
+		if ((ng = rank_gpus(t, rk, gl, t->ngpus)) == 0)
+			return -1;
+		g = &t->gpus[gl[0]];
+		rate(t, g, &t->devices[g->device], rails, nrails, c);
+		return (int)ng;
 	}
-	return n;
+	if (rk->device < 0)
+		return -1;
+	rate(t, NULL, &t->devices[rk->device], rails, nrails, c);
+	return 0;
+}
+
+/* The best rail not yet picked, -1 when none is left. */
+static int best_free(const cand_t *c, unsigned nrails, const unsigned *pick, unsigned n,
+                     const unsigned *used, const unsigned *first)
+{
+	int best = -1;
+
+	for (unsigned j = 0; j < nrails; j++) {
+		int taken = 0;
+
+		for (unsigned k = 0; k < n; k++)
+			taken |= pick[k] == j;
+		if (!taken && (best < 0 || better(&c[j], &c[best], used, n ? NULL : first)))
+			best = (int)j;
+	}
+	return best;
+}
+
+static void take(unsigned *pick, unsigned *n, unsigned j, unsigned *used, unsigned *first)
+{
+	first[j] += *n == 0;
+	pick[(*n)++] = j;
+	used[j]++;
 }
 
 /*
  * Two passes: every rank's first rail, then the extras.  A rank's first
- * rail is thus the one rails=1 gives it (numaplan(1): the first is the
- * one the policy would give alone); picking extras rank by rank would
- * count earlier ranks' extras as use and move later ranks' first rails.
+ * rail is thus the one rails=1 gives it (numaplan(1): the first is the one
+ * the policy would give alone); picking extras rank by rank would count
+ * earlier ranks' extras as use and move later ranks' first rails.
  */
 int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
                     unsigned per_rank, np_rank_t *ranks, unsigned nlocal, unsigned *used)
 {
 	cand_t *c = calloc(nrails ? nrails : 1, sizeof(*c));
+	cand_t *c2 = calloc(nrails ? nrails : 1, sizeof(*c2));
 	unsigned *pick = calloc(nrails ? nrails : 1, sizeof(unsigned));
 	unsigned *first = calloc(nrails ? nrails : 1, sizeof(unsigned));
+	unsigned *gl = calloc(t->ngpus ? t->ngpus : 1, sizeof(unsigned));
 	int *first_of = malloc((nlocal ? nlocal : 1) * sizeof(int));
 	int rc = 0;
 
-	if (!c || !pick || !first || !first_of) {
+	if (!c || !c2 || !pick || !first || !gl || !first_of) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -168,28 +194,61 @@ int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rai
 		for (unsigned j = 0; j < nrails; j++)
 			used[j] += rails[j].dev == ranks[r].device;
 	for (unsigned r = 0; r < nlocal; r++) {
+		unsigned n = 0;
+
 		first_of[r] = -1;
-		if (per_rank == 0 || !rate_rails(t, policy, rails, nrails, &ranks[r], c))
+		if (rate_rank(t, policy, rails, nrails, &ranks[r], gl, c) < 0)
 			continue;
 		for (unsigned j = 0; policy == NP_POLICY_HCA_NEAR && j < nrails; j++)
 			if (rails[j].dev == ranks[r].device)
 				first_of[r] = (int)j;
-		if (policy != NP_POLICY_HCA_NEAR && pick_more(c, nrails, pick, 0, 1, used, first) == 1)
-			first_of[r] = (int)pick[0];
+		if (policy != NP_POLICY_HCA_NEAR) {
+			int best = best_free(c, nrails, pick, 0, used, first);
+
+			if (best >= 0) {
+				take(pick, &n, (unsigned)best, used, first);
+				first_of[r] = best;
+			}
+		}
 	}
 	for (unsigned r = 0; r < nlocal && rc == 0; r++) {
-		unsigned n;
+		np_rank_t *rk = &ranks[r];
+		unsigned n = 0;
+		int ng;
 
-		if (first_of[r] < 0 || !rate_rails(t, policy, rails, nrails, &ranks[r], c))
+		if (first_of[r] < 0 || (ng = rate_rank(t, policy, rails, nrails, rk, gl, c)) < 0)
 			continue;
-		pick[0] = (unsigned)first_of[r];
-		n = pick_more(c, nrails, pick, 1, per_rank, used, first);
-		rc = set_rank_rails(t, &ranks[r], rails, pick, n);
+		pick[n++] = (unsigned)first_of[r];
+		/* A rank with several GPUs: each further GPU's nearest adapter in
+		 * turn while rails are wanted; a GPU whose nearest are all
+		 * picked already adds none. */
+		for (int k = 1; k < ng && n < per_rank; k++) {
+			const np_gpu_t *gk = &t->gpus[gl[k]];
+			int best, top;
+
+			rate(t, gk, &t->devices[gk->device], rails, nrails, c2);
+			top = best_free(c2, nrails, NULL, 0, used, NULL);
+			best = best_free(c2, nrails, pick, n, used, NULL);
+			if (best < 0 || top < 0 || c2[best].level != c2[top].level || c2[best].dist != c2[top].dist)
+				continue;
+			take(pick, &n, (unsigned)best, used, first);
+		}
+		/* then the nearest others, from the first GPU (or the adapter) */
+		while (n < per_rank) {
+			int best = best_free(c, nrails, pick, n, used, first);
+
+			if (best < 0)
+				break;
+			take(pick, &n, (unsigned)best, used, first);
+		}
+		rc = set_rank_rails(t, rk, rails, pick, n);
 	}
 out:
 	free(c);
+	free(c2);
 	free(pick);
 	free(first);
+	free(gl);
 	free(first_of);
 	return rc;
 }

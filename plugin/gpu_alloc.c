@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/parse.h"
 #include "common/text.h"
@@ -71,76 +70,36 @@ bad_nocopy:
 	return np_error_set(err, -EINVAL, "SLURM_STEP_GPUS='%s' is not a list of GPU indexes", list);
 }
 
-static const np_topo_t *sort_topo;
-
-static int by_bus(const void *x, const void *y)
-{
-	const np_device_t *a = &sort_topo->devices[*(const unsigned *)x];
-	const np_device_t *b = &sort_topo->devices[*(const unsigned *)y];
-
-	return strcasecmp(a->pci_busid, b->pci_busid);
-}
-
-int nps_gpus_by_bus(const np_topo_t *t, unsigned **devs, unsigned *n, np_error_t *err)
-{
-	unsigned *d, k = 0;
-
-	*devs = NULL;
-	*n = 0;
-	if (!(d = calloc(t->ndevices ? t->ndevices : 1, sizeof(*d))))
-		return np_error_set(err, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < t->ndevices; i++) {
-		if (t->devices[i].kind != NP_DEV_GPU)
-			continue;
-		if (!t->devices[i].pci_busid) {
-			free(d);
-			return np_error_set(err, -EINVAL, "GPU %s has no PCI bus id in the topology",
-					    t->devices[i].name);
-		}
-		d[k++] = i;
-	}
-	/* qsort has no context argument; one plugin thread plans at a time */
-	sort_topo = t;
-	qsort(d, k, sizeof(*d), by_bus);
-	sort_topo = NULL;
-	*devs = d;
-	*n = k;
-	return 0;
-}
-
 int nps_gpu_alloc_map(nps_gpu_alloc_t *a, const np_topo_t *t, np_error_t *err)
 {
-	unsigned *devs = NULL, n = 0;
-	int rc;
+	unsigned n = 0;
 
 	if (a->n == 0)
 		return 0;
-	if ((rc = nps_gpus_by_bus(t, &devs, &n, err)) < 0)
-		return rc;
-	if (!(a->busids = calloc(a->n, sizeof(char *)))) {
-		free(devs);
+	if (!(a->busids = calloc(a->n, sizeof(char *))))
 		return np_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned g = 0; g < np_topo_gpu_count(t); g++) {
+		const np_gpu_t *gpu = np_topo_gpu(t, g);
+		unsigned parts = gpu->partitions ? gpu->partitions : 1;
+
+		for (unsigned i = 0; i < a->n; i++)
+			if (a->ids[i] >= n && a->ids[i] < n + parts &&
+			    !(a->busids[i] = strdup(gpu->pci_busid)))
+				return np_error_set(err, -ENOMEM, "out of memory");
+		n += parts;
 	}
-	for (unsigned i = 0; i < a->n; i++) {
-		if (a->ids[i] >= n) {
-			free(devs);
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->ids[i] >= n)
 			return np_error_set(err, -ERANGE, "Slurm allocated GPU %u here, and the "
-					    "topology has %u GPU(s) (gres.conf and the topology disagree)",
-					    a->ids[i], n);
-		}
-		if (!(a->busids[i] = strdup(t->devices[devs[a->ids[i]]].pci_busid))) {
-			free(devs);
-			return np_error_set(err, -ENOMEM, "out of memory");
-		}
-	}
-	free(devs);
+					    "topology has %u GPU(s)%s (gres.conf and the topology disagree)",
+					    a->ids[i], n, n != np_topo_gpu_count(t) ? ", partitions counted" : "");
 	return 0;
 }
 
-int nps_gpu_alloc_find(const nps_gpu_alloc_t *a, const char *busid)
+int nps_gpu_alloc_find(const nps_gpu_alloc_t *a, unsigned gres)
 {
-	for (unsigned i = 0; busid && a->busids && i < a->n; i++)
-		if (a->busids[i] && !strcasecmp(a->busids[i], busid))
+	for (unsigned i = 0; a->ids && i < a->n; i++)
+		if (a->ids[i] == gres)
 			return (int)i;
 	return -1;
 }
@@ -193,7 +152,7 @@ int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_
 	if (!(f = open_memstream(&buf, &blen)))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < r->ngpus; i++) {
-		int k = nps_gpu_alloc_find(a, r->gpus ? r->gpus[i] : NULL);
+		int k = r->gpu_gres ? nps_gpu_alloc_find(a, r->gpu_gres[i]) : -1;
 		const char *s;
 		size_t len;
 

@@ -18,7 +18,10 @@
  * and removes them for a step without GPUs.  With gres.conf listing the
  * GPUs in PCI bus order (as AutoDetect does, and as numaplan-spank(8)
  * asks), gres index i is the node's i-th GPU in PCI-bus-id order: the
- * planner's gpu_ids.  A task's visible-devices value is the entries of
+ * planner's gpu_ids.  A partitioned GPU is one gres/gpu per partition
+ * (AutoDetect=rsmi lists every partition of an MI300A in CPX mode, in
+ * the runtime's order, after the GPUs before it on the bus): the
+ * planner counts its units the same way.  A task's visible-devices value is the entries of
  * Slurm's own value for its GPUs, so it only ever narrows what Slurm set.
  */
 #ifndef NPS_GPU_ALLOC_H
@@ -33,8 +36,8 @@
 typedef struct nps_gpu_alloc {
 	bool known;                     /* Slurm said (SLURM_STEP_GPUS set) */
 	unsigned n;
-	unsigned *ids;                  /* Slurm's indexes = bus-order indexes */
-	char **busids;                  /* bus id of each, from the topology */
+	unsigned *ids;                  /* Slurm's indexes = the planner's gres indexes */
+	char **busids;                  /* bus id of each (of its GPU), from the topology */
 } nps_gpu_alloc_t;
 
 /* The variables that name visible devices, by vendor */
@@ -47,16 +50,12 @@ bool nps_gpu_var(const char *name);
 int nps_gpu_alloc_parse(nps_gpu_alloc_t *a, const char *list, np_error_t *err);
 void nps_gpu_alloc_free(nps_gpu_alloc_t *a);
 
-/* The node's GPUs (t->devices of kind GPU) in PCI-bus-id order: indexes
- * into t->devices, malloc'ed (*n of them; NULL and 0 when none). */
-int nps_gpus_by_bus(const np_topo_t *t, unsigned **devs, unsigned *n, np_error_t *err);
-
-/* Name each allocated GPU by its bus id; -ERANGE when Slurm names a GPU
- * the topology does not have. */
+/* Name each allocated GPU by its bus id (a partition by its GPU's);
+ * -ERANGE when Slurm names a GPU the topology does not have. */
 int nps_gpu_alloc_map(nps_gpu_alloc_t *a, const np_topo_t *t, np_error_t *err);
 
-/* Is this bus id one of the step's GPUs?  Its position, or -1. */
-int nps_gpu_alloc_find(const nps_gpu_alloc_t *a, const char *busid);
+/* Is this gres index one of the step's GPUs?  Its position, or -1. */
+int nps_gpu_alloc_find(const nps_gpu_alloc_t *a, unsigned gres);
 
 /* Slurm's value of a visible-devices variable, as one entry per allocated
  * GPU: true when it has exactly a->n entries (then it is Slurm's, and

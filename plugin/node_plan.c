@@ -27,8 +27,12 @@ static int gpu_outside(const nps_node_in_t *in, const np_rank_t *r, unsigned tas
 	for (unsigned g = 0; g < r->ngpus; g++) {
 		bool ok = false;
 
-		for (unsigned k = 0; in->gpu_busids && r->gpus && k < in->ngpu_ids && !ok; k++)
-			ok = in->gpu_busids[k] && r->gpus[g] && !strcasecmp(in->gpu_busids[k], r->gpus[g]);
+		/* the unit (a GPU or one partition) by Slurm's index, and the
+		 * GPU it is on by bus id */
+		for (unsigned k = 0; in->gpu_busids && in->gpu_ids && r->gpus && r->gpu_gres &&
+		                     k < in->ngpu_ids && !ok; k++)
+			ok = in->gpu_ids[k] == r->gpu_gres[g] && in->gpu_busids[k] && r->gpus[g] &&
+			     !strcasecmp(in->gpu_busids[k], r->gpus[g]);
 		if (!ok)
 			return np_error_set(err, -EPERM, "the plan gives local task %u the GPU %s, "
 					    "which Slurm did not allocate to this step here", task,

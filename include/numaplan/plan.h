@@ -77,7 +77,10 @@ NP_API int np_mem_spec_parse(const char *spec, np_mem_t *mode, np_memkind_t *kin
 typedef struct np_plan_opts {
 	np_policy_t policy;
 	unsigned ntasks;            /* total ranks, over every host */
-	unsigned cpus_per_task;     /* 0 is taken as 1 */
+	/* 0 is taken as 1, but says the user gave no count: under gpu-near
+	 * a rank holding several GPUs then takes the whole locality of its
+	 * GPUs (its GPUs' share of it when others share it) */
+	unsigned cpus_per_task;
 	bool threads;               /* place on PUs rather than whole cores */
 	np_mem_t mem;
 	/* hca-near only: the adapters to use, NAME[:PORT] separated by
@@ -96,7 +99,10 @@ typedef struct np_plan_opts {
 	 * contiguously.  NULL: first_rank, first_rank + 1, ... */
 	const unsigned *rank_ids;
 	unsigned rails;              /* adapters per rank, 0 is taken as 1 (hca-near and gpu-near) */
-	const unsigned *gpu_ids;     /* gpu-near: the GPUs the step may use, as indexes into the node's GPUs in PCI-bus-id order; NULL = all */
+	/* gpu-near: the GPUs the step may use, as Slurm's gres/gpu indexes:
+	 * the node's GPUs in PCI-bus-id order, a partitioned GPU (np_gpu_t
+	 * .partitions > 1) counting once per partition; NULL = all */
+	const unsigned *gpu_ids;
 	unsigned ngpu_ids;
 	/* API 0.4: the kind of memory ranks bind to (with NP_MEM_BIND or
 	 * NP_MEM_INTERLEAVE): for each NUMA node of a rank's CPUs, the nodes
@@ -134,23 +140,32 @@ typedef struct np_rank {
 	 * the task selects each by: its position among the GPUs of its vendor
 	 * the step may use (np_plan_opts_t.gpu_ids, in PCI order), which is
 	 * what CUDA_VISIBLE_DEVICES holds once Slurm's own constraint hides the
-	 * others.  ngpus is 0 under the other policies. */
+	 * others.  A partitioned GPU's partitions are GPUs of their own here
+	 * (as for its runtime and for Slurm): one entry each, with the bus id
+	 * of the GPU they are part of.  ngpus is 0 under the other policies. */
 	unsigned ngpus;
 	char **gpus;
 	unsigned *gpu_index;
-	bool gpu_local;             /* every CPU of the rank is local to its (first) GPU */
+	/* every CPU of the rank is local to one of its GPUs, and each of its
+	 * GPUs has a CPU of the rank in its locality */
+	bool gpu_local;
 	/* Every adapter of the rank (rails), nearest first: hcas[0] is hca.
 	 * nhcas is 0 when the rank has none. */
 	unsigned nhcas;
 	char **hcas;
 	unsigned *hca_ports;
 	/* gpu-near (API 0.3): the memory nodes of the rank's GPUs
-	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes; empty
-	 * under the other policies and when memory is not bound. */
+	 * (np_gpu_t.mems) that mems holds besides its CPUs' nodes, and for a
+	 * rank with several GPUs the NUMA nodes (with allowed CPUs) of their
+	 * localities; empty under the other policies and when memory is not
+	 * bound. */
 	np_cpuset_t *gpu_mems;
 	/* API 0.4: np_plan_opts_t.mem_kind when memory is bound, else
 	 * NP_MEMKIND_UNKNOWN */
 	np_memkind_t mem_kind;
+	/* gpu-near (API 0.4): Slurm's gres/gpu index of each of the rank's
+	 * GPUs (np_plan_opts_t.gpu_ids numbering), ngpus entries */
+	unsigned *gpu_gres;
 } np_rank_t;
 
 /* An adapter hca-near left out, and why ("port 1 DOWN"). */
@@ -189,7 +204,7 @@ typedef struct np_plan {
 NP_API int np_plan_opts_check(const np_plan_opts_t *opts, np_error_t *err);
 
 /* Build a plan.  Errors: -EINVAL bad options (np_plan_opts_check, and a
- * GPU id past the node's GPUs or given twice), -ENOSPC not enough allowed
+ * GPU id past the node's GPUs (partitions) or given twice), -ENOSPC not enough allowed
  * cores (the message names both numbers), -ENODEV hca-near without a
  * usable adapter and no_fallback, gpu-near without a GPU to use and
  * no_fallback, gpu-near with adapters none of which is usable and

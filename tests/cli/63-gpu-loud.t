@@ -45,8 +45,10 @@ check "Tioga, every hsi link down: exit 0 and a warning naming the four links" \
 run numaplan plan --topology "$TIOGA" --sysfs "$tmp/sys" -n 8 -p gpu-near --no-fallback
 check "Tioga, every link down, --no-fallback: exit 2" eval '[ "$RC" -eq 2 ] && grep -q "hsi0: link down" <<<"$ERR"'
 run numaplan plan --topology "$DGX2" -n 4 -p gpu-near --no-fallback
-check "DGX-2 (no adapter at all): gpu-near plans, no warning, even with --no-fallback" \
-	eval '[ "$RC" -eq 0 ] && [ -z "$ERR" ]'
+# (4 ranks for 16 GPUs brings gpu-near's note on what each rank takes;
+# nothing may be said of adapters)
+check "DGX-2 (no adapter at all): gpu-near plans, no adapter warning, even with --no-fallback" \
+	eval '[ "$RC" -eq 0 ] && ! grep -qiE "adapter|link|hca" <<<"$ERR"'
 
 # ---- --rails N past the usable adapters ----------------------------------
 # As stored the SPR file has mlx5_0 ACTIVE, the three others DOWN

@@ -14,6 +14,11 @@
 #             1: 0000:45:00.0 NUMA 1 (beside mlx5_0)
 #             2: 0000:85:00.0 NUMA 0
 #             3: 0000:c5:00.0 NUMA 1
+# With "gpu-partitions", the two HCAs and two AMD GPUs (PCI 1002:74a0,
+# class 1200, as an MI300A) in compute-partition mode, two partitions each
+# (two rsmi OS devices under one PCI function, as ROCm shows CPX mode):
+#   0000:05:00.0 NUMA 0 (beside mlx5_1): rsmi0 rsmi1 (gres/gpu 0, 1)
+#   0000:45:00.0 NUMA 1 (beside mlx5_0): rsmi2 rsmi3 (gres/gpu 2, 3)
 # The file is written from scratch rather than edited out of lstopo's
 # output: only the PU list is taken from the live machine (hwloc-calc),
 # and every mask is computed by hwloc-calc too.
@@ -68,9 +73,20 @@ gpu() { # gp_index busid
         </object>
 EOF
 }
+apu() { # gp_index busid first-rsmi
+	cat <<EOF
+        <object type="Bridge" gp_index="$1" bridge_type="0-1" depth="0" bridge_pci="0000:[${2:5:2}-${2:5:2}]">
+          <object type="PCIDev" gp_index="$(($1 + 1))" pci_busid="$2" pci_type="1200 [1002:74a0] [1002:74a0] 00" pci_link_speed="31.507692">
+            <object type="OSDev" gp_index="$(($1 + 2))" name="rsmi$3" subtype="RSMI" osdev_type="1"/>
+            <object type="OSDev" gp_index="$(($1 + 3))" name="rsmi$(($3 + 1))" subtype="RSMI" osdev_type="1"/>
+          </object>
+        </object>
+EOF
+}
 cores "${first[@]}"
 [ "$extra" = gpus ] && { gpu 200 0000:05:00.0; gpu 202 0000:85:00.0; }
-case $extra in two-hcas|gpus) cat <<EOF
+[ "$extra" = gpu-partitions ] && apu 210 0000:05:00.0 0
+case $extra in two-hcas|gpus|gpu-partitions) cat <<EOF
         <object type="Bridge" gp_index="100" bridge_type="0-1" depth="0" bridge_pci="0000:[21-22]">
           <object type="PCIDev" gp_index="101" pci_busid="0000:21:00.0" pci_type="0207 [15b3:101b] [15b3:0007] 00" pci_link_speed="31.507692">
             <object type="OSDev" gp_index="102" name="mlx5_1" subtype="OpenFabrics" osdev_type="3">
@@ -94,6 +110,7 @@ cat <<EOF
 EOF
 cores "${second[@]}"
 [ "$extra" = gpus ] && { gpu 204 0000:45:00.0; gpu 206 0000:c5:00.0; }
+[ "$extra" = gpu-partitions ] && apu 220 0000:45:00.0 2
 cat <<EOF
         <object type="Bridge" gp_index="7" bridge_type="0-1" depth="0" bridge_pci="0000:[41-41]">
           <object type="PCIDev" gp_index="8" pci_busid="0000:41:00.0" pci_type="0207 [15b3:101b] [15b3:0007] 00" pci_link_speed="31.507692">

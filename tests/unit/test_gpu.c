@@ -29,6 +29,7 @@
 #define WSM "intel-wsm-2s-mlx4-3m2070-hp-sl390s.xml"
 #define G4DN "intel-clx8259cl-2s-8t4-efa-aws-g4dnmetal.xml"
 #define TX2 "arm-thunderx2-2s-4mlx5-ulna.xml"
+#define JWB "amd-epyc7402-2s-nps4-8numa-4a100-4mlx5-juwelsbooster.xml"
 /* Sierra as hwloc 2 shows NVIDIA GPU memory nodes: see tests/xml/README.md */
 #define GPUMEM NP_XMLDIR "/gpumem-power9-2s-4v100-sierra-v2.xml"
 
@@ -46,6 +47,8 @@ static const struct inventory {
 	{ TIOGA, "0000:c1:00.0>3A;0000:c6:00.0>3A;0000:c9:00.0>1A;0000:ce:00.0>1A;"
 	         "0000:d1:00.0>0A;0000:d6:00.0>0A;0000:d9:00.0>2A;0000:de:00.0>2A" },
 	{ MI300A, "0000:02:00.0>0A;0001:02:00.0>1A;0002:02:00.0>2A;0003:02:00.0>3A" },
+	/* JUWELS Booster: each A100 below one PCIe switch with an HCA */
+	{ JWB, "0000:03:00.0>3N;0000:44:00.0>1N;0000:84:00.0>7N;0000:c4:00.0>5N" },
 	/* the ASPEED BMC chip (1a03) at 1e:00.0 is not a GPU */
 	{ TX2, "0000:02:00.0>0A;0000:82:00.0>1A" },
 	{ LASSEN, "0004:04:00.0>0N;0004:05:00.0>0N;0035:03:00.0>8N;0035:04:00.0>8N" },
@@ -495,37 +498,58 @@ static int room_allows(const np_topo_t *t, const np_plan_t *p)
 	return 1;
 }
 
+/*
+ * Units of placement: a GPU, or each compute partition of a partitioned
+ * one (its rsmi devices), numbered as Slurm's gres/gpu numbers them: in PCI
+ * bus id order, a GPU's partitions one after the other.  unit_gpu: the
+ * GPU of each; unit_vidx: its index among the units of its vendor.
+ */
+static unsigned units_of(const np_topo_t *t, unsigned *unit_gpu, unsigned *unit_vidx)
+{
+	unsigned n = 0, seen[NP_GPU_VENDOR_COUNT] = { 0 };
+
+	for (unsigned g = 0; g < t->ngpus; g++)
+		for (unsigned k = 0; k < t->gpus[g].partitions; k++, n++)
+			if (unit_gpu) {
+				unit_gpu[n] = g;
+				unit_vidx[n] = seen[t->gpus[g].vendor]++;
+			}
+	return n;
+}
+
 static void check_invariants(const char *file, const np_topo_t *t, const np_plan_t *p, unsigned n)
 {
-	unsigned ng = t->ngpus, *per_gpu = calloc(ng, sizeof(unsigned));
-	int local = room_allows(t, p);
+	unsigned nu = units_of(t, NULL, NULL);
+	unsigned *per_unit = calloc(nu, sizeof(unsigned)), *unit_gpu = calloc(nu, sizeof(unsigned)),
+	         *unit_vidx = calloc(nu, sizeof(unsigned));
+	int local = n >= nu && room_allows(t, p);
+	np_cpuset_t *mems = np_cpuset_new();
 
+	units_of(t, unit_gpu, unit_vidx);
 	for (unsigned r = 0; r < n; r++) {
 		const np_rank_t *k = &p->ranks[r];
 		int devs[16], nn;
 		np_pci_level_t lv;
+		unsigned distinct = 0;
 
 		if (k->ngpus == 0)
 			fail_msg("%s n=%u: rank %u has no GPU", file, n, r);
-		if (n >= ng && k->ngpus != 1)
+		if (n >= nu && k->ngpus != 1)
 			fail_msg("%s n=%u: rank %u has %u GPUs", file, n, r, k->ngpus);
+		np_cpuset_zero(mems);
 		for (unsigned i = 0; i < k->ngpus; i++) {
-			unsigned g;
+			unsigned u = k->gpu_gres[i], g;
 
-			for (g = 0; g < ng && strcmp(t->gpus[g].pci_busid, k->gpus[i]); g++)
-				;
-			assert_true(g < ng);
-			per_gpu[g]++;
-			if (n <= ng && per_gpu[g] > 1)
-				fail_msg("%s n=%u: GPU %s given twice", file, n, k->gpus[i]);
+			if (u >= nu || strcmp(t->gpus[unit_gpu[u]].pci_busid, k->gpus[i]))
+				fail_msg("%s n=%u: rank %u GPU %s has gres index %u", file, n, r, k->gpus[i], u);
+			g = unit_gpu[u];
+			per_unit[u]++;
+			if (n <= nu && per_unit[u] > 1)
+				fail_msg("%s n=%u: GPU %u given twice", file, n, u);
 			/* task indexes are bus order (every GPU allowed), per vendor */
-			unsigned want = 0;
-
-			for (unsigned j = 0; j < g; j++)
-				want += t->gpus[j].vendor == t->gpus[g].vendor;
-			if (k->gpu_index[i] != want)
+			if (k->gpu_index[i] != unit_vidx[u])
 				fail_msg("%s n=%u: rank %u GPU %s index %u, want %u", file, n, r, k->gpus[i],
-				         k->gpu_index[i], want);
+				         k->gpu_index[i], unit_vidx[u]);
 			if (i == 0 && (nn = np_topo_gpu_nearest(t, g, devs, 16, &lv)) > 0) {
 				int ok = 0;
 
@@ -537,29 +561,44 @@ static void check_invariants(const char *file, const np_topo_t *t, const np_plan
 			} else if (i == 0 && k->hca) {
 				fail_msg("%s n=%u: rank %u has an adapter though none is usable", file, n, r);
 			}
+			{
+				unsigned j = 0;
+
+				while (j < i && strcmp(k->gpus[j], k->gpus[i]))
+					j++;
+				distinct += j == i;
+			}
+			for (unsigned m = 0; m < t->nnuma; m++)
+				if (np_cpuset_isset(t->gpus[g].numas, t->numa[m].os_index) && t->numa[m].ncores)
+					np_cpuset_set(mems, t->numa[m].os_index);
 		}
-		/* no stored file names GPU memory nodes (hwloc 2's GPUMemory) */
-		if (!np_cpuset_iszero(k->gpu_mems))
-			fail_msg("%s n=%u: rank %u has GPU memory nodes", file, n, r);
+		/* no stored file names GPU memory nodes (hwloc 2's GPUMemory): a
+		 * rank with one GPU has none, a rank with several has the CPU
+		 * nodes of their localities (its memory comes from all of them) */
+		if (distinct < 2 ? !np_cpuset_iszero(k->gpu_mems) : !np_cpuset_equal(k->gpu_mems, mems))
+			fail_msg("%s n=%u: rank %u has the wrong GPU memory nodes", file, n, r);
 		if (local && !k->gpu_local)
 			fail_msg("%s n=%u: rank %u outside its GPU's locality though there is room", file, n, r);
 	}
-	/* even blocks: ranks per GPU differ by at most one */
-	if (n >= ng) {
+	/* even blocks: ranks per unit differ by at most one */
+	if (n >= nu) {
 		unsigned lo = n, hi = 0;
 
-		for (unsigned g = 0; g < ng; g++) {
-			lo = per_gpu[g] < lo ? per_gpu[g] : lo;
-			hi = per_gpu[g] > hi ? per_gpu[g] : hi;
+		for (unsigned u = 0; u < nu; u++) {
+			lo = per_unit[u] < lo ? per_unit[u] : lo;
+			hi = per_unit[u] > hi ? per_unit[u] : hi;
 		}
 		if (hi > lo + 1)
 			fail_msg("%s n=%u: ranks per GPU from %u to %u", file, n, lo, hi);
 	} else {
-		for (unsigned g = 0; g < ng; g++)
-			if (per_gpu[g] != 1)
-				fail_msg("%s n=%u: GPU %u given to %u ranks", file, n, g, per_gpu[g]);
+		for (unsigned u = 0; u < nu; u++)
+			if (per_unit[u] != 1)
+				fail_msg("%s n=%u: GPU %u given to %u ranks", file, n, u, per_unit[u]);
 	}
-	free(per_gpu);
+	free(per_unit);
+	free(unit_gpu);
+	free(unit_vidx);
+	np_cpuset_free(mems);
 }
 
 /* the set as a cpulist, for messages and comparisons */
@@ -591,6 +630,272 @@ static np_plan_t *plan_mem(const np_topo_t *t, np_policy_t pol, unsigned n, np_m
 		fail_msg("%s n=%u: %s", np_policy_name(pol), n, err.msg);
 	assert_int_equal(p->policy, pol);
 	return p;
+}
+
+
+/* gpu-near with a cpus-per-task (0: none given) and optionally a cpuset */
+static np_plan_t *gpu_plan_c(const np_topo_t *t, unsigned n, unsigned cpt, unsigned rails)
+{
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_error_t err = { 0 };
+	np_plan_t *p;
+
+	o.policy = NP_POLICY_GPU_NEAR;
+	o.ntasks = n;
+	o.cpus_per_task = cpt;
+	o.rails = rails;
+	if (np_plan_compute(t, &o, &p, &err) < 0)
+		fail_msg("gpu-near n=%u c=%u: %s", n, cpt, err.msg);
+	return p;
+}
+
+/* Does the rank's CPU set meet the cpulist? */
+static int rank_meets(const np_rank_t *r, const char *list)
+{
+	np_cpuset_t *s = set_of(list);
+	int yes = np_cpuset_intersects(r->cpus, s);
+
+	np_cpuset_free(s);
+	return yes;
+}
+
+static unsigned cores_of(const np_topo_t *t, const np_rank_t *r)
+{
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < t->ncores; c++)
+		n += np_cpuset_isset(r->cpus, t->cores[c].pus[0]);
+	return n;
+}
+
+/*
+ * Issue 20, item 1: a compute partition is a unit of placement.  The
+ * MI300A file in CPX mode has six rsmi devices under each APU's PCI
+ * function (0000:02:00.0 rsmi0-5 on package/NUMA 0, 0001:02:00.0 rsmi6-11
+ * on 1, ...); Slurm's AutoDetect=rsmi lists one gres/gpu per rsmi device
+ * in that order.  Package N has cores 24N..24N+23, PUs +96, and hsiN.
+ */
+static void test_partitions(void **state)
+{
+	np_topo_t *t = load_topo(MI300A, NULL);
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_error_t err = { 0 };
+	static const unsigned ids[] = { 13, 7 };
+	static const unsigned bad[] = { 24 };
+	np_plan_t *p = gpu_plan_c(t, 24, 1, 0);
+
+	(void)state;
+	for (unsigned r = 0; r < 24; r++) {
+		const np_rank_t *k = &p->ranks[r];
+		unsigned apu = r / 6;
+		char busid[16], hca[8], idx[8], pus[32];
+
+		snprintf(busid, sizeof(busid), "000%u:02:00.0", apu);
+		snprintf(hca, sizeof(hca), "hsi%u", apu);
+		snprintf(idx, sizeof(idx), "%u", r);
+		snprintf(pus, sizeof(pus), "%u-%u,%u-%u", 24 * apu, 24 * apu + 23, 96 + 24 * apu, 96 + 24 * apu + 23);
+		assert_int_equal(k->ngpus, 1);
+		assert_int_equal(k->gpu_gres[0], r);
+		expect_rank(p, r, busid, hca, "ROCR_VISIBLE_DEVICES", idx);
+		assert_true(rank_within(k, pus));
+	}
+	np_plan_free(p);
+	/* four ranks: each its APU's six partitions, as Slurm numbers them */
+	p = gpu_plan_c(t, 4, 1, 0);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(p->ranks[1].gpu_gres[i], 6 + i);
+	np_plan_free(p);
+	/* the step's partitions 13 (APU 2) and 7 (APU 1): the task indexes
+	 * count the step's partitions of the vendor in bus order */
+	o.policy = NP_POLICY_GPU_NEAR;
+	o.ntasks = 2;
+	o.gpu_ids = ids;
+	o.ngpu_ids = 2;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	expect_rank(p, 0, "0001:02:00.0", "hsi1", "ROCR_VISIBLE_DEVICES", "0");
+	expect_rank(p, 1, "0002:02:00.0", "hsi2", "ROCR_VISIBLE_DEVICES", "1");
+	assert_int_equal(p->ranks[0].gpu_gres[0], 7);
+	assert_int_equal(p->ranks[1].gpu_gres[0], 13);
+	np_plan_free(p);
+	o.gpu_ids = bad;
+	o.ngpu_ids = 1;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "it has 24 GPUs"));
+	np_topo_free(t);
+}
+
+/*
+ * Item 2: a rank with several GPUs takes CPUs near each, memory from each
+ * GPU's node, and with rails each GPU's nearest adapter.  Localities from
+ * the XML files:
+ *   JUWELS Booster: A100 44:00.0 on NUMA 1 (PUs 6-11, 54-59) below one
+ *     switch with mlx5_0, 03:00.0 on NUMA 3 (18-23, 66-71) with mlx5_1,
+ *     c4:00.0 on NUMA 5 (30-35, 78-83) with mlx5_2, 84:00.0 on NUMA 7
+ *     (42-47, 90-95) with mlx5_3; CUDA's bus order 03, 44, 84, c4.
+ *   Tioga: GCD de:00.0 on L3 cores 40-47 (NUMA 2), c1:00.0 on 48-55 and
+ *     c6:00.0 on 56-63 (NUMA 3, whose NIC is hsi0); PUs are cores + 64.
+ *   g4dn: T4s 35:00.0, 36:00.0 on NUMA 0 (cores 0-23), e7:00.0 on NUMA 1
+ *     (24-47): a block of GPUs across the sockets (as Summit's -n 3).
+ *   MI300A: APU N's memory is NUMA N.
+ */
+static void test_several_gpus(void **state)
+{
+	np_topo_t *t = load_topo(JWB, NULL);
+	np_plan_t *p = gpu_plan_c(t, 2, 12, 2);
+
+	(void)state;
+	assert_true(rank_within(&p->ranks[0], "6-11,18-23,54-59,66-71"));
+	assert_true(rank_meets(&p->ranks[0], "6-11,54-59") && rank_meets(&p->ranks[0], "18-23,66-71"));
+	assert_int_equal(cores_of(t, &p->ranks[0]), 12);
+	assert_true(rank_within(&p->ranks[1], "30-35,42-47,78-83,90-95"));
+	assert_true(rank_meets(&p->ranks[1], "30-35") && rank_meets(&p->ranks[1], "42-47"));
+	expect_set("JUWELS rank 0 mems", p->ranks[0].mems, "1,3");
+	expect_set("JUWELS rank 1 mems", p->ranks[1].mems, "5,7");
+	assert_true(p->ranks[0].gpu_local && p->ranks[1].gpu_local);
+	/* rails=2: each GPU's own adapter */
+	assert_int_equal(p->ranks[0].nhcas, 2);
+	assert_true((!strcmp(p->ranks[0].hcas[0], "mlx5_0") && !strcmp(p->ranks[0].hcas[1], "mlx5_1")) ||
+	            (!strcmp(p->ranks[0].hcas[0], "mlx5_1") && !strcmp(p->ranks[0].hcas[1], "mlx5_0")));
+	assert_true((!strcmp(p->ranks[1].hcas[0], "mlx5_2") && !strcmp(p->ranks[1].hcas[1], "mlx5_3")) ||
+	            (!strcmp(p->ranks[1].hcas[0], "mlx5_3") && !strcmp(p->ranks[1].hcas[1], "mlx5_2")));
+	np_plan_free(p);
+	np_topo_free(t);
+
+	/* Tioga -n 3 -c 8: rank 2 has GCDs de (NUMA 2), c1, c6 (NUMA 3): a
+	 * core on each GCD's L3, nothing on NUMA 0-1, NUMA 3's NIC */
+	t = load_topo(TIOGA, NULL);
+	p = gpu_plan_c(t, 3, 8, 0);
+	assert_int_equal(p->ranks[2].ngpus, 3);
+	assert_true(rank_meets(&p->ranks[2], "40-47") && rank_meets(&p->ranks[2], "48-55") &&
+	            rank_meets(&p->ranks[2], "56-63"));
+	assert_true(rank_within(&p->ranks[2], "40-63,104-127"));
+	assert_int_equal(cores_of(t, &p->ranks[2]), 8);
+	expect_set("Tioga rank 2 mems", p->ranks[2].mems, "2,3");
+	assert_string_equal(p->ranks[2].hca, "hsi0");
+	assert_true(p->ranks[2].gpu_local);
+	np_plan_free(p);
+	np_topo_free(t);
+
+	/* g4dn -n 3 -c 3: rank 1's GPUs 35, 36 (NUMA 0) and e7 (NUMA 1) */
+	t = load_topo(G4DN, NULL);
+	p = gpu_plan_c(t, 3, 3, 0);
+	assert_int_equal(p->ranks[1].ngpus, 3);
+	assert_true(rank_meets(&p->ranks[1], "0-23") && rank_meets(&p->ranks[1], "24-47"));
+	expect_set("g4dn rank 1 mems", p->ranks[1].mems, "0-1");
+	assert_true(p->ranks[1].gpu_local);
+	np_plan_free(p);
+	/* -c 2 is fewer cores than its 3 GPUs, but one on each socket */
+	p = gpu_plan_c(t, 3, 2, 0);
+	assert_true(rank_meets(&p->ranks[1], "0-23") && rank_meets(&p->ranks[1], "24-47"));
+	np_plan_free(p);
+	np_topo_free(t);
+
+	/* MI300A -n 2 -c 1: one core, but memory from both APUs' nodes */
+	t = load_topo(MI300A, NULL);
+	p = gpu_plan_c(t, 2, 1, 0);
+	expect_set("MI300A -c 1 rank 0 mems", p->ranks[0].mems, "0-1");
+	expect_set("MI300A -c 1 rank 1 mems", p->ranks[1].mems, "2-3");
+	np_plan_free(p);
+	np_topo_free(t);
+}
+
+/*
+ * Item 3: fewer ranks than GPUs and no count given: a rank takes the
+ * whole locality of its GPUs (its GPUs' share where other ranks' GPUs
+ * share it), and the plan says so.
+ */
+static void test_fewer_ranks(void **state)
+{
+	np_topo_t *t = load_topo(MI300A, NULL);
+	np_plan_t *p = gpu_plan_c(t, 2, 0, 0);
+
+	(void)state;
+	/* APUs 0, 1 (packages 0, 1: cores 0-47) and 2, 3 */
+	expect_set("MI300A -n 2 rank 0 cpus", p->ranks[0].cpus, "0-47,96-143");
+	expect_set("MI300A -n 2 rank 1 cpus", p->ranks[1].cpus, "48-95,144-191");
+	expect_set("MI300A -n 2 rank 0 mems", p->ranks[0].mems, "0-1");
+	expect_set("MI300A -n 2 rank 1 mems", p->ranks[1].mems, "2-3");
+	assert_non_null(p->note);
+	assert_non_null(strstr(p->note, "whole locality of its GPUs"));
+	np_plan_free(p);
+	/* a count given: that many cores, spread, and the note says so */
+	p = gpu_plan_c(t, 2, 4, 0);
+	assert_int_equal(cores_of(t, &p->ranks[0]), 4);
+	assert_true(rank_meets(&p->ranks[0], "0-23") && rank_meets(&p->ranks[0], "24-47"));
+	assert_non_null(strstr(p->note, "4 cores spread over its GPUs' localities"));
+	np_plan_free(p);
+	/* one rank per APU, no count: the whole package each */
+	p = gpu_plan_c(t, 4, 0, 0);
+	expect_set("MI300A -n 4 rank 3 cpus", p->ranks[3].cpus, "72-95,168-191");
+	np_plan_free(p);
+	np_topo_free(t);
+
+	/* Lassen: two V100s per socket; one rank per socket takes it whole
+	 * (allowed PUs of NUMA 0: 8-87, of NUMA 8: 96-175) */
+	t = load_topo(LASSEN, NULL);
+	p = gpu_plan_c(t, 2, 0, 0);
+	expect_set("Lassen -n 2 rank 0", p->ranks[0].cpus, "8-87");
+	expect_set("Lassen -n 2 rank 1", p->ranks[1].cpus, "96-175");
+	np_plan_free(p);
+	/* more ranks than GPUs: no count is one core, as before */
+	p = gpu_plan_c(t, 4, 0, 0);
+	for (unsigned r = 0; r < 4; r++)
+		assert_int_equal(cores_of(t, &p->ranks[r]), 1);
+	assert_null(p->note);
+	np_plan_free(p);
+	np_topo_free(t);
+
+	/* g4dn -n 3: 4 T4s per 24-core socket, 6 cores each: ranks of 2, 3
+	 * and 3 GPUs take 12, 18 (12 + 6) and 18 cores */
+	t = load_topo(G4DN, NULL);
+	p = gpu_plan_c(t, 3, 0, 0);
+	assert_int_equal(cores_of(t, &p->ranks[0]), 12);
+	assert_int_equal(cores_of(t, &p->ranks[1]), 18);
+	assert_int_equal(cores_of(t, &p->ranks[2]), 18);
+	assert_true(rank_within(&p->ranks[0], "0-23,48-71"));
+	assert_true(rank_within(&p->ranks[2], "24-47,72-95"));
+	np_plan_free(p);
+	np_topo_free(t);
+}
+
+/*
+ * Item 4: a cpuset of NUMA 3 (socket 0) and NUMA 5 (socket 1) on JUWELS
+ * Booster, two ranks of two GPUs: the GPUs pair within a socket (03 with
+ * 44 on socket 0, c4 with 84 on socket 1), each rank's CPUs are its
+ * socket's allowed ones, its first GPU the one beside them, and the plan
+ * names the GPUs no CPU of theirs is near.
+ */
+static void test_partial_cpuset(void **state)
+{
+	np_topo_t *t = load_topo(JWB, "18-23,66-71,30-35,78-83");
+	np_plan_t *p = gpu_plan_c(t, 2, 6, 0);
+
+	(void)state;
+	expect_set("cpuset rank 0", p->ranks[0].cpus, "18-23,66-71");
+	expect_set("cpuset rank 1", p->ranks[1].cpus, "30-35,78-83");
+	assert_int_equal(p->ranks[0].ngpus, 2);
+	assert_string_equal(p->ranks[0].gpus[0], "0000:03:00.0");
+	assert_string_equal(p->ranks[0].gpus[1], "0000:44:00.0");
+	assert_string_equal(p->ranks[1].gpus[0], "0000:c4:00.0");
+	assert_string_equal(p->ranks[1].gpus[1], "0000:84:00.0");
+	assert_string_equal(np_rank_getenv(&p->ranks[0], "CUDA_VISIBLE_DEVICES"), "0,1");
+	assert_string_equal(np_rank_getenv(&p->ranks[1], "CUDA_VISIBLE_DEVICES"), "3,2");
+	assert_string_equal(p->ranks[0].hca, "mlx5_1");
+	assert_string_equal(p->ranks[1].hca, "mlx5_2");
+	assert_false(p->ranks[0].gpu_local);
+	assert_non_null(p->note);
+	assert_non_null(strstr(p->note, "no CPU of the rank near its GPU: rank 0 (0000:44:00.0), "
+	                                "rank 1 (0000:84:00.0)"));
+	np_plan_free(p);
+	np_topo_free(t);
+	/* the full node: no such note */
+	t = load_topo(JWB, NULL);
+	p = gpu_plan_c(t, 4, 6, 0);
+	assert_null(p->note);
+	for (unsigned r = 0; r < 4; r++)
+		assert_true(p->ranks[r].gpu_local);
+	np_plan_free(p);
+	np_topo_free(t);
 }
 
 /*
@@ -793,7 +1098,7 @@ static void test_every_gpu_topology(void **state)
 	for (size_t k = 0; k < NINV; k++) {
 		np_topo_t *t = load_topo(inventory[k].file, NULL);
 
-		for (unsigned n = 1; n <= 2 * t->ngpus; n++) {
+		for (unsigned n = 1; n <= 2 * units_of(t, NULL, NULL); n++) {
 			np_plan_t *p = gpu_plan(t, n, 0, NULL, 0);
 
 			check_invariants(inventory[k].file, t, p, n);
@@ -821,6 +1126,10 @@ int main(void)
 		cmocka_unit_test(test_gpu_memory_attributes),
 		cmocka_unit_test(test_gpu_memory_swapped),
 		cmocka_unit_test(test_gpu_memory_none),
+		cmocka_unit_test(test_partitions),
+		cmocka_unit_test(test_several_gpus),
+		cmocka_unit_test(test_fewer_ranks),
+		cmocka_unit_test(test_partial_cpuset),
 	};
 
 	return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);

@@ -62,6 +62,10 @@ static void check_plan(const char *file, const np_topo_t *t, const np_plan_t *p,
 						np_cpuset_set(numas, t->numa[k].os_index);
 						break;
 					}
+			/* gpu-near: and its GPUs' memory nodes (gpu_mems; test_gpu.c
+			 * checks which they are) */
+			if (r->gpu_mems)
+				np_cpuset_or(numas, r->gpu_mems);
 			if (!np_cpuset_equal(numas, r->mems))
 				fail_msg("%s %s n=%u: rank %u mems differ from its CPUs' nodes", file,
 				         np_policy_name(p->policy), n, i);
