@@ -38,37 +38,21 @@ void nps_gpu_alloc_free(nps_gpu_alloc_t *a)
 
 int nps_gpu_alloc_parse(nps_gpu_alloc_t *a, const char *list, np_error_t *err)
 {
-	char *copy, *save = NULL, *tok;
+	char why[96];
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	if (!list)
 		return 0;
 	a->known = true;
-	if (!*list)
+	/* the one syntax of a GPU index list (numaplan plan --gpus too) */
+	if ((rc = np_parse_index_list(list, NPS_GPU_MAX - 1, &a->ids, &a->n, why, sizeof(why))) == 0)
 		return 0;
-	if (!(copy = strdup(list)) || !(a->ids = calloc(strlen(list) / 2 + 1, sizeof(unsigned)))) {
-		free(copy);
-		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned v;
-
-		if (np_parse_uint(tok, 0, NPS_GPU_MAX - 1, &v) < 0)
-			goto bad;
-		for (unsigned i = 0; i < a->n; i++)
-			if (a->ids[i] == v)
-				goto bad;
-		a->ids[a->n++] = v;
-	}
-	free(copy);
-	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
-		goto bad_nocopy;
-	return 0;
-bad:
-	free(copy);
-bad_nocopy:
 	nps_gpu_alloc_free(a);
-	return np_error_set(err, -EINVAL, "SLURM_STEP_GPUS='%s' is not a list of GPU indexes", list);
+	if (rc == -ENOMEM)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	return np_error_set(err, -EINVAL, "SLURM_STEP_GPUS='%s' is not a list of GPU indexes (%s)",
+	                    list, why);
 }
 
 static const np_topo_t *sort_topo;

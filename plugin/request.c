@@ -319,7 +319,7 @@ char *nps_help_text(const nps_site_t *s)
 		"  verbose                     print each task's binding on its stderr\n"
 		"  mem=bind|interleave|none    memory policy (default bind; local is\n"
 		"                              read as bind)\n"
-		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near); a plain\n"
+		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near, gpu-near); a plain\n"
 		"                              interface (eth0) for TCP and iWARP\n"
 		"  rails=N                     N adapters per task, nearest first\n"
 		"                              (hca-near, gpu-near)\n"

@@ -58,7 +58,7 @@ NP_API const char *np_policy_list(void);
  * NP_ACCEPT_* bits (0 for an unknown policy): the one table the front
  * ends' rules come from (np_plan_opts_check). */
 typedef enum np_accept {
-	NP_ACCEPT_HCA = 1u << 0,    /* np_plan_opts_t.hca: the adapters to use */
+	NP_ACCEPT_HCA = 1u << 0,    /* np_plan_opts_t.hca: the adapters to use (hca-near, gpu-near) */
 	NP_ACCEPT_RAILS = 1u << 1,  /* np_plan_opts_t.rails: adapters per rank */
 	NP_ACCEPT_GPUS = 1u << 2,   /* np_plan_opts_t.gpu_ids: the GPUs to use */
 } np_accept_t;
@@ -73,7 +73,7 @@ typedef struct np_plan_opts {
 	unsigned cpus_per_task;     /* 0 is taken as 1 */
 	bool threads;               /* place on PUs rather than whole cores */
 	np_mem_t mem;
-	/* hca-near only: the adapters to use, NAME[:PORT] separated by
+	/* hca-near, gpu-near: the adapters to use, NAME[:PORT] separated by
 	 * commas (see np_hca_list_check), or NULL for the best usable ones */
 	const char *hca;
 	bool overcommit;            /* allow more ranks x cpus than allowed cores */
