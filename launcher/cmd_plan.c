@@ -17,7 +17,7 @@
 struct plan_args {
 	const char *xml, *cpuset, *hosts, *sysfs;
 	/* as typed: the planner's own parsers read them (their messages) */
-	const char *ntasks, *policy, *format, *cpus_per_task, *mem, *rails, *nodes, *gpus;
+	const char *ntasks, *policy, *format, *cpus_per_task, *mem, *rails, *nodes, *gpus, *gpu_visible;
 	unsigned *gpu_ids;
 	bool help;
 	np_plan_opts_t po;
@@ -46,6 +46,8 @@ static const np_optdef_t plan_opts[] = {
 	  .help = "hca-near, gpu-near: only these adapters" },
 	{ .name = "gpus", .kind = NP_OPT_STR, .off = O(gpus), .arg = "LIST",
 	  .help = "gpu-near: only these GPUs (indexes in PCI bus id order), as a Slurm step's" },
+	{ .name = "gpu-visible", .kind = NP_OPT_STR, .off = O(gpu_visible), .arg = "own|all",
+	  .help = "gpu-near: each rank sees its own GPU(s), or all, its own first" },
 	{ .name = "rails", .kind = NP_OPT_STR, .off = O(rails), .arg = "N",
 	  .help = "hca-near, gpu-near: adapters per rank" },
 	{ .name = "nodes", .key = 'N', .kind = NP_OPT_STR, .off = O(nodes), .arg = "N",
@@ -69,7 +71,8 @@ static void plan_usage(FILE *f)
 	fprintf(f,
 	        "Usage: numaplan plan [--topology FILE] [--cpuset LIST] [--sysfs DIR] --ntasks N --policy P\n"
 	        "                     [--cpus-per-task C] [--threads] [--mem MODE]\n"
-	        "                     [--hca NAME[:PORT][,NAME...]] [--gpus LIST] [--rails N]\n"
+	        "                     [--hca NAME[:PORT][,NAME...]] [--gpus LIST] [--gpu-visible own|all]\n"
+	        "                     [--rails N]\n"
 	        "                     [--nodes N | --hosts H1,H2,...]\n"
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
 	        "Policies: %s\nMemory modes: %s\nFormats: %s\n", np_policy_list(), np_mem_list(),
@@ -106,6 +109,12 @@ static int convert(struct plan_args *a, np_error_t *err)
 		return -EINVAL;
 	if (a->nodes && np_arg_uint("--nodes", a->nodes, 1, 100000, &a->po.nnodes, err) < 0)
 		return -EINVAL;
+	if (a->gpu_visible) {
+		if (strcmp(a->gpu_visible, "own") && strcmp(a->gpu_visible, "all"))
+			return np_error_set(err, -EINVAL, "--gpu-visible '%s': valid: own (each rank its "
+			                    "own GPUs) or all (every GPU, the rank's first)", a->gpu_visible);
+		a->po.gpus_visible_all = !strcmp(a->gpu_visible, "all");
+	}
 	if (a->gpus) {
 		char why[96];
 		int rc = np_parse_index_list(a->gpus, 1023, &a->gpu_ids, &a->po.ngpu_ids, why, sizeof(why));

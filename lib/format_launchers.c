@@ -230,7 +230,9 @@ static int gpu_pci_index(const np_topo_t *t, const char *busid)
  */
 static bool gpu_bind_fits(const np_topo_t *t, const np_plan_t *p, unsigned nlocal)
 {
-	if (p->policy != NP_POLICY_GPU_NEAR)
+	/* --gpu-bind would hide the other GPUs: every GPU visible is for
+	 * the variables alone */
+	if (p->policy != NP_POLICY_GPU_NEAR || p->gpus_visible_all)
 		return false;
 	for (unsigned i = 0; i < nlocal; i++) {
 		if (p->ranks[i].ngpus == 0)

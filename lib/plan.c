@@ -177,6 +177,8 @@ static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *
 			rc = np_nic_mapping(t, &p->ranks[first], n, &map);
 		for (unsigned i = 0; rc == 0 && i < n; i++)
 			rc = finish_rank(t, o, p, &p->ranks[first + i], pu_numa, npu, map);
+		if (rc == 0 && p->gpus_visible_all)
+			rc = np_gpus_visible_all(&p->ranks[first], n);
 		free(map);
 	}
 	free(pu_numa);
@@ -339,6 +341,8 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	if ((rc = choose_gpus(t, o, p, gpus, &hd.ngpus, err)) < 0 ||
 	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0)
 		goto fail;
+	/* not after a fall back: no rank has a GPU then */
+	p->gpus_visible_all = o->gpus_visible_all && p->policy == NP_POLICY_GPU_NEAR;
 	hd.rails = rails;
 	hd.nrails = nrails;
 	hd.per_rank = o->rails ? o->rails : 1;

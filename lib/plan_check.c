@@ -80,6 +80,8 @@ int np_plan_opts_check(const np_plan_opts_t *o, np_error_t *err)
 			snprintf(value + used, sizeof(value) - used, "'");
 		return not_taken(err, o, NP_ACCEPT_GPUS, value);
 	}
+	if (o->gpus_visible_all && !(takes & NP_ACCEPT_GPUS_VISIBLE))
+		return not_taken(err, o, NP_ACCEPT_GPUS_VISIBLE, "every GPU visible (gpu-visible=all)");
 	if (o->rails > 64)
 		return np_error_set(err, -EINVAL, "rails=%u: at most 64 adapters per rank (valid: 1 to 64)",
 		                    o->rails);

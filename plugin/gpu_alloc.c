@@ -164,18 +164,23 @@ bool nps_gpu_slurm_value_ok(const nps_gpu_alloc_t *a, const char *value)
 }
 
 int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_rank_t *r,
-                    char **out, np_error_t *err)
+                    bool all, char **out, np_error_t *err)
 {
 	char *buf = NULL;
 	size_t blen = 0;
+	unsigned char *mine;
 	FILE *f;
 
 	*out = NULL;
 	if (!nps_gpu_slurm_value_ok(a, slurm_value))
 		return np_error_set(err, -EINVAL, "Slurm's visible-devices value '%s' does not list "
 				    "the step's %u GPU(s)", slurm_value ? slurm_value : "", a->n);
-	if (!(f = open_memstream(&buf, &blen)))
+	if (!(mine = calloc(a->n, 1)))
 		return np_error_set(err, -ENOMEM, "out of memory");
+	if (!(f = open_memstream(&buf, &blen))) {
+		free(mine);
+		return np_error_set(err, -ENOMEM, "out of memory");
+	}
 	for (unsigned i = 0; i < r->ngpus; i++) {
 		int k = nps_gpu_alloc_find(a, r->gpus ? r->gpus[i] : NULL);
 		const char *s;
@@ -184,11 +189,22 @@ int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_
 		if (k < 0 || !entry(slurm_value, (unsigned)k, &s, &len)) {
 			fclose(f);
 			free(buf);
+			free(mine);
 			return np_error_set(err, -EPERM, "the plan gives the task GPU %s, which is "
 					    "not one of the step's", r->gpus && r->gpus[i] ? r->gpus[i] : "?");
 		}
 		fprintf(f, "%s%.*s", i ? "," : "", (int)len, s);
+		mine[k] = 1;
 	}
+	/* the step's other GPUs after the task's own, in Slurm's order */
+	for (unsigned k = 0, n = r->ngpus; all && k < a->n; k++) {
+		const char *s;
+		size_t len;
+
+		if (!mine[k] && entry(slurm_value, k, &s, &len))
+			fprintf(f, "%s%.*s", n++ ? "," : "", (int)len, s);
+	}
+	free(mine);
 	if (!(*out = np_memstream_close(f, &buf)))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	return 0;

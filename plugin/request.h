@@ -32,6 +32,8 @@ typedef struct nps_request {
 	np_mem_t mem;
 	char *hca;              /* comma-separated, malloc'ed, or NULL */
 	unsigned rails;         /* rails=N: adapters per task, 0 when not given */
+	bool has_gpu_visible;   /* gpu-visible= given */
+	bool gpu_visible_all;   /* gpu-visible=all: every GPU, the task's own first */
 } nps_request_t;
 
 void nps_request_init(nps_request_t *r);
@@ -61,6 +63,7 @@ typedef struct nps_decision {
 	np_mem_t mem;
 	const char *hca;        /* points into the request, or NULL */
 	unsigned rails;         /* np_plan_opts_t.rails */
+	bool gpus_visible_all;  /* np_plan_opts_t.gpus_visible_all */
 	bool from_user;         /* the policy is the user's, not the site's */
 	char note[256];         /* for the user (e.g. an ignored request), or "" */
 } nps_decision_t;

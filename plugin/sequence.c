@@ -749,7 +749,8 @@ static int gpu_values(nps_seq_t *q, const nps_host_t *h, const np_rank_t *r, np_
 			continue;
 		}
 		f->name = r->env[i].name;
-		if ((rc = nps_gpu_visible(&q->gpus, slurm, r, &f->value, err)) < 0)
+		if ((rc = nps_gpu_visible(&q->gpus, slurm, r, q->plan->gpus_visible_all, &f->value,
+		                          err)) < 0)
 			return rc;
 		(*nforce)++;
 		if (!shown)

@@ -343,6 +343,8 @@ static int cmd_request(const char *value, int argc, char **argv)
 	       d->hca ? d->hca : "", stepd_seq.req.help, d->from_user);
 	if (d->rails)
 		printf(" rails=%u", d->rails);
+	if (d->gpus_visible_all)
+		printf(" gpu-visible=all");
 	printf("\n");
 	if (d->note[0])
 		print_escaped(stdout, "note: %s", d->note);

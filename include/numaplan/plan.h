@@ -61,6 +61,8 @@ typedef enum np_accept {
 	NP_ACCEPT_HCA = 1u << 0,    /* np_plan_opts_t.hca: the adapters to use (hca-near, gpu-near) */
 	NP_ACCEPT_RAILS = 1u << 1,  /* np_plan_opts_t.rails: adapters per rank */
 	NP_ACCEPT_GPUS = 1u << 2,   /* np_plan_opts_t.gpu_ids: the GPUs to use */
+	/* np_plan_opts_t.gpus_visible_all: every GPU visible, the rank's first */
+	NP_ACCEPT_GPUS_VISIBLE = 1u << 3,
 } np_accept_t;
 NP_API unsigned np_policy_accepts(np_policy_t p);
 NP_API int np_mem_parse(const char *name, np_mem_t *out);
@@ -91,6 +93,11 @@ typedef struct np_plan_opts {
 	unsigned rails;              /* adapters per rank, 0 is taken as 1 (hca-near and gpu-near) */
 	const unsigned *gpu_ids;     /* gpu-near: the GPUs the step may use, as indexes into the node's GPUs in PCI-bus-id order; NULL = all */
 	unsigned ngpu_ids;
+	/* gpu-near (API 0.4): each rank's visible-devices values list every
+	 * GPU of its host's ranks, its own first, instead of its own alone
+	 * (CUDA IPC, peer access and NCCL's intra-node paths need the other
+	 * GPUs visible); its CPUs, memory and adapters stay its own GPU's. */
+	bool gpus_visible_all;
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
@@ -160,6 +167,9 @@ typedef struct np_plan {
 	 * (fewer ranks than adapters), in locality order */
 	unsigned nunused;
 	char **unused;
+	/* gpu-near (API 0.4): the plan lists every GPU to each rank, its own
+	 * first (np_plan_opts_t.gpus_visible_all) */
+	bool gpus_visible_all;
 } np_plan_t;
 
 /* The options alone, before any topology: 0, or -EINVAL with a message
