@@ -113,8 +113,12 @@ if command -v mpiexec.mpich >/dev/null; then
 		eval 'grep -q "^mpiexec.mpich -n 2 .* -genv CUDA_VISIBLE_DEVICES 0 " "$tmp/out.mpich" && ! grep -q " : " "$tmp/out.mpich"'
 	check "mpich --gpus 0: both ranks see GPU 0 (the only one listed)" \
 		eval '[ "$(got 0 | jq -r .env.CUDA_VISIBLE_DEVICES)" = 0 ] && [ "$(got 1 | jq -r .env.CUDA_VISIBLE_DEVICES)" = 0 ]'
+	run_format "mpich, Pascal --gpu-visible all: as planned" \
+		mpich --topology "$PASCAL" --cpuset 0-1 -n 2 -p gpu-near --gpu-visible all
+	check "mpich --gpu-visible all: rank 0 sees 0,1 and rank 1 sees 1,0 (its own first)" \
+		eval '[ "$(got 0 | jq -r .env.CUDA_VISIBLE_DEVICES)" = 0,1 ] && [ "$(got 1 | jq -r .env.CUDA_VISIBLE_DEVICES)" = 1,0 ]'
 else
-	for i in 1 2 3 4 5 6; do skip "mpiexec.mpich not installed"; done
+	for i in 1 2 3 4 5 6 7 8; do skip "mpiexec.mpich not installed"; done
 fi
 
 if command -v mpirun.openmpi >/dev/null; then

@@ -8,14 +8,14 @@
 #include "plan_helpers.h"
 
 /* what each policy takes, from numaplan(1): an adapter list and rails
- * under the two policies that give ranks adapters; a GPU list only under
- * gpu-near */
+ * under the two policies that give ranks adapters; a GPU list and every
+ * GPU visible only under gpu-near */
 static void test_accepts(void **state)
 {
 	static const struct { const char *name; unsigned want; } table[] = {
 		{ "none", 0 }, { "compact", 0 }, { "spread", 0 }, { "numa", 0 }, { "socket", 0 },
 		{ "l3", 0 }, { "hca-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS },
-		{ "gpu-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS | NP_ACCEPT_GPUS },
+		{ "gpu-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS | NP_ACCEPT_GPUS | NP_ACCEPT_GPUS_VISIBLE },
 	};
 	np_policy_t p;
 
@@ -96,6 +96,16 @@ static void test_check_taken(void **state)
 	assert_non_null(strstr(m, "'hca-near'"));
 	/* the list itself is named */
 	assert_non_null(strstr(m, "the GPU list '0,2'"));
+	o.gpu_ids = NULL;
+	o.ngpu_ids = 0;
+	/* every GPU visible: gpu-near only */
+	o.gpus_visible_all = true;
+	o.policy = NP_POLICY_GPU_NEAR;
+	assert_null(refusal(&o, &err));
+	o.policy = NP_POLICY_SPREAD;
+	assert_non_null(m = refusal(&o, &err));
+	assert_non_null(strstr(m, "gpu-visible=all"));
+	assert_non_null(strstr(m, "only to the policy gpu-near,"));
 }
 
 static void test_check_values(void **state)
