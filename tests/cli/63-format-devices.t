@@ -9,7 +9,7 @@
 #   mpich:   hydra's -env per executable (MPMD), -genv when all ranks agree;
 #   ompi4:   Open MPI 4's -x per app context beside the rankfile;
 #   ompi:    the same for Open MPI 5 (not installed here: its line is read);
-#   slurm:   srun --multi-prog (tests/slurm/91-format-devices.t runs it).
+#   slurm:   srun --multi-prog (tests/slurm/89-gpu.t runs it on the vcluster).
 # Expectations: from the topology for the devices (Pascal: both P100s and
 # mlx5_0 below one PCIe switch, on NUMA 0 with PUs 0 and 1), and each
 # rank against the JSON plan for the whole environment.
@@ -159,7 +159,7 @@ check "compact, numactl: no env(1)" bash -c '! grep -q "^env " <<<"$1"' _ "$OUT"
 run numaplan plan --topology "$PASCAL" -n 4 -p none -f slurm
 check "policy none, slurm: no env, no multi-prog" bash -c '! grep -q "env\|multi-prog" <<<"$1"' _ "$OUT"
 
-# ---- slurm, as written (run on the vcluster by tests/slurm/91-format-devices.t)
+# ---- slurm, as written (run on the vcluster by tests/slurm/89-gpu.t)
 run numaplan plan --topology "$PASCAL" -n 2 -p gpu-near -f slurm -- ./app
 check "slurm: --gpu-bind gives the GPUs; the other variables, the same for both tasks, are env(1) words" \
 	eval 'grep -q -- "--gpu-bind=map_gpu:0,1 env CUDA_DEVICE_ORDER=PCI_BUS_ID UCX_NET_DEVICES=mlx5_0:1 .* ./app$" <<<"$OUT" && ! grep -q "CUDA_VISIBLE_DEVICES" <<<"$OUT"'
