@@ -111,6 +111,8 @@ srun_ -N1 -n2 --gres=gpu:2 --numa-plan=gpu-near,gpu-visible=all,mem=none,verbose
 check "gpu-visible=all -n2 --gres=gpu:2 runs" eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ]'
 check "each task sees both of the step's GPUs, a different one first" \
 	eval '[ "$(for r in 0 1; do pfield $r .cuda; done | sort | tr "\n" " ")" = "0,1 1,0 " ]'
+check "verbose says so, with the whole list" \
+	eval 'grep -q "task [01]: every GPU of the step visible, its own first: CUDA_VISIBLE_DEVICES=0,1$" <<<"$ERR" && grep -q "every GPU of the step visible, its own first: CUDA_VISIBLE_DEVICES=1,0$" <<<"$ERR"'
 for r in 0 1; do
 	g=$(pfield $r .cuda); g=${g%%,*}; cpus=$(pfield $r .cpus); ucx=$(pfield $r .env.UCX_NET_DEVICES)
 	if [ "$g" = 0 ]; then want=$numa0 hca=mlx5_1:1; else want=$numa1 hca=mlx5_0:1; fi
