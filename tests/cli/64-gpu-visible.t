@@ -36,6 +36,8 @@ check_jq "Lassen -n 4: each rank's adapter is of its own GPU's socket, and gpus[
 run numaplan plan --topology "$LASSEN" -n 4 -p gpu-near -f json
 check "Lassen -n 4: CPUs, memory, adapters and GPUs the same as with --gpu-visible own" \
 	test "$(jq -c '[.ranks[] | del(.env.CUDA_VISIBLE_DEVICES)]' <<<"$OUT")" = "$(jq -c '[.ranks[] | del(.env.CUDA_VISIBLE_DEVICES)]' <<<"$all")"
+check "JSON: gpus_visible_all says which (true with all, false by default)" \
+	eval '[ "$(jq .gpus_visible_all <<<"$all")" = true ] && [ "$(jq .gpus_visible_all <<<"$OUT")" = false ]'
 run numaplan plan --topology "$LASSEN" -n 4 -p gpu-near --gpu-visible own -f json
 check "--gpu-visible own is the default" test "$OUT" = "$(numaplan plan --topology "$LASSEN" -n 4 -p gpu-near -f json)"
 
