@@ -81,18 +81,19 @@ static int *logical_table(const np_topo_t *t, int threads, unsigned *npu, int *p
 	return tab;
 }
 
-/*
- * The programs of a launcher line: " CMD" after the global form of the
- * variables when every rank has the same ones (one app), else one app
- * per rank - PREFIX (" -n 1"), the rank's variables, CMD - joined by
- * " :" (the MPMD form Open MPI and hydra share).  *mpmd says which, so
- * that the caller knows whether a global -n applies.
- */
+/* Do the ranks' variables differ, so that the line needs one app per
+ * rank (and no global -n)? */
 static bool env_mpmd(const np_plan_t *p)
 {
 	return np_env_any(p, NULL) && !np_env_uniform(p, NULL);
 }
 
+/*
+ * The programs of a launcher line: the variables in their global form
+ * then " CMD" when every rank has the same (one app), else one app per
+ * rank - " -n 1", the rank's variables, CMD - joined by " :" (the MPMD
+ * form Open MPI and hydra share).
+ */
 static int write_apps(FILE *f, const np_plan_t *p, np_env_style_t local, np_env_style_t global,
                       const char *cmd)
 {
