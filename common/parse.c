@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/parse.h"
 
@@ -57,6 +58,65 @@ int np_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 	if (rc == 0)
 		*out = (unsigned)v;
 	return rc;
+}
+
+int np_parse_index_list(const char *s, unsigned max, unsigned **out, unsigned *n, char *why,
+                        size_t len)
+{
+	unsigned *v, count = 1;
+	char tok[32];
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (why && len)
+		why[0] = '\0';
+	if (!s)
+		return -EINVAL;
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++)
+		count += *p == ',';
+	if (!(v = calloc(count, sizeof(*v))))
+		return -ENOMEM;
+	for (const char *p = s;; p++) {
+		size_t k = strcspn(p, ",");
+		unsigned x = 0;
+
+		if (k == 0 || k >= sizeof(tok)) {
+			rc = -EINVAL;
+			if (why)
+				snprintf(why, len, k ? "an entry of %zu characters" : "an empty entry", k);
+			break;
+		}
+		memcpy(tok, p, k);
+		tok[k] = '\0';
+		if ((rc = np_parse_uint(tok, 0, max, &x)) < 0) {
+			if (why)
+				snprintf(why, len, rc == -ERANGE ? "'%s' is past %u" : "'%s' is not an index",
+				         tok, max);
+			break;
+		}
+		for (unsigned i = 0; i < *n && rc == 0; i++)
+			if (v[i] == x) {
+				rc = -EINVAL;
+				if (why)
+					snprintf(why, len, "'%s' is listed twice", tok);
+			}
+		if (rc < 0)
+			break;
+		v[(*n)++] = x;
+		p += k;
+		if (!*p)
+			break;
+	}
+	if (rc < 0) {
+		free(v);
+		*n = 0;
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 int np_parse_int(const char *s, int min, int max, int *out)

@@ -14,6 +14,7 @@
 #ifndef NP_COMMON_PARSE_H
 #define NP_COMMON_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <numaplan/error.h>
@@ -33,6 +34,16 @@ int np_parse_double(const char *s, double min, double max, double *out);
  * G or T (powers of 1024, either case), then an optional "iB" or "B"
  * (64GiB, 64GB, 64G and 4096B are all understood). */
 int np_parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A list of distinct indexes, "0,2,5": numbers as np_parse_uint takes
+ * them, at most max, separated by single commas; "" is the empty list.
+ * *out is malloc'ed (NULL for the empty list), *n its length.  -EINVAL
+ * for anything else (a blank, an empty entry, a range, an index twice),
+ * -ERANGE for an index above max, -ENOMEM; why (len bytes, may be NULL)
+ * then names the entry at fault.  One parser for Slurm's SLURM_STEP_GPUS
+ * (the plugin) and numaplan plan --gpus, so that both read one syntax. */
+int np_parse_index_list(const char *s, unsigned max, unsigned **out, unsigned *n, char *why,
+                        size_t len);
 
 /*
  * The same for the value of an option (or variable) named opt, with a

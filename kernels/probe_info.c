@@ -25,6 +25,11 @@ const char *const np_probe_env_names[] = {
 	/* the GPUs the task's runtimes will see (gpu-near, Slurm's gres) */
 	"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
 	"GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK", "NCCL_IB_HCA",
+	/* the rest of what the planner exports (numaplan(1), ENVIRONMENT):
+	 * every launcher format must hand a rank all of it */
+	"FI_VERBS_DEVICE_NAME", "PSM3_NIC", "HFI_UNIT", "HFI_PORT", "FI_OPX_HFI_SELECT",
+	"FI_EFA_IFACE", "OMPI_MCA_btl_usnic_if_include", "OMPI_MCA_btl_tcp_if_include",
+	"FI_TCP_IFACE", "NCCL_SOCKET_IFNAME", "MPICH_OFI_NIC_POLICY", "MPICH_OFI_NIC_MAPPING",
 	NULL
 };
 

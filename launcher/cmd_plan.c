@@ -17,7 +17,8 @@
 struct plan_args {
 	const char *xml, *cpuset, *hosts, *sysfs;
 	/* as typed: the planner's own parsers read them (their messages) */
-	const char *ntasks, *policy, *format, *cpus_per_task, *mem, *rails, *nodes;
+	const char *ntasks, *policy, *format, *cpus_per_task, *mem, *rails, *nodes, *gpus, *gpu_visible;
+	unsigned *gpu_ids;
 	bool help;
 	np_plan_opts_t po;
 	np_format_t fmt;
@@ -42,7 +43,11 @@ static const np_optdef_t plan_opts[] = {
 	{ .name = "mem", .key = 'm', .kind = NP_OPT_STR, .off = O(mem), .arg = "MODE",
 	  .help = "memory policy of each rank" },
 	{ .name = "hca", .kind = NP_OPT_STR, .off = O(po.hca), .arg = "NAME[:PORT][,...]",
-	  .help = "hca-near: these adapters" },
+	  .help = "hca-near, gpu-near: only these adapters" },
+	{ .name = "gpus", .kind = NP_OPT_STR, .off = O(gpus), .arg = "LIST",
+	  .help = "gpu-near: only these GPUs (indexes in PCI bus id order), as a Slurm step's" },
+	{ .name = "gpu-visible", .kind = NP_OPT_STR, .off = O(gpu_visible), .arg = "own|all",
+	  .help = "gpu-near: each rank sees its own GPU(s), or all, its own first" },
 	{ .name = "rails", .kind = NP_OPT_STR, .off = O(rails), .arg = "N",
 	  .help = "hca-near, gpu-near: adapters per rank" },
 	{ .name = "nodes", .key = 'N', .kind = NP_OPT_STR, .off = O(nodes), .arg = "N",
@@ -66,7 +71,9 @@ static void plan_usage(FILE *f)
 	fprintf(f,
 	        "Usage: numaplan plan [--topology FILE] [--cpuset LIST] [--sysfs DIR] --ntasks N --policy P\n"
 	        "                     [--cpus-per-task C] [--threads] [--mem MODE]\n"
-	        "                     [--hca NAME[:PORT][,NAME...]] [--rails N] [--nodes N | --hosts H1,H2,...]\n"
+	        "                     [--hca NAME[:PORT][,NAME...]] [--gpus LIST] [--gpu-visible own|all]\n"
+	        "                     [--rails N]\n"
+	        "                     [--nodes N | --hosts H1,H2,...]\n"
 	        "                     [--overcommit] [--no-fallback] [--format F] [-- COMMAND...]\n"
 	        "Policies: %s\nMemory modes: %s, or a memory kind (dram, hbm, cxl, gpu, nvm) as KIND or MODE:KIND\n"
 	        "Formats: %s\n", np_policy_list(), np_mem_list(),
@@ -110,6 +117,27 @@ static int convert(struct plan_args *a, np_error_t *err)
 		return -EINVAL;
 	if (a->nodes && np_arg_uint("--nodes", a->nodes, 1, 100000, &a->po.nnodes, err) < 0)
 		return -EINVAL;
+	if (a->gpu_visible) {
+		if (strcmp(a->gpu_visible, "own") && strcmp(a->gpu_visible, "all"))
+			return np_error_set(err, -EINVAL, "--gpu-visible '%s': valid: own (each rank its "
+			                    "own GPUs) or all (every GPU, the rank's first)", a->gpu_visible);
+		a->po.gpus_visible_all = !strcmp(a->gpu_visible, "all");
+	}
+	if (a->gpus) {
+		char why[96];
+		int rc = np_parse_index_list(a->gpus, 1023, &a->gpu_ids, &a->po.ngpu_ids, why, sizeof(why));
+
+		if (rc == -ENOMEM)
+			return np_error_set(err, -ENOMEM, "out of memory");
+		if (rc == 0 && !a->gpu_ids)
+			return np_error_set(err, -EINVAL, "--gpus '': the GPU list is empty (give "
+			                    "indexes such as 0,2, or leave the option out for every GPU)");
+		if (rc < 0)
+			return np_error_set(err, -EINVAL, "--gpus '%s': %s (valid: distinct GPU indexes "
+			                    "0 to 1023, separated by commas, such as 0,2)", a->gpus, why);
+		/* as the plugin passes Slurm's allocation (SLURM_STEP_GPUS) */
+		a->po.gpu_ids = a->gpu_ids;
+	}
 	return 0;
 }
 
@@ -163,18 +191,24 @@ int np_cmd_plan(int argc, char **argv)
 	}
 	if (rc < 0) {
 		free(a.cmd);
+		free(a.gpu_ids);
 		return np_opt_fail("plan", err.msg);
 	}
 	if (a.hosts) {
 		hosts = np_opt_split(a.hosts, &a.po.nhosts);
-		if (!hosts)
+		if (!hosts) {
+			free(a.cmd);
+			free(a.gpu_ids);
 			return np_opt_fail("plan", "out of memory");
+		}
 		for (unsigned h = 0; h < a.po.nhosts; h++)
 			if (!np_host_name_ok(hosts[h])) {
 				np_error_set(&err, -EINVAL, "--hosts: '%.300s' is not a host name (1-255 "
 				             "letters, digits, '.', '-', '_', starting with a letter or digit)",
 				             hosts[h]);
 				free(hosts);
+				free(a.cmd);
+				free(a.gpu_ids);
 				return np_opt_fail("plan", err.msg);
 			}
 		a.po.hosts = (const char *const *)hosts;
@@ -207,6 +241,7 @@ out:
 	np_spool_free(spool);
 	free(hosts);
 	free(a.cmd);
+	free(a.gpu_ids);
 	np_plan_free(p);
 	np_topo_free(t);
 	return rc;

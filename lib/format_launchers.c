@@ -2,7 +2,7 @@
 /*
  * format_launchers.c - a plan as the launchers take it: Open MPI 5 and 4
  * rankfiles, srun masks (+ SLURM_HOSTFILE), hydra user binding lists and
- * numactl lines.
+ * numactl lines, each with the ranks' environment (format_env.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -81,6 +81,38 @@ static int *logical_table(const np_topo_t *t, int threads, unsigned *npu, int *p
 	return tab;
 }
 
+/* Do the ranks' variables differ, so that the line needs one app per
+ * rank (and no global -n)? */
+static bool env_mpmd(const np_plan_t *p)
+{
+	return np_env_any(p, NULL) && !np_env_uniform(p, NULL);
+}
+
+/*
+ * The programs of a launcher line: the variables in their global form
+ * then " CMD" when every rank has the same (one app), else one app per
+ * rank - " -n 1", the rank's variables, CMD - joined by " :" (the MPMD
+ * form Open MPI and hydra share).
+ */
+static int write_apps(FILE *f, const np_plan_t *p, np_env_style_t local, np_env_style_t global,
+                      const char *cmd)
+{
+	int rc = 0;
+
+	if (!env_mpmd(p)) {
+		if (np_env_any(p, NULL) && (rc = np_env_write(f, &p->ranks[0], global, NULL)) < 0)
+			return rc;
+		fprintf(f, " %s", cmd_or_default(cmd));
+		return 0;
+	}
+	for (unsigned i = 0; i < p->nranks && rc == 0; i++) {
+		fprintf(f, "%s -n 1", i ? " :" : "");
+		if ((rc = np_env_write(f, &p->ranks[i], local, NULL)) == 0)
+			fprintf(f, " %s", cmd_or_default(cmd));
+	}
+	return rc;
+}
+
 static int put_rankfile_line(FILE *f, const np_rank_t *r, const char *slots, np_error_t *err)
 {
 	size_t len = strlen(r->host) + strlen(" slot=") + strlen(slots);
@@ -125,20 +157,29 @@ static int write_ompi(FILE *f, const np_topo_t *t, const np_plan_t *p, const cha
 			goto out;
 		}
 	}
+	/* the ranks' variables go with -x, per app context when they differ
+	 * (one app per rank, which the rankfile places as it places ranks) */
 	if (v5)
 		fprintf(f, "# Open MPI 5 rankfile (policy %s): slots are LOGICAL %s indexes (hwloc's, as\n"
-		        "# lstopo -l shows them). Save it as FILE and run:\n"
-		        "#   mpirun -n %u --map-by rankfile:file=FILE%s%s %s\n",
-		        np_policy_name(p->policy), cores ? "core" : "hardware-thread", p->nranks,
-		        cores ? "" : ":hwtcpus",
-		        !p->overcommitted ? "" : cores ? " --bind-to core:overload-allowed" :
-		        " --bind-to hwthread:overload-allowed", cmd_or_default(cmd));
+		        "# lstopo -l shows them). Save it as FILE and run:\n#   mpirun",
+		        np_policy_name(p->policy), cores ? "core" : "hardware-thread");
 	else
 		fprintf(f, "# Open MPI 4 rankfile (policy %s): slots are PHYSICAL PU numbers (OS indexes).\n"
-		        "# Save it as FILE and run:\n"
-		        "#   mpirun -n %u --rankfile FILE --mca rmaps_rank_file_physical 1%s %s\n",
-		        np_policy_name(p->policy), p->nranks, cores ? "" : " --use-hwthread-cpus",
-		        cmd_or_default(cmd));
+		        "# Save it as FILE and run:\n#   mpirun", np_policy_name(p->policy));
+	if (!env_mpmd(p))
+		fprintf(f, " -n %u", p->nranks);
+	if (v5)
+		fprintf(f, " --map-by rankfile:file=FILE%s%s", cores ? "" : ":hwtcpus",
+		        !p->overcommitted ? "" : cores ? " --bind-to core:overload-allowed" :
+		        " --bind-to hwthread:overload-allowed");
+	else
+		fprintf(f, " --rankfile FILE --mca rmaps_rank_file_physical 1%s",
+		        cores ? "" : " --use-hwthread-cpus");
+	if ((rc = write_apps(f, p, NP_ENV_OMPI, NP_ENV_OMPI, cmd)) < 0) {
+		np_error_set(err, rc, "out of memory");
+		goto out;
+	}
+	fputc('\n', f);
 	for (unsigned i = 0; i < p->nranks && rc == 0; i++) {
 		const np_rank_t *r = &p->ranks[i];
 		char *list;
@@ -181,20 +222,28 @@ static unsigned first_host_ranks(const np_plan_t *p)
  * lists them, which is also how the runtime numbers them.  Nothing when a
  * task has no GPU or one past 63 (a mask srun would not take).
  */
+static bool gpu_bind_fits(const np_plan_t *p, unsigned nlocal)
+{
+	/* --gpu-bind would hide the other GPUs: every GPU visible is for
+	 * the variables alone */
+	if (p->policy != NP_POLICY_GPU_NEAR || p->gpus_visible_all)
+		return false;
+	for (unsigned i = 0; i < nlocal; i++) {
+		if (p->ranks[i].ngpus == 0 || !p->ranks[i].gpu_gres)
+			return false;
+		for (unsigned k = 0; k < p->ranks[i].ngpus; k++)
+			if (p->ranks[i].gpu_gres[k] > 63)
+				return false;
+	}
+	return true;
+}
+
 static void write_gpu_bind(FILE *f, const np_plan_t *p, unsigned nlocal)
 {
 	int single = 1;
 
-	if (p->policy != NP_POLICY_GPU_NEAR)
-		return;
-	for (unsigned i = 0; i < nlocal; i++) {
-		if (p->ranks[i].ngpus == 0 || !p->ranks[i].gpu_gres)
-			return;
+	for (unsigned i = 0; i < nlocal; i++)
 		single &= p->ranks[i].ngpus == 1;
-		for (unsigned k = 0; k < p->ranks[i].ngpus; k++)
-			if (p->ranks[i].gpu_gres[k] > 63)
-				return;
-	}
 	fprintf(f, " --gpu-bind=%s:", single ? "map_gpu" : "mask_gpu");
 	for (unsigned i = 0; i < nlocal; i++) {
 		unsigned long long mask = 0;
@@ -223,13 +272,42 @@ static int write_masks(FILE *f, const np_plan_t *p, unsigned nlocal, bool mems)
 	return 0;
 }
 
+/* The GPU variables, which srun's --gpu-bind sets itself, per task, in
+ * the numbering of the step's own devices. */
+static const char *const gpu_vars[] = {
+	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+	"GPU_DEVICE_ORDINAL",
+};
+
+/* srun has no per-task environment: the ranks' variables are env(1)
+ * words before the command when they are the same for all, else a
+ * --multi-prog file runs each task's own env line (task ids are global
+ * ranks, as the hostfile orders them). */
+static int write_slurm_multi(FILE *f, const np_plan_t *p, const np_env_skip_t *skip, const char *cmd)
+{
+	int rc = 0;
+
+	fprintf(f, "# srun --multi-prog: each task's variables (%%t and %%o are srun's)\n");
+	fprintf(f, "cat > numaplan.multi <<'EOF'\n");
+	for (unsigned i = 0; i < p->nranks && rc == 0; i++) {
+		fprintf(f, "%u env", p->ranks[i].rank);
+		if ((rc = np_env_write(f, &p->ranks[i], NP_ENV_MULTI_PROG, skip)) == 0)
+			fprintf(f, " %s\n", cmd_or_default(cmd));
+	}
+	fprintf(f, "EOF\n");
+	return rc;
+}
+
 /* srun masks are per local task; every host runs the same local plan
  * only when the ranks per host are equal, so masks follow host 0's ranks
  * and the hostfile pins each rank to its host. */
 static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 {
 	unsigned nlocal = first_host_ranks(p);
-	int mem = 0;
+	bool gpu_bind = gpu_bind_fits(p, nlocal);
+	np_env_skip_t skip = { gpu_vars, gpu_bind ? sizeof(gpu_vars) / sizeof(gpu_vars[0]) : 0 };
+	bool any = np_env_any(p, &skip), multi = any && !np_env_uniform(p, &skip);
+	int mem = 0, rc;
 
 	for (unsigned i = 0; i < nlocal; i++)
 		if (!np_cpuset_iszero(p->ranks[i].mems))
@@ -241,6 +319,8 @@ static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 			fprintf(f, "%s\n", p->ranks[i].host);
 		fprintf(f, "EOF\nexport SLURM_HOSTFILE=$PWD/numaplan.hosts\n");
 	}
+	if (multi && (rc = write_slurm_multi(f, p, &skip, cmd)) < 0)
+		return rc;
 	fprintf(f, "srun --ntasks=%u", p->nranks);
 	if (p->nhosts > 1)
 		fprintf(f, " --nodes=%u --distribution=arbitrary", p->nhosts);
@@ -258,7 +338,17 @@ static int write_slurm(FILE *f, const np_plan_t *p, const char *cmd)
 		if (write_masks(f, p, nlocal, true) < 0)
 			return -ENOMEM;
 	}
-	write_gpu_bind(f, p, nlocal);
+	if (gpu_bind)
+		write_gpu_bind(f, p, nlocal);
+	if (multi) {
+		fprintf(f, " --multi-prog numaplan.multi\n");
+		return 0;
+	}
+	if (any) {
+		fprintf(f, " env");
+		if ((rc = np_env_write(f, &p->ranks[0], NP_ENV_WORDS, &skip)) < 0)
+			return rc;
+	}
 	fprintf(f, " %s\n", cmd_or_default(cmd));
 	return 0;
 }
@@ -274,7 +364,10 @@ static int write_mpich(FILE *f, const np_plan_t *p, const char *cmd, np_error_t 
 	if (p->nhosts > 999)
 		return np_error_set(err, -E2BIG, "--format mpich: hydra's -hosts takes at most 999 "
 		                    "hosts, not %u", p->nhosts);
-	fprintf(f, "mpiexec.mpich -n %u", p->nranks);
+	fprintf(f, "mpiexec.mpich");
+	/* one app per rank when their variables differ: -n 1 each */
+	if (!env_mpmd(p))
+		fprintf(f, " -n %u", p->nranks);
 	if (p->nhosts > 1) {
 		fprintf(f, " -hosts ");
 		for (unsigned h = 0, i = 0; h < p->nhosts; h++) {
@@ -301,7 +394,9 @@ static int write_mpich(FILE *f, const np_plan_t *p, const char *cmd, np_error_t 
 			first = 0;
 		}
 	}
-	fprintf(f, " %s\n", cmd_or_default(cmd));
+	if (write_apps(f, p, NP_ENV_HYDRA, NP_ENV_HYDRA_GLOBAL, cmd) < 0)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	fputc('\n', f);
 	return 0;
 }
 
@@ -317,6 +412,17 @@ static int write_numactl(FILE *f, const np_plan_t *p, const char *cmd)
 			return -ENOMEM;
 		}
 		fprintf(f, "# rank %u on %s\n", r->rank, r->host);
+		/* numactl passes its environment on: env(1) in front gives the
+		 * rank its own */
+		if (r->bound && r->nenv) {
+			fputs("env", f);
+			if (np_env_write(f, r, NP_ENV_WORDS, NULL) < 0) {
+				free(cpus);
+				free(mems);
+				return -ENOMEM;
+			}
+			fputc(' ', f);
+		}
 		if (!r->bound)
 			fprintf(f, "%s\n", cmd_or_default(cmd));
 		else if (mems[0])

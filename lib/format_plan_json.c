@@ -378,6 +378,7 @@ static void write_plan(jw_t *w, const np_topo_t *t, const np_plan_t *p)
 	}
 	close_c(w, ']');
 	k_strs(w, "unused_devices", p->nunused, p->unused);
+	k_bool(w, "gpus_visible_all", p->gpus_visible_all);
 	key(w, "ranks");
 	open_c(w, '[');
 	for (unsigned i = 0; i < p->nranks && !w->oom && !w->werr; i++)

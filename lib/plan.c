@@ -234,6 +234,8 @@ static int finish_ranks(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *
 			rc = finish_rank(t, o, p, &p->ranks[first + i], pu_numa, npu, map);
 		if (rc == 0 && !map && (p->policy == NP_POLICY_HCA_NEAR || p->policy == NP_POLICY_GPU_NEAR))
 			rc = spanning_ranks_policy(t, p, &p->ranks[first], n, pu_numa, npu, first == 0);
+		if (rc == 0 && p->gpus_visible_all)
+			rc = np_gpus_visible_all(&p->ranks[first], n);
 		free(map);
 	}
 	free(pu_numa);
@@ -495,6 +497,8 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	    (rc = choose_devices(t, o, p, rails, &nrails, err)) < 0 ||
 	    (rc = check_rails(t, o, p, rails, nrails, err)) < 0)
 		goto fail;
+	/* not after a fall back: no rank has a GPU then */
+	p->gpus_visible_all = o->gpus_visible_all && p->policy == NP_POLICY_GPU_NEAR;
 	hd.rails = rails;
 	hd.nrails = nrails;
 	hd.per_rank = o->rails ? o->rails : 1;

@@ -75,8 +75,18 @@ int np_plan_opts_check(const np_plan_opts_t *o, np_error_t *err)
 		snprintf(value, sizeof(value), "rails=%u (adapters per rank)", o->rails);
 		return not_taken(err, o, NP_ACCEPT_RAILS, value);
 	}
-	if (o->gpu_ids && !(takes & NP_ACCEPT_GPUS))
-		return not_taken(err, o, NP_ACCEPT_GPUS, "a GPU list");
+	if (o->gpu_ids && !(takes & NP_ACCEPT_GPUS)) {
+		size_t used = (size_t)snprintf(value, sizeof(value), "the GPU list '");
+
+		for (unsigned i = 0; i < o->ngpu_ids && used < sizeof(value); i++)
+			used += (size_t)snprintf(value + used, sizeof(value) - used, "%s%u", i ? "," : "",
+			                         o->gpu_ids[i]);
+		if (used < sizeof(value))
+			snprintf(value + used, sizeof(value) - used, "'");
+		return not_taken(err, o, NP_ACCEPT_GPUS, value);
+	}
+	if (o->gpus_visible_all && !(takes & NP_ACCEPT_GPUS_VISIBLE))
+		return not_taken(err, o, NP_ACCEPT_GPUS_VISIBLE, "every GPU visible (gpu-visible=all)");
 	if (o->rails > 64)
 		return np_error_set(err, -EINVAL, "rails=%u: at most 64 adapters per rank (valid: 1 to 64)",
 		                    o->rails);

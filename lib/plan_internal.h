@@ -112,6 +112,11 @@ int np_place_gpu_near(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, const n
 int np_assign_rails(const np_topo_t *t, np_policy_t policy, const np_rail_t *rails, unsigned nrails,
                     unsigned per_rank, np_rank_t *ranks, unsigned nlocal, unsigned *used);
 
+/* gpu-near with every GPU visible: each of the nlocal ranks (one host's)
+ * lists every GPU the others list in its visible-devices variables, after
+ * its own (plan_gpu_visible.c).  0 or -ENOMEM. */
+int np_gpus_visible_all(np_rank_t *ranks, unsigned nlocal);
+
 /* Set the visible-devices variables of the rank's units (plan_env.c). */
 int np_rank_gpu_env(const np_topo_t *t, np_rank_t *r, const np_gpu_use_t *use, unsigned nuse);
 

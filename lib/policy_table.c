@@ -17,7 +17,8 @@
 
 /* hca-near gives ranks adapters, and may be told which (hca=); gpu-near
  * gives ranks GPUs, from the step's (gpu_ids), and the adapters nearest
- * them (rails, but no list: the GPUs choose the adapters). */
+ * them, among those it may be told to use (hca=, as hca-near), and may
+ * show every GPU to each rank, its own first. */
 #define POLICIES(X) \
 	X(NP_POLICY_NONE, "none", 0) \
 	X(NP_POLICY_COMPACT, "compact", 0) \
@@ -26,7 +27,8 @@
 	X(NP_POLICY_SOCKET, "socket", 0) \
 	X(NP_POLICY_L3, "l3", 0) \
 	X(NP_POLICY_HCA_NEAR, "hca-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS) \
-	X(NP_POLICY_GPU_NEAR, "gpu-near", NP_ACCEPT_RAILS | NP_ACCEPT_GPUS)
+	X(NP_POLICY_GPU_NEAR, "gpu-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS | NP_ACCEPT_GPUS | \
+	  NP_ACCEPT_GPUS_VISIBLE)
 
 #define MEMS(X) \
 	X(NP_MEM_BIND, "bind", 0) \

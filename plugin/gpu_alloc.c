@@ -37,37 +37,21 @@ void nps_gpu_alloc_free(nps_gpu_alloc_t *a)
 
 int nps_gpu_alloc_parse(nps_gpu_alloc_t *a, const char *list, np_error_t *err)
 {
-	char *copy, *save = NULL, *tok;
+	char why[96];
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	if (!list)
 		return 0;
 	a->known = true;
-	if (!*list)
+	/* the one syntax of a GPU index list (numaplan plan --gpus too) */
+	if ((rc = np_parse_index_list(list, NPS_GPU_MAX - 1, &a->ids, &a->n, why, sizeof(why))) == 0)
 		return 0;
-	if (!(copy = strdup(list)) || !(a->ids = calloc(strlen(list) / 2 + 1, sizeof(unsigned)))) {
-		free(copy);
-		return np_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned v;
-
-		if (np_parse_uint(tok, 0, NPS_GPU_MAX - 1, &v) < 0)
-			goto bad;
-		for (unsigned i = 0; i < a->n; i++)
-			if (a->ids[i] == v)
-				goto bad;
-		a->ids[a->n++] = v;
-	}
-	free(copy);
-	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
-		goto bad_nocopy;
-	return 0;
-bad:
-	free(copy);
-bad_nocopy:
 	nps_gpu_alloc_free(a);
-	return np_error_set(err, -EINVAL, "SLURM_STEP_GPUS='%s' is not a list of GPU indexes", list);
+	if (rc == -ENOMEM)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	return np_error_set(err, -EINVAL, "SLURM_STEP_GPUS='%s' is not a list of GPU indexes (%s)",
+	                    list, why);
 }
 
 int nps_gpu_alloc_map(nps_gpu_alloc_t *a, const np_topo_t *t, np_error_t *err)
@@ -139,18 +123,23 @@ bool nps_gpu_slurm_value_ok(const nps_gpu_alloc_t *a, const char *value)
 }
 
 int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_rank_t *r,
-                    char **out, np_error_t *err)
+                    bool all, char **out, np_error_t *err)
 {
 	char *buf = NULL;
 	size_t blen = 0;
+	unsigned char *mine;
 	FILE *f;
 
 	*out = NULL;
 	if (!nps_gpu_slurm_value_ok(a, slurm_value))
 		return np_error_set(err, -EINVAL, "Slurm's visible-devices value '%s' does not list "
 				    "the step's %u GPU(s)", slurm_value ? slurm_value : "", a->n);
-	if (!(f = open_memstream(&buf, &blen)))
+	if (!(mine = calloc(a->n, 1)))
 		return np_error_set(err, -ENOMEM, "out of memory");
+	if (!(f = open_memstream(&buf, &blen))) {
+		free(mine);
+		return np_error_set(err, -ENOMEM, "out of memory");
+	}
 	for (unsigned i = 0; i < r->ngpus; i++) {
 		int k = r->gpu_gres ? nps_gpu_alloc_find(a, r->gpu_gres[i]) : -1;
 		const char *s;
@@ -159,11 +148,22 @@ int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_
 		if (k < 0 || !entry(slurm_value, (unsigned)k, &s, &len)) {
 			fclose(f);
 			free(buf);
+			free(mine);
 			return np_error_set(err, -EPERM, "the plan gives the task GPU %s, which is "
 					    "not one of the step's", r->gpus && r->gpus[i] ? r->gpus[i] : "?");
 		}
 		fprintf(f, "%s%.*s", i ? "," : "", (int)len, s);
+		mine[k] = 1;
 	}
+	/* the step's other GPUs after the task's own, in Slurm's order */
+	for (unsigned k = 0, n = r->ngpus; all && k < a->n; k++) {
+		const char *s;
+		size_t len;
+
+		if (!mine[k] && entry(slurm_value, k, &s, &len))
+			fprintf(f, "%s%.*s", n++ ? "," : "", (int)len, s);
+	}
+	free(mine);
 	if (!(*out = np_memstream_close(f, &buf)))
 		return np_error_set(err, -ENOMEM, "out of memory");
 	return 0;

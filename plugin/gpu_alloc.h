@@ -63,9 +63,10 @@ int nps_gpu_alloc_find(const nps_gpu_alloc_t *a, unsigned gres);
 bool nps_gpu_slurm_value_ok(const nps_gpu_alloc_t *a, const char *value);
 
 /* The rank's value: the entries of slurm_value for the rank's GPUs, comma
- * separated, in the rank's order; malloc'ed.  -EPERM for a GPU outside
- * the allocation. */
+ * separated, in the rank's order, and with all (gpu-visible=all) then the
+ * step's other GPUs' entries in Slurm's order; malloc'ed.  -EPERM for a
+ * GPU outside the allocation. */
 int nps_gpu_visible(const nps_gpu_alloc_t *a, const char *slurm_value, const np_rank_t *r,
-                    char **out, np_error_t *err);
+                    bool all, char **out, np_error_t *err);
 
 #endif /* NPS_GPU_ALLOC_H */

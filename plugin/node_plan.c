@@ -86,6 +86,7 @@ int nps_node_plan(np_topo_t *t, const nps_node_in_t *in, np_plan_t **out,
 	po.mem_kind = d->mem_kind;
 	po.hca = d->hca;
 	po.rails = d->rails;
+	po.gpus_visible_all = d->gpus_visible_all;
 	/* Slurm already decided these tasks run here; sharing cores is its
 	 * call (--overcommit, --overlap), not a reason to refuse. */
 	po.overcommit = true;

@@ -41,7 +41,8 @@ const char *nps_modifiers(char *buf)
 			mems[n++] = *p == ',' ? '|' : *p;
 	mems[n] = '\0';
 	snprintf(buf, NPS_MODIFIERS_SIZE,
-	         "verbose, mem=%s|KIND|MODE:KIND (KIND: dram, hbm, cxl, gpu, nvm), hca=NAME[:PORT][+NAME[:PORT]...], rails=N, threads, help", mems);
+	         "verbose, mem=%s|KIND|MODE:KIND (KIND: dram, hbm, cxl, gpu, nvm), hca=NAME[:PORT][+NAME[:PORT]...], rails=N, "
+	         "gpu-visible=own|all, threads, help", mems);
 	return buf;
 }
 
@@ -144,6 +145,16 @@ static int parse_word(nps_request_t *r, const char *text, const char *w, np_erro
 			                    "number of adapters per task; valid: rails=N with N from 1 to 64",
 			                    text, w);
 		}
+	} else if (!strncmp(w, "gpu-visible=", 12)) {
+		if (r->has_gpu_visible)
+			return repeated(err, text, "gpu-visible=");
+		if (strcmp(w + 12, "own") && strcmp(w + 12, "all"))
+			return np_error_set(err, -EINVAL, "invalid --numa-plan value '%s': '%s' is not a "
+			                    "choice of visible GPUs; valid: gpu-visible=own (each task its "
+			                    "own GPUs) or gpu-visible=all (every GPU of the step, the task's "
+			                    "own first)", text, w);
+		r->has_gpu_visible = true;
+		r->gpu_visible_all = !strcmp(w + 12, "all");
 	} else if (!strncmp(w, "hca=", 4)) {
 		if (r->hca)
 			return repeated(err, text, "hca=");
@@ -202,6 +213,7 @@ static int options_fit_policy(const nps_request_t *r, np_policy_t p, const char 
 	po.policy = p;
 	po.hca = r->hca;
 	po.rails = r->rails;
+	po.gpus_visible_all = r->gpu_visible_all;
 	if ((rc = np_plan_opts_check(&po, &why)) == 0)
 		return 0;
 	return np_error_set(err, rc, "--numa-plan=%s refused: %s%s", text, why.msg,
@@ -218,7 +230,7 @@ int nps_request_check(const nps_request_t *r, const char *text,
 			return np_error_set(err, -EPERM,
 				"--numa-plan=%s refused: this cluster enforces the policy '%s' "
 				"for every step; valid: %s[,verbose]", text, pol, pol);
-		if (r->threads || r->has_mem || r->hca || r->rails)
+		if (r->threads || r->has_mem || r->hca || r->rails || r->has_gpu_visible)
 			return np_error_set(err, -EPERM,
 				"--numa-plan=%s refused: this cluster enforces the policy '%s'; "
 				"only the modifier 'verbose' may be added (valid: %s[,verbose])",
@@ -275,7 +287,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 			snprintf(d->note, sizeof(d->note),
 				"this cluster enforces the policy '%s'; --numa-plan=%s ignored",
 				np_policy_name(s->default_policy), text ? text : "");
-		else if (r && (r->threads || r->has_mem || r->hca || r->rails))
+		else if (r && (r->threads || r->has_mem || r->hca || r->rails || r->has_gpu_visible))
 			snprintf(d->note, sizeof(d->note),
 				"this cluster enforces the policy '%s'; modifiers of --numa-plan=%s ignored",
 				np_policy_name(s->default_policy), text ? text : "");
@@ -297,6 +309,7 @@ int nps_decide(const nps_site_t *s, const nps_request_t *r, const char *text,
 		}
 		d->hca = r->hca;
 		d->rails = r->rails;
+		d->gpus_visible_all = r->gpu_visible_all;
 	}
 	return options_fit_policy(r, d->policy, text ? text : "", err);
 }
@@ -321,10 +334,13 @@ char *nps_help_text(const nps_site_t *s)
 		"  verbose                     print each task's binding on its stderr\n"
 		"  mem=bind|interleave|none    memory policy (default bind; local is\n"
 		"                              read as bind)\n"
-		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near); a plain\n"
+		"  hca=NAME[:PORT][+NAME...]   only these adapters (hca-near, gpu-near); a plain\n"
 		"                              interface (eth0) for TCP and iWARP\n"
 		"  rails=N                     N adapters per task, nearest first\n"
 		"                              (hca-near, gpu-near)\n"
+		"  gpu-visible=own|all         gpu-near: each task sees its own GPU(s) (own,\n"
+		"                              the default) or every GPU of the step, its\n"
+		"                              own first (all: CUDA IPC, peer access, NCCL)\n"
 		"  threads                     place on hardware threads, not cores\n"
 		"  help                        this text\n"
 		"Also settable as #SBATCH --numa-plan=... and through the environment\n"

@@ -14,7 +14,7 @@
 /* The modifiers the option accepts, for messages: "verbose,
  * mem=bind|interleave|none, ...", the memory modes from the library's
  * own list.  Written into buf (NPS_MODIFIERS_SIZE bytes), returned. */
-#define NPS_MODIFIERS_SIZE 192
+#define NPS_MODIFIERS_SIZE 320
 const char *nps_modifiers(char *buf);
 
 /* The --numa-plan line of srun --help: the policies and modifiers from
@@ -33,6 +33,8 @@ typedef struct nps_request {
 	np_memkind_t mem_kind;  /* mem=hbm, mem=bind:cxl...; UNKNOWN: the CPUs' nodes */
 	char *hca;              /* comma-separated, malloc'ed, or NULL */
 	unsigned rails;         /* rails=N: adapters per task, 0 when not given */
+	bool has_gpu_visible;   /* gpu-visible= given */
+	bool gpu_visible_all;   /* gpu-visible=all: every GPU, the task's own first */
 } nps_request_t;
 
 void nps_request_init(nps_request_t *r);
@@ -63,6 +65,7 @@ typedef struct nps_decision {
 	np_memkind_t mem_kind;
 	const char *hca;        /* points into the request, or NULL */
 	unsigned rails;         /* np_plan_opts_t.rails */
+	bool gpus_visible_all;  /* np_plan_opts_t.gpus_visible_all */
 	bool from_user;         /* the policy is the user's, not the site's */
 	char note[256];         /* for the user (e.g. an ignored request), or "" */
 } nps_decision_t;

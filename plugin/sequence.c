@@ -753,7 +753,8 @@ static int gpu_values(nps_seq_t *q, const nps_host_t *h, const np_rank_t *r, np_
 			continue;
 		}
 		f->name = r->env[i].name;
-		if ((rc = nps_gpu_visible(&q->gpus, slurm, r, &f->value, err)) < 0)
+		if ((rc = nps_gpu_visible(&q->gpus, slurm, r, q->plan->gpus_visible_all, &f->value,
+		                          err)) < 0)
 			return rc;
 		(*nforce)++;
 		if (!shown)
@@ -839,8 +840,6 @@ static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 		return np_error_set(&q->err, rc, "task %u: %s", task, err.msg);
 	}
 	np_cpuset_free(saved);
-	for (unsigned i = 0; i < nforce; i++)
-		free(force[i].value);
 	q->task_kept = kept;
 	mpich_numa_check(q, h, task, r);
 	if (q->decision.verbose) {
@@ -848,10 +847,19 @@ static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 
 		say(h, "%s", line ? line : "numaplan: (out of memory)");
 		free(line);
+		/* gpu-visible=all: the whole list, its own first */
+		for (unsigned i = 0; q->plan->gpus_visible_all && r->ngpus && i < nforce; i++)
+			if (force[i].value) {
+				say(h, "numaplan: %s task %u: every GPU of the step visible, its own first: "
+				    "%s=%s", q->node, task, force[i].name, force[i].value);
+				break;
+			}
 		if (kept)
 			say(h, "numaplan: %s task %u: %u variable(s) of the plan left as you set them",
 			    q->node, task, kept);
 	}
+	for (unsigned i = 0; i < nforce; i++)
+		free(force[i].value);
 	return 0;
 }
 

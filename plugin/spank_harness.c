@@ -346,6 +346,8 @@ static int cmd_request(const char *value, int argc, char **argv)
 	/* mem_kind= only when given, for the same reason */
 	if (d->mem_kind != NP_MEMKIND_UNKNOWN)
 		printf(" mem_kind=%s", np_memkind_name(d->mem_kind));
+	if (d->gpus_visible_all)
+		printf(" gpu-visible=all");
 	printf("\n");
 	if (d->note[0])
 		print_escaped(stdout, "note: %s", d->note);

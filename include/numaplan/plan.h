@@ -58,9 +58,11 @@ NP_API const char *np_policy_list(void);
  * NP_ACCEPT_* bits (0 for an unknown policy): the one table the front
  * ends' rules come from (np_plan_opts_check). */
 typedef enum np_accept {
-	NP_ACCEPT_HCA = 1u << 0,    /* np_plan_opts_t.hca: the adapters to use */
+	NP_ACCEPT_HCA = 1u << 0,    /* np_plan_opts_t.hca: the adapters to use (hca-near, gpu-near) */
 	NP_ACCEPT_RAILS = 1u << 1,  /* np_plan_opts_t.rails: adapters per rank */
 	NP_ACCEPT_GPUS = 1u << 2,   /* np_plan_opts_t.gpu_ids: the GPUs to use */
+	/* np_plan_opts_t.gpus_visible_all: every GPU visible, the rank's first */
+	NP_ACCEPT_GPUS_VISIBLE = 1u << 3,
 } np_accept_t;
 NP_API unsigned np_policy_accepts(np_policy_t p);
 NP_API int np_mem_parse(const char *name, np_mem_t *out);
@@ -83,7 +85,7 @@ typedef struct np_plan_opts {
 	unsigned cpus_per_task;
 	bool threads;               /* place on PUs rather than whole cores */
 	np_mem_t mem;
-	/* hca-near only: the adapters to use, NAME[:PORT] separated by
+	/* hca-near, gpu-near: the adapters to use, NAME[:PORT] separated by
 	 * commas (see np_hca_list_check), or NULL for the best usable ones */
 	const char *hca;
 	bool overcommit;            /* allow more ranks x cpus than allowed cores */
@@ -111,6 +113,11 @@ typedef struct np_plan_opts {
 	 * CPUs' own nodes.  A kind the node has none of is -ENODEV, and the
 	 * message lists the kinds it has. */
 	np_memkind_t mem_kind;
+	/* gpu-near (API 0.4): each rank's visible-devices values list every
+	 * GPU of its host's ranks, its own first, instead of its own alone
+	 * (CUDA IPC, peer access and NCCL's intra-node paths need the other
+	 * GPUs visible); its CPUs, memory and adapters stay its own GPU's. */
+	bool gpus_visible_all;
 } np_plan_opts_t;
 
 #define NP_PLAN_OPTS_INIT { .policy = NP_POLICY_COMPACT, .ntasks = 1, \
@@ -192,6 +199,9 @@ typedef struct np_plan {
 	 * (fewer ranks than adapters), in locality order */
 	unsigned nunused;
 	char **unused;
+	/* gpu-near (API 0.4): the plan lists every GPU to each rank, its own
+	 * first (np_plan_opts_t.gpus_visible_all) */
+	bool gpus_visible_all;
 } np_plan_t;
 
 /* The options alone, before any topology: 0, or -EINVAL with a message

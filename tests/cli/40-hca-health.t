@@ -126,7 +126,7 @@ check "--hca mlx5_0:x: refused with the rule" eval '[ "$RC" -eq 2 ] && grep -q "
 for pol in compact spread numa none; do
 	run numaplan plan --topology "$EPYC" -n 2 -p "$pol" --hca mlx5_0
 	check "--hca with --policy $pol: exit 2, nothing on stdout, names the policy" \
-		eval '[ "$RC" -eq 2 ] && [ -z "$OUT" ] && grep -q -- "the adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .$pol." <<<"$ERR"'
+		eval '[ "$RC" -eq 2 ] && [ -z "$OUT" ] && grep -q -- "the adapter list .mlx5_0. applies only to the policies hca-near and gpu-near, not to the policy .$pol." <<<"$ERR"'
 done
 
 # ---- device names from an XML ------------------------------------------------

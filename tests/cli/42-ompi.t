@@ -3,6 +3,8 @@
 # Open MPI rankfiles.  Open MPI 5 (PRRTE) reads slot lists as logical core
 # indexes, or logical hardware-thread indexes under --map-by ...:hwtcpus;
 # Open MPI 4 reads physical PU numbers with rmaps_rank_file_physical.
+# The ranks' variables (the same for every rank here) ride on the mpirun
+# line as -x (tests/cli/63-format-devices.t has ranks that differ).
 # Expectations come from hwloc-calc's own logical/physical conversion and
 # from Debian's Open MPI 4 mpirun, never from numaplan's output.
 source "$(dirname "$0")/../tap.sh"
@@ -43,15 +45,15 @@ check_v5() {
 }
 
 check_v5 "ompi, CLX spread 8x2 cores: logical core indexes" \
-	"mpirun -n 8 --map-by rankfile:file=FILE ./app" "$CLX" -n 8 -c 2 -p spread
+	"mpirun -n 8 --map-by rankfile:file=FILE -x OMP_NUM_THREADS=2 -x OMP_PLACES=cores -x OMP_PROC_BIND=close ./app" "$CLX" -n 8 -c 2 -p spread
 check_v5 "ompi, CLX numa 4: a NUMA node's 10 cores are one logical range" \
 	"mpirun -n 4 --map-by rankfile:file=FILE ./app" "$CLX" -n 4 -p numa
 check_v5 "ompi, CLX spread 13 --threads: logical hardware threads and :hwtcpus" \
 	"mpirun -n 13 --map-by rankfile:file=FILE:hwtcpus ./app" "$CLX" -n 13 -p spread --threads
 check_v5 "ompi, WSM hca-near 6: logical cores" \
-	"mpirun -n 6 --map-by rankfile:file=FILE ./app" "$WSM" -n 6 -p hca-near
+	"mpirun -n 6 --map-by rankfile:file=FILE -x UCX_NET_DEVICES=mlx4_0:1 -x OMPI_MCA_btl_openib_if_include=mlx4_0:1 -x NCCL_IB_HCA==mlx4_0:1 -x FI_VERBS_DEVICE_NAME=mlx4_0 -x PSM3_NIC=mlx4_0 ./app" "$WSM" -n 6 -p hca-near
 check_v5 "ompi, WSM hca-near 6 --threads: hardware threads" \
-	"mpirun -n 6 --map-by rankfile:file=FILE:hwtcpus ./app" "$WSM" -n 6 -p hca-near --threads
+	"mpirun -n 6 --map-by rankfile:file=FILE:hwtcpus -x UCX_NET_DEVICES=mlx4_0:1 -x OMPI_MCA_btl_openib_if_include=mlx4_0:1 -x NCCL_IB_HCA==mlx4_0:1 -x FI_VERBS_DEVICE_NAME=mlx4_0 -x PSM3_NIC=mlx4_0 ./app" "$WSM" -n 6 -p hca-near --threads
 # One PU of each core allowed: a core slot would bind both, so threads.
 check_v5 "ompi, CLX --cpuset of first threads only: hardware threads, not cores" \
 	"mpirun -n 4 --map-by rankfile:file=FILE:hwtcpus ./app" "$CLX" --cpuset 0-39 -n 4 -p compact
@@ -60,7 +62,7 @@ check_v5 "ompi, overcommitted: overload-allowed on the mpirun line" \
 
 run numaplan plan --topology "$CLX" -n 8 -c 2 -p spread -f ompi4
 check "ompi4: physical header and mpirun line" \
-	bash -c 'grep -q "slots are PHYSICAL PU numbers" <<<"$1" && grep -qxF "#   mpirun -n 8 --rankfile FILE --mca rmaps_rank_file_physical 1 ./a.out" <<<"$1"' _ "$OUT"
+	bash -c 'grep -q "slots are PHYSICAL PU numbers" <<<"$1" && grep -qxF "#   mpirun -n 8 --rankfile FILE --mca rmaps_rank_file_physical 1 -x OMP_NUM_THREADS=2 -x OMP_PLACES=cores -x OMP_PROC_BIND=close ./a.out" <<<"$1"' _ "$OUT"
 run numaplan plan --topology "$CLX" -n 8 -p spread --threads -f ompi4
 check "ompi4 --threads: --use-hwthread-cpus (else a PU widens to its core)" \
 	grep -qxF "#   mpirun -n 8 --rankfile FILE --mca rmaps_rank_file_physical 1 --use-hwthread-cpus ./a.out" <<<"$OUT"

@@ -34,7 +34,7 @@ check_jq "JSON: the contract's fields are still there" \
 	'.ranks | all(has("rank") and has("host") and has("cpus") and has("mems") and has("hca") and has("env"))'
 
 run numaplan plan --topology "$LASSEN" -n 4 -p gpu-near -f slurm -- ./app
-check "slurm format: one GPU per task is map_gpu" grep -q -- '--gpu-bind=map_gpu:0,1,2,3 ./app$' <<<"$OUT"
+check "slurm format: one GPU per task is map_gpu (each task's adapter variables in a --multi-prog file)" grep -q -- '--gpu-bind=map_gpu:0,1,2,3 --multi-prog numaplan.multi$' <<<"$OUT"
 run numaplan plan --topology "$LASSEN" -n 2 -p gpu-near -f slurm
 check "slurm format: two GPUs per task is mask_gpu" grep -q -- '--gpu-bind=mask_gpu:0x3,0xc ' <<<"$OUT"
 run numaplan plan --topology "$LASSEN" -n 4 -p hca-near -f slurm

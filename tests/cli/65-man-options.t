@@ -19,4 +19,16 @@ for cmd in topo plan run report accept audit; do
 	check "numaplan $cmd: each of its $(wc -w <<<"$opts") options is in $(basename "$page")${missing:+ (not:$missing)}" \
 		test -z "$missing"
 done
+
+# The -p paragraph of numaplan(1) names every policy of the library's
+# table (the "Policies:" line of --help is np_policy_list()).
+run numaplan plan --help
+policies=$(sed -n 's/^Policies: //p' <<<"$OUT" | tr -d ' ' | tr , ' ')
+para=$(sed -n '/^\.BI \\-p ", \\-\\-policy " P$/,/^\.TP$/p' "$NP_SRCDIR/man/numaplan.1")
+missing=
+for p in $policies; do
+	grep -qE "^\.BR? ${p//-/\\\\-}( |$)" <<<"$para" || missing+=" $p"
+done
+check "numaplan(1): -p names each of the $(wc -w <<<"$policies") policies of the table${missing:+ (not:$missing)}" \
+	test -n "$policies" -a -n "$para" -a -z "$missing"
 done_testing

@@ -74,7 +74,7 @@ for bad in numa,mem=none:hbm numa,mem=bind:fast numa,mem=hbm:bind numa,mem=inter
 done
 run $H request compact,hca=mlx5_0
 check "hca= with another policy is refused, naming it" \
-	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .compact." <<<"$ERR"'
+	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policies hca-near and gpu-near, not to the policy .compact." <<<"$ERR"'
 for bad in bogus compact,spread compact,mem=fast 'compact,hca=a;b' compact,,verbose '' \
 	   compact,hca= "$(printf 'x%.0s' {1..300})"; do
 	run $H request "$bad"

@@ -125,7 +125,7 @@ check "... or the step fails under on_error=fail" \
 	eval '[ "$RC" -ne 0 ] && grep -q "gpu-near: Slurm allocated no GPU" <<<"$OUT$ERR"'
 SLURM_STEP_GPUS='0,,x' run $H bind gpu-near,mem=none $npus 0
 check "gpu-near: a malformed SLURM_STEP_GPUS is an error naming it" \
-	eval 'grep -q "warning: SLURM_STEP_GPUS=.0,,x. is not a list of GPU indexes; tasks run unbound" <<<"$OUT"'
+	eval 'grep -q "warning: SLURM_STEP_GPUS=.0,,x. is not a list of GPU indexes (an empty entry); tasks run unbound" <<<"$OUT"'
 SLURM_STEP_GPUS=5 run $H bind gpu-near,mem=none $npus 0
 check "gpu-near: a GPU the topology lacks is an error, not a guess" \
 	grep -q "Slurm allocated GPU 5 here, and the topology has 0 GPU" <<<"$OUT$ERR"

@@ -123,14 +123,14 @@ fi
 # ---- hca= with another policy: refused before anything runs -----------------
 srun_ -N1 -n1 --numa-plan=compact,hca=mlx5_0 touch "$marker"
 check "srun compact,hca=: refused, naming the policy" \
-	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .compact." <<<"$ERR" && [ ! -e "$marker" ]'
+	eval '[ "$RC" -ne 0 ] && grep -q "refused: the adapter list .mlx5_0. applies only to the policies hca-near and gpu-near, not to the policy .compact." <<<"$ERR" && [ ! -e "$marker" ]'
 run timeout "$NP_SRUN_TIMEOUT" sbatch -N1 -n1 -o /dev/null --numa-plan=spread,hca=mlx5_0 --wrap "touch $marker"
 check "sbatch spread,hca=: refused at submit" \
-	eval '[ "$RC" -ne 0 ] && grep -q "adapter list .mlx5_0. applies only to the policy hca-near, not to the policy .spread." <<<"$ERR" && ! grep -q "Submitted batch job" <<<"$OUT"'
+	eval '[ "$RC" -ne 0 ] && grep -q "adapter list .mlx5_0. applies only to the policies hca-near and gpu-near, not to the policy .spread." <<<"$ERR" && ! grep -q "Submitted batch job" <<<"$OUT"'
 plugstack "topology=$dir/emu.xml sysfs=$dir/sys default=compact"
 srun_ -N1 -n1 --numa-plan=hca=mlx5_0 touch "$marker"
 check "hca= alone with the site's default compact: refused, saying it is the default" \
-	eval '[ "$RC" -ne 0 ] && grep -q "applies only to the policy hca-near, not to the policy .compact. (this cluster.s default)" <<<"$ERR" && [ ! -e "$marker" ]'
+	eval '[ "$RC" -ne 0 ] && grep -q "applies only to the policies hca-near and gpu-near, not to the policy .compact. (this cluster.s default)" <<<"$ERR" && [ ! -e "$marker" ]'
 srun_ -N1 -n1 --numa-plan=hca-near,hca=mlx5_0:0 touch "$marker"
 check "hca=mlx5_0:0: refused at submit with the rule" \
 	eval '[ "$RC" -ne 0 ] && grep -q "port must be a number from 1 to 255" <<<"$ERR" && [ ! -e "$marker" ]'

@@ -32,6 +32,8 @@ check "n1 has Gres=gpu:4" grep -q "Gres=gpu:4" <<<"$OUT"
 base="cache=$dir sysfs=$dir/sys"
 plugstack "$base"
 
+# pfield_where CUDA: the UCX_NET_DEVICES of the task that saw that CUDA_VISIBLE_DEVICES
+pfield_where() { echo "$OUT" | grep '^{' | jq -r --arg c "$1" 'select(.cuda == $c) | .env.UCX_NET_DEVICES'; }
 # What the task saw: the probe, plus the visible-devices variables
 probe='numaplan-probe --json | jq -c --arg c "${CUDA_VISIBLE_DEVICES-unset}" --arg s "${SLURM_STEP_GPUS-unset}" ". + {cuda: \$c, step_gpus: \$s}"'
 
@@ -145,6 +147,70 @@ check "verbose names each index's bus id" \
 srun_ -N1 -n2 --gres=gpu:1 --numa-plan=gpu-near,mem=none sh -c "$probe"
 check "two tasks, one GPU: both get it" \
 	eval '[ "$(pfield 0 .cuda)" = 0 ] && [ "$(pfield 1 .cuda)" = 0 ]'
+
+# ---- every GPU visible, own first (gpu-visible=all): the task's own GPU
+# leads Slurm's list, the others follow in Slurm's order; CPUs and adapter
+# are its own GPU's, as above
+srun_ -N1 -n2 --gres=gpu:2 --numa-plan=gpu-near,gpu-visible=all,mem=none,verbose sh -c "$probe"
+check "gpu-visible=all -n2 --gres=gpu:2 runs" eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ]'
+check "each task sees both of the step's GPUs, a different one first" \
+	eval '[ "$(for r in 0 1; do pfield $r .cuda; done | sort | tr "\n" " ")" = "0,1 1,0 " ]'
+check "verbose says so, with the whole list" \
+	eval 'grep -q "task [01]: every GPU of the step visible, its own first: CUDA_VISIBLE_DEVICES=0,1$" <<<"$ERR" && grep -q "every GPU of the step visible, its own first: CUDA_VISIBLE_DEVICES=1,0$" <<<"$ERR"'
+for r in 0 1; do
+	g=$(pfield $r .cuda); g=${g%%,*}; cpus=$(pfield $r .cpus); ucx=$(pfield $r .env.UCX_NET_DEVICES)
+	if [ "$g" = 0 ]; then want=$numa0 hca=mlx5_1:1; else want=$numa1 hca=mlx5_0:1; fi
+	check "gpu-visible=all, rank $r (own GPU $g first): the CPUs of its GPU's NUMA node ($want)" subset "$cpus" "$want"
+	check "gpu-visible=all, rank $r: the adapter beside its own GPU ($hca)" [ "$ucx" = "$hca" ]
+done
+# two tasks, four GPUs: each its NUMA node's two (0 and 2, or 1 and 3),
+# then the step's other two in Slurm's order
+srun_ -N1 -n2 --gres=gpu:4 --numa-plan=gpu-near,gpu-visible=all,mem=none sh -c "$probe"
+check "gpu-visible=all -n2 --gres=gpu:4: one task sees 0,2,1,3 and the other 1,3,0,2" \
+	eval '[ "$RC" -eq 0 ] && [ "$(for r in 0 1; do pfield $r .cuda; done | sort | paste -sd" ")" = "0,2,1,3 1,3,0,2" ]'
+check "... the first with mlx5_1 (GPUs 0 and 2's), the second with mlx5_0" \
+	eval '[ "$(pfield_where 0,2,1,3)" = mlx5_1:1 ] && [ "$(pfield_where 1,3,0,2)" = mlx5_0:1 ]'
+srun_ -N1 -n1 --gres=gpu:1 --numa-plan=compact,gpu-visible=all sh -c "$probe"
+check "gpu-visible=all with compact: refused at srun, naming gpu-near" \
+	eval '[ "$RC" -ne 0 ] && grep -q "gpu-visible=all) applies only to the policy gpu-near" <<<"$ERR"'
+
+# ---- numaplan plan -f slurm for this node type, run as written: the GPU
+# variables from --gpu-bind (or the --multi-prog file, with every GPU
+# visible), each task's adapter variables from the --multi-prog file
+work=$dir/work
+mkdir -p "$work" && chmod 0755 "$work"
+printf '%s\n' '#!/bin/sh' \
+	'exec numaplan-probe --json --no-mpi | jq -c --arg c "${CUDA_VISIBLE_DEVICES-unset}" ". + {cuda: \$c}"' >"$work/probe.sh"
+chmod 0755 "$work/probe.sh"
+plugstack ""
+for vis in own all; do
+	numaplan plan --topology "$dir/gpu.xml" --sysfs "$dir/sys" --hosts n1 -n 2 -p gpu-near --mem none \
+		--gpu-visible $vis -f slurm -- "$work/probe.sh" >"$work/run.sh"
+	numaplan plan --topology "$dir/gpu.xml" --sysfs "$dir/sys" --hosts n1 -n 2 -p gpu-near --mem none \
+		--gpu-visible $vis -f json >"$work/plan.json"
+	# the step needs the GPUs --gpu-bind names, and runs on n1
+	sed -i 's/^srun /srun -w n1 -N1 --gres=gpu:4 /' "$work/run.sh"
+	run bash -c "cd '$work' && timeout $NP_SRUN_TIMEOUT bash ./run.sh"
+	bad=0
+	for r in 0 1; do
+		for v in UCX_NET_DEVICES NCCL_IB_HCA CUDA_DEVICE_ORDER; do
+			[ "$(pfield $r ".env.$v")" = "$(jq -r ".ranks[$r].env.$v" "$work/plan.json")" ] ||
+				{ bad=1; diag "$vis rank $r $v: $(pfield $r ".env.$v")"; }
+		done
+		[ "$(pfield $r .cuda)" = "$(jq -r ".ranks[$r].env.CUDA_VISIBLE_DEVICES" "$work/plan.json")" ] ||
+			{ bad=1; diag "$vis rank $r CUDA_VISIBLE_DEVICES: $(pfield $r .cuda)"; }
+		[ "$(pfield $r .cpus)" = "$(jq -r ".ranks[$r].cpus" "$work/plan.json")" ] ||
+			{ bad=1; diag "$vis rank $r cpus: $(pfield $r .cpus)"; }
+	done
+	check "numaplan plan -f slurm --gpu-visible $vis, run by srun: each task its planned CPUs, GPUs and adapter variables" \
+		eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ] && [ "$bad" -eq 0 ]'
+	[ "$RC" -eq 0 ] || diag "$ERR"
+done
+# two tasks, four GPUs: a task takes the two GPUs of one NUMA node, 0 and 2
+# (mlx5_1) or 1 and 3 (mlx5_0), the header's table; then the other two
+check "-f slurm --gpu-visible all: the task seeing 0,2,1,3 uses mlx5_1, the one seeing 1,3,0,2 mlx5_0" \
+	eval '[ "$(pfield_where 0,2,1,3)" = mlx5_1:1 ] && [ "$(pfield_where 1,3,0,2)" = mlx5_0:1 ]'
+plugstack "$base"
 
 # GPUs 0 and 1 held by another job: the step gets 2 and 3, and never 0, 1
 holder=$(sbatch --parsable -J np-gpu-holder -w n1 -n1 -c1 --gres=gpu:2 -o /dev/null --wrap 'sleep 300')

@@ -52,6 +52,43 @@ static void test_parse_u64(void **state)
 	assert_int_equal(np_parse_u64(NULL, 0, 1, &v), -EINVAL);
 }
 
+/* GPU index lists: Slurm's SLURM_STEP_GPUS and numaplan plan --gpus */
+static void test_index_list(void **state)
+{
+	static const char *const bad[] = { " 0", "0 ", ",0", "0,", "0,,1", "1-3", "-1", "x", "0,0",
+	                                   "2,1,2", "0x1", "+1", NULL };
+	unsigned *v = NULL, n = 9;
+	char why[96];
+
+	(void)state;
+	assert_int_equal(np_parse_index_list("", 7, &v, &n, why, sizeof(why)), 0);
+	assert_null(v);
+	assert_int_equal(n, 0);
+	assert_int_equal(np_parse_index_list("3,0,7", 7, &v, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 3);
+	/* the order given is kept */
+	assert_int_equal(v[0], 3);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(v[2], 7);
+	free(v);
+	for (unsigned i = 0; bad[i]; i++) {
+		v = (unsigned *)1;
+		assert_int_equal(np_parse_index_list(bad[i], 7, &v, &n, why, sizeof(why)), -EINVAL);
+		assert_null(v);
+		assert_int_equal(n, 0);
+		assert_true(why[0] != '\0');
+	}
+	assert_int_equal(np_parse_index_list("1,2", 7, &v, &n, NULL, 0), 0);
+	free(v);
+	assert_int_equal(np_parse_index_list("0,8", 7, &v, &n, why, sizeof(why)), -ERANGE);
+	assert_non_null(strstr(why, "'8' is past 7"));
+	assert_int_equal(np_parse_index_list("2,1,2", 7, &v, &n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "'2' is listed twice"));
+	assert_int_equal(np_parse_index_list("1,,2", 7, &v, &n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "an empty entry"));
+	assert_int_equal(np_parse_index_list(NULL, 7, &v, &n, why, sizeof(why)), -EINVAL);
+}
+
 static void test_parse_int_double(void **state)
 {
 	unsigned u;
@@ -284,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_int_double),
+		cmocka_unit_test(test_index_list),
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_arg_messages),
 		cmocka_unit_test(test_hpl_grid),

@@ -317,6 +317,55 @@ static void test_lassen(void **state)
 	np_topo_free(t);
 }
 
+/* Every GPU visible, the rank's own first: Lassen's four V100s, one per
+ * rank, then two per rank; the placement is the own-GPU plan's. */
+static void test_visible_all(void **state)
+{
+	static const char *const want4[] = { "0,1,2,3", "1,0,2,3", "2,0,1,3", "3,0,1,2" };
+	np_topo_t *t = load_topo(LASSEN, NULL);
+	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
+	np_plan_t *p = NULL, *own = NULL;
+	np_error_t err = { 0 };
+
+	(void)state;
+	o.policy = NP_POLICY_GPU_NEAR;
+	o.ntasks = 4;
+	assert_int_equal(np_plan_compute(t, &o, &own, &err), 0);
+	o.gpus_visible_all = true;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	assert_true(p->gpus_visible_all);
+	assert_false(own->gpus_visible_all);
+	for (unsigned r = 0; r < 4; r++) {
+		assert_string_equal(np_rank_getenv(&p->ranks[r], "CUDA_VISIBLE_DEVICES"), want4[r]);
+		assert_true(np_cpuset_equal(p->ranks[r].cpus, own->ranks[r].cpus));
+		assert_true(np_cpuset_equal(p->ranks[r].mems, own->ranks[r].mems));
+		assert_string_equal(p->ranks[r].hca, own->ranks[r].hca);
+		assert_int_equal(p->ranks[r].ngpus, 1);
+		assert_string_equal(p->ranks[r].gpus[0], own->ranks[r].gpus[0]);
+	}
+	np_plan_free(p);
+	np_plan_free(own);
+	o.ntasks = 2;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	assert_string_equal(np_rank_getenv(&p->ranks[0], "CUDA_VISIBLE_DEVICES"), "0,1,2,3");
+	assert_string_equal(np_rank_getenv(&p->ranks[1], "CUDA_VISIBLE_DEVICES"), "2,3,0,1");
+	np_plan_free(p);
+	/* refused under another policy, by the one check */
+	o.policy = NP_POLICY_HCA_NEAR;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "gpu-visible=all"));
+	np_topo_free(t);
+	/* no GPU: the fall back, and the plan does not claim the choice */
+	t = load_topo(EPYC7551, NULL);
+	o.policy = NP_POLICY_GPU_NEAR;
+	assert_int_equal(np_plan_compute(t, &o, &p, &err), 0);
+	assert_int_equal(p->policy, NP_POLICY_HCA_NEAR);
+	assert_false(p->gpus_visible_all);
+	assert_null(np_rank_getenv(&p->ranks[0], "CUDA_VISIBLE_DEVICES"));
+	np_plan_free(p);
+	np_topo_free(t);
+}
+
 static void test_spr(void **state)
 {
 	char *path = spr_all_active();
@@ -1117,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_osdevs_deduped),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_lassen),
+		cmocka_unit_test(test_visible_all),
 		cmocka_unit_test(test_spr),
 		cmocka_unit_test(test_amd),
 		cmocka_unit_test(test_no_adapter_and_fallback),

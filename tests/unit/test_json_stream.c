@@ -132,6 +132,7 @@ static char *ref_plan_to_json(const np_topo_t *t, const np_plan_t *p)
 			push(u, json_string(p->unused[i]), bad);
 		put(root, "unused_devices", u, bad);
 	}
+	put(root, "gpus_visible_all", json_boolean(p->gpus_visible_all), bad);
 	for (unsigned i = 0; i < p->nranks; i++)
 		push(ranks, rank_json(t, &p->ranks[i], bad), bad);
 	put(root, "ranks", ranks, bad);

@@ -7,15 +7,15 @@
 
 #include "plan_helpers.h"
 
-/* what each policy takes, from numaplan(1): an adapter list only under
- * hca-near; rails under the two policies that give ranks adapters; a GPU
- * list only under gpu-near */
+/* what each policy takes, from numaplan(1): an adapter list and rails
+ * under the two policies that give ranks adapters; a GPU list and every
+ * GPU visible only under gpu-near */
 static void test_accepts(void **state)
 {
 	static const struct { const char *name; unsigned want; } table[] = {
 		{ "none", 0 }, { "compact", 0 }, { "spread", 0 }, { "numa", 0 }, { "socket", 0 },
 		{ "l3", 0 }, { "hca-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS },
-		{ "gpu-near", NP_ACCEPT_RAILS | NP_ACCEPT_GPUS },
+		{ "gpu-near", NP_ACCEPT_HCA | NP_ACCEPT_RAILS | NP_ACCEPT_GPUS | NP_ACCEPT_GPUS_VISIBLE },
 	};
 	np_policy_t p;
 
@@ -40,23 +40,26 @@ static const char *refusal(const np_plan_opts_t *o, np_error_t *err)
 
 static void test_check_taken(void **state)
 {
-	static const unsigned ids[] = { 0 };
+	static const unsigned ids[] = { 0, 2 };
 	np_plan_opts_t o = NP_PLAN_OPTS_INIT;
 	np_error_t err;
 	const char *m;
 
 	(void)state;
 	assert_null(refusal(&o, &err));
-	/* an adapter list: hca-near only; the message names the list, the
-	 * policy given and the one that would take it */
+	/* an adapter list: hca-near and gpu-near (the adapters its GPUs pair
+	 * with); the message names the list, the policy given and those that
+	 * would take it */
 	o.hca = "mlx5_0:1";
 	o.policy = NP_POLICY_HCA_NEAR;
 	assert_null(refusal(&o, &err));
 	o.policy = NP_POLICY_GPU_NEAR;
+	assert_null(refusal(&o, &err));
+	o.policy = NP_POLICY_NUMA;
 	assert_non_null(m = refusal(&o, &err));
 	assert_non_null(strstr(m, "'mlx5_0:1'"));
-	assert_non_null(strstr(m, "only to the policy hca-near,"));
-	assert_non_null(strstr(m, "'gpu-near'"));
+	assert_non_null(strstr(m, "only to the policies hca-near and gpu-near,"));
+	assert_non_null(strstr(m, "'numa'"));
 	o.hca = NULL;
 	/* rails: hca-near and gpu-near; rails=1 given is refused as well
 	 * (0 is "not given") */
@@ -84,13 +87,25 @@ static void test_check_taken(void **state)
 	o.rails = 0;
 	/* a GPU list: gpu-near only */
 	o.gpu_ids = ids;
-	o.ngpu_ids = 1;
+	o.ngpu_ids = 2;
 	o.policy = NP_POLICY_GPU_NEAR;
 	assert_null(refusal(&o, &err));
 	o.policy = NP_POLICY_HCA_NEAR;
 	assert_non_null(m = refusal(&o, &err));
 	assert_non_null(strstr(m, "only to the policy gpu-near,"));
 	assert_non_null(strstr(m, "'hca-near'"));
+	/* the list itself is named */
+	assert_non_null(strstr(m, "the GPU list '0,2'"));
+	o.gpu_ids = NULL;
+	o.ngpu_ids = 0;
+	/* every GPU visible: gpu-near only */
+	o.gpus_visible_all = true;
+	o.policy = NP_POLICY_GPU_NEAR;
+	assert_null(refusal(&o, &err));
+	o.policy = NP_POLICY_SPREAD;
+	assert_non_null(m = refusal(&o, &err));
+	assert_non_null(strstr(m, "gpu-visible=all"));
+	assert_non_null(strstr(m, "only to the policy gpu-near,"));
 }
 
 static void test_check_values(void **state)
