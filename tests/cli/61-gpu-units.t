@@ -22,7 +22,7 @@ check_jq "-n 24: ranks 0-5 on APU 0 (NUMA 0, hsi0), 6-11 on APU 1" \
 	'[.ranks[0:6][] | .mems == "0" and .gpus == ["0000:02:00.0"] and .hca == "hsi0"] + [.ranks[6:12][] | .mems == "1" and .gpus == ["0001:02:00.0"]] | all'
 run numaplan plan --topology "$MI300A" -n 24 -p gpu-near -f slurm -- ./app
 check "-n 24 -f slurm: map_gpu:0,...,23, the partitions' gres indexes" \
-	grep -q -- "--gpu-bind=map_gpu:$(seq -s, 0 23) ./app$" <<<"$OUT"
+	grep -qE -- "--gpu-bind=map_gpu:$(seq -s, 0 23)( |$)" <<<"$OUT"
 # srun's mask must select exactly the partitions of each rank's environment
 run numaplan plan --topology "$MI300A" -n 4 -p gpu-near -f json
 json4=$OUT
