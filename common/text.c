@@ -89,13 +89,13 @@ void np_sb_printf(np_sb_t *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-void np_sb_shq(np_sb_t *b, const char *s)
+void np_sb_shq_with(np_sb_t *b, const char *s, const char *plain)
 {
 	const char *p;
 	bool safe = *s != '\0';
 
 	for (p = s; *p && safe; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+%@", *p))
+		if (!strchr(plain, *p))
 			safe = false;
 	if (safe) {
 		np_sb_add(b, s);
@@ -109,6 +109,11 @@ void np_sb_shq(np_sb_t *b, const char *s)
 			np_sb_addn(b, p, 1);
 	}
 	np_sb_add(b, "'");
+}
+
+void np_sb_shq(np_sb_t *b, const char *s)
+{
+	np_sb_shq_with(b, s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+%@");
 }
 
 void np_sb_shq_argv(np_sb_t *b, unsigned n, char *const *argv)

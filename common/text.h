@@ -28,6 +28,9 @@ void np_sb_addn(np_sb_t *b, const char *s, size_t n);
 void np_sb_printf(np_sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s quoted for a POSIX shell (bare when it is safe as is). */
 void np_sb_shq(np_sb_t *b, const char *s);
+/* The same, with the characters that need no quoting given: a reader
+ * other than the shell (srun's --multi-prog) may give more a meaning. */
+void np_sb_shq_with(np_sb_t *b, const char *s, const char *plain);
 /* Append n words, each quoted, separated by spaces: a command line. */
 void np_sb_shq_argv(np_sb_t *b, unsigned n, char *const *argv);
 /* Append all that f yields until its end: a file, a pipe's output. */

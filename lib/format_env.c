@@ -66,19 +66,7 @@ bool np_env_uniform(const np_plan_t *p, const np_env_skip_t *skip)
  * %X) outside quotes.  Anything beyond the plain characters is quoted. */
 static void mp_quote(np_sb_t *b, const char *s)
 {
-	bool plain = *s != '\0';
-
-	for (const char *p = s; *p && plain; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@", *p))
-			plain = false;
-	if (plain) {
-		np_sb_add(b, s);
-		return;
-	}
-	np_sb_add(b, "'");
-	for (const char *p = s; *p; p++)
-		np_sb_add(b, *p == '\'' ? "'\\''" : (char[2]){ *p, '\0' });
-	np_sb_add(b, "'");
+	np_sb_shq_with(b, s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@");
 }
 
 int np_env_write(FILE *f, const np_rank_t *r, np_env_style_t style, const np_env_skip_t *skip)

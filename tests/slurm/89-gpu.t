@@ -234,7 +234,10 @@ check "plan -f slurm: --cpu-bind=mask_cpu and --gpu-bind=mask_gpu:0x5,0xa, nothi
 	eval 'grep -q -- "--cpu-bind=mask_cpu:.* --gpu-bind=mask_gpu:0x5,0xa " <<<"$plan" && ! grep -q -- "--cpu-bind=rank\|--tres-bind" <<<"$plan"'
 k=0; while [ $k -lt 60 ] && [ -n "$(squeue -h -j "$holder" 2>/dev/null)" ]; do sleep 0.5; k=$((k + 1)); done
 plugstack --off
-eval "run timeout $NP_SRUN_TIMEOUT ${plan/#srun /srun -N1 -w n1 --gres=gpu:4 }"
+# the printed lines as a script (the ranks' variables may come as a
+# --multi-prog file its here-document writes in the current directory)
+sed 's/^srun /srun -N1 -w n1 --gres=gpu:4 /' <<<"$plan" >"$dir/plan-slurm.sh"
+run timeout "$NP_SRUN_TIMEOUT" bash -c 'cd "$1" && bash plan-slurm.sh' _ "$dir"
 check "the -f slurm line runs under srun $(srun --version | awk '{ print $2 }')" eval '[ "$RC" -eq 0 ] && [ "$(nprobes)" -eq 2 ]'
 check "... rank 0: GPUs 0,2 and a CPU of NUMA 0; rank 1: GPUs 1,3 and one of NUMA 1" \
 	eval '[ "$(pfield 0 .cuda)" = 0,2 ] && [ "$(pfield 1 .cuda)" = 1,3 ] && subset "$(pfield 0 .cpus)" "$numa0" && subset "$(pfield 1 .cpus)" "$numa1"'
