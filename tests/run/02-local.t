@@ -21,8 +21,13 @@ check "Triad statistics of stream.node" \
 	jqt '.experiments[] | select(.name == "stream.node") | .stats.triad_mbps.median > 0' "$tmp/s/results.json"
 check "the median of two runs is their mean" \
 	jqt '.experiments[0].stats.triad_mbps | (.median - .mean | fabs) < 1e-6 * .mean' "$tmp/s/results.json"
-check "%sys recorded next to each run" \
-	jqt 'all(.experiments[].runs[]; (.sys_pct|type) == "number" and .sys_pct >= 0 and .sys_pct <= 100)' "$tmp/s/results.json"
+# %sys comes from /proc/stat's counters before and after a run: a run
+# within one clock tick has none to give (left out, never made up); one
+# CI rehearsal saw that once
+check "%sys recorded next to each run, as a share in 0..100 (left out when no tick passed)" \
+	jqt 'all(.experiments[].runs[]; (has("sys_pct") | not) or ((.sys_pct|type) == "number" and .sys_pct >= 0 and .sys_pct <= 100))' "$tmp/s/results.json"
+check "... and recorded for at least one run" \
+	jqt '[.experiments[].runs[] | select(.sys_pct|type == "number")] | length >= 1' "$tmp/s/results.json"
 check "each run records where the kernel ran" \
 	jqt 'all(.experiments[].runs[]; (.placement|length) >= 1)' "$tmp/s/results.json"
 check "each run records the kernel's build; software names it once" \
