@@ -130,7 +130,10 @@ static int put_rankfile_line(FILE *f, const np_rank_t *r, const char *slots, np_
  * Open MPI 5: PRRTE reads slot lists as logical indexes - of cores by
  * default, of hardware threads under --map-by ...:hwtcpus.  Ranks of whole
  * cores get core indexes (the plain mpirun line); otherwise PU indexes
- * and the qualifier.  Open MPI 4 (ompi4) reads physical PU numbers with
+ * and the qualifier, with --use-hwthread-cpus: without a resource
+ * manager PRRTE counts a node's slots in cores, and the qualifier alone
+ * leaves it so (Open MPI 5.0.7 refuses 8 ranks on 4 cores of 2 threads as
+ * "oversubscribed"; tests/numavm/60-ompi5.t).  Open MPI 4 (ompi4) reads physical PU numbers with
  * rmaps_rank_file_physical, each widened to its core unless
  * --use-hwthread-cpus.  Ranks sharing CPUs (overcommitted) need
  * overload-allowed in Open MPI 5; Open MPI 4 accepts them as they are.
@@ -169,7 +172,7 @@ static int write_ompi(FILE *f, const np_topo_t *t, const np_plan_t *p, const cha
 	if (!env_mpmd(p))
 		fprintf(f, " -n %u", p->nranks);
 	if (v5)
-		fprintf(f, " --map-by rankfile:file=FILE%s%s", cores ? "" : ":hwtcpus",
+		fprintf(f, " --map-by rankfile:file=FILE%s%s", cores ? "" : ":hwtcpus --use-hwthread-cpus",
 		        !p->overcommitted ? "" : cores ? " --bind-to core:overload-allowed" :
 		        " --bind-to hwthread:overload-allowed");
 	else

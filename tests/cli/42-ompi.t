@@ -49,14 +49,14 @@ check_v5 "ompi, CLX spread 8x2 cores: logical core indexes" \
 check_v5 "ompi, CLX numa 4: a NUMA node's 10 cores are one logical range" \
 	"mpirun -n 4 --map-by rankfile:file=FILE ./app" "$CLX" -n 4 -p numa
 check_v5 "ompi, CLX spread 13 --threads: logical hardware threads and :hwtcpus" \
-	"mpirun -n 13 --map-by rankfile:file=FILE:hwtcpus ./app" "$CLX" -n 13 -p spread --threads
+	"mpirun -n 13 --map-by rankfile:file=FILE:hwtcpus --use-hwthread-cpus ./app" "$CLX" -n 13 -p spread --threads
 check_v5 "ompi, WSM hca-near 6: logical cores" \
 	"mpirun -n 6 --map-by rankfile:file=FILE -x UCX_NET_DEVICES=mlx4_0:1 -x OMPI_MCA_btl_openib_if_include=mlx4_0:1 -x NCCL_IB_HCA==mlx4_0:1 -x FI_VERBS_DEVICE_NAME=mlx4_0 -x PSM3_NIC=mlx4_0 ./app" "$WSM" -n 6 -p hca-near
 check_v5 "ompi, WSM hca-near 6 --threads: hardware threads" \
-	"mpirun -n 6 --map-by rankfile:file=FILE:hwtcpus -x UCX_NET_DEVICES=mlx4_0:1 -x OMPI_MCA_btl_openib_if_include=mlx4_0:1 -x NCCL_IB_HCA==mlx4_0:1 -x FI_VERBS_DEVICE_NAME=mlx4_0 -x PSM3_NIC=mlx4_0 ./app" "$WSM" -n 6 -p hca-near --threads
+	"mpirun -n 6 --map-by rankfile:file=FILE:hwtcpus --use-hwthread-cpus -x UCX_NET_DEVICES=mlx4_0:1 -x OMPI_MCA_btl_openib_if_include=mlx4_0:1 -x NCCL_IB_HCA==mlx4_0:1 -x FI_VERBS_DEVICE_NAME=mlx4_0 -x PSM3_NIC=mlx4_0 ./app" "$WSM" -n 6 -p hca-near --threads
 # One PU of each core allowed: a core slot would bind both, so threads.
 check_v5 "ompi, CLX --cpuset of first threads only: hardware threads, not cores" \
-	"mpirun -n 4 --map-by rankfile:file=FILE:hwtcpus ./app" "$CLX" --cpuset 0-39 -n 4 -p compact
+	"mpirun -n 4 --map-by rankfile:file=FILE:hwtcpus --use-hwthread-cpus ./app" "$CLX" --cpuset 0-39 -n 4 -p compact
 check_v5 "ompi, overcommitted: overload-allowed on the mpirun line" \
 	"mpirun -n 100 --map-by rankfile:file=FILE --bind-to core:overload-allowed ./app" "$CLX" -n 100 -p compact --overcommit
 

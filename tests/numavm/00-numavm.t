@@ -14,7 +14,7 @@ run "$NUMAVM" help
 check "help: exit 0, the usage names up, run, down, status and the shipped shapes" \
 	eval '[ "$RC" -eq 0 ] && for w in up run down status nps4 2s1n memnodes; do grep -qw "$w" <<<"$OUT" || exit 1; done'
 run "$NUMAVM" shapes
-check "shapes: nps4 2s1n memnodes devices" [ "$(sort <<<"$OUT" | tr '\n' ' ')" = "2s1n devices memnodes nps4 " ]
+check "shapes: nps4 2s1n memnodes devices intel2s" [ "$(sort <<<"$OUT" | tr '\n' ' ')" = "2s1n devices intel2s memnodes nps4 " ]
 
 # nps4: 2 sockets x 4 nodes of 2 cores, an L3 per node, 16 inside a
 # socket and 32 across, eth0 on node 5
@@ -38,6 +38,19 @@ run "$NUMAVM" shape memnodes
 check "shape memnodes: nodes 2 and 3 without CPUs or socket, 13 from their own socket" eval \
 	'grep -qx "node 2 socket - cpus - mem 256" <<<"$OUT" && grep -qx "node 3 socket - cpus - mem 256" <<<"$OUT" &&
 	 grep -qx "slit 2 13 23 10 23" <<<"$OUT" && grep -qx "cpus 4" <<<"$OUT"'
+# intel2s: 2 sockets of 2 cores x 2 threads, numbered as Intel firmware
+# does: the packages alternate, a core's second thread 4 CPUs on
+run "$NUMAVM" shape intel2s
+check "shape intel2s: 8 CPUs, 2 threads a core, numbering interleave" eval \
+	'grep -qx "cpus 8" <<<"$OUT" && grep -qx "threads 2" <<<"$OUT" && grep -qx "numbering interleave" <<<"$OUT"'
+check "shape intel2s: node 0 and socket 0 are cpus 0,2,4,6, node 1 and socket 1 are 1,3,5,7" eval \
+	'grep -qx "node 0 socket 0 cpus 0,2,4,6 mem 512" <<<"$OUT" && grep -qx "node 1 socket 1 cpus 1,3,5,7 mem 512" <<<"$OUT" &&
+	 grep -qx "socket 1 cpus 1,3,5,7" <<<"$OUT"'
+check "shape intel2s: cores 0,4 and 2,6 on socket 0, 1,5 and 3,7 on socket 1" \
+	[ "$(grep "^core " <<<"$OUT" | tr "\n" ";")" = "core 0 0 cpus 0,4;core 0 1 cpus 2,6;core 1 0 cpus 1,5;core 1 1 cpus 3,7;" ]
+run "$NUMAVM" shape 2s1n
+check "shape 2s1n: threads 1, numbering linear, no core lines" eval \
+	'grep -qx "threads 1" <<<"$OUT" && grep -qx "numbering linear" <<<"$OUT" && ! grep -q "^core " <<<"$OUT"'
 
 # broken shape files: each names its line and problem
 tmp=$NP_NUMAVM_DIR
@@ -76,6 +89,11 @@ bad_shape "a GPU on a missing node" "gpu: node 2 does not exist" $'sockets 2\n'"
 bad_shape "a GPU line without node=" "usage: gpu node=N" $'sockets 2\n'"$ok2"$'\ngpu 1'
 bad_shape "rxe twice on one NIC" "rxe eth0: given twice" $'sockets 2\n'"$ok2"$'\nnic eth0 node=1\nrxe eth0\nrxe eth0'
 bad_shape "rxe on a NIC the shape lacks" "rxe eth1: the shape has no nic eth1" $'sockets 2\n'"$ok2"$'\nnic eth0 node=1\nrxe eth1'
+bad_shape "threads out of range" "line 2: threads takes a number 1-4" $'sockets 2\nthreads 5\n'"$ok2"
+bad_shape "threads that do not divide a socket" "threads 3 does not divide the 2 cpus" $'sockets 2\nthreads 3\n'"$ok2"
+bad_shape "an unknown numbering" "line 2: numbering takes linear or interleave" $'sockets 2\nnumbering intel\n'"$ok2"
+bad_shape "numbering interleave with an l3 line" "numbering interleave: no l3 line" \
+	$'sockets 1\nl3 2\nnumbering interleave\nnode 0 socket=0 cpus=4 mem=128M'
 
 # bad use, refused before any VM starts
 run "$NUMAVM" shape nosuch
