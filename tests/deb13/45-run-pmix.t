@@ -91,7 +91,7 @@ check "$N probe lines, all printed by rank 0 (Open MPI's gather over both nodes)
 	eval '[ "$(wc -l <<<"$lines")" -eq "$N" ] &&
 	      [ "$(grep -l "^{" "$OUTD"/r/raw/compare.compact.t1.r1.*.out | wc -l)" -eq 1 ]'
 check "every rank ran Open MPI 5 (MPI_Get_library_version)" \
-	eval '[ "$(jq -r "select(.mpi_library | test(\"^Open MPI v5\\\\.\")) | .rank" <<<"$lines" | wc -l)" -eq "$N" ]'
+	eval '[ "$(jq -r "select(.mpi_library // \"\" | test(\"^Open MPI v5\\\\.\")) | .rank" <<<"$lines" | wc -l)" -eq "$N" ]'
 check "MPI ranks are 0..$((N - 1)), each with PMIx rank = Slurm task id = MPI rank" \
 	eval '[ "$(jq -r "select(.pmix_rank == .rank and .slurm_procid == .rank) | .rank" <<<"$lines" | sort -n | paste -sd,)" = "$(seq -s, 0 $((N - 1)))" ]'
 # srun's block layout: the first rpn tasks on the first node, and so on
