@@ -5,12 +5,14 @@
 # kernels and numaplan-probe-mpi are compiled with Open MPI's wrapper
 # (configure MPICC=/usr/bin/mpicc.openmpi, beside 20-build.t's MPICH
 # build), the vcluster brought up inside the root with that build's
-# plugin (2 nodes, NP_VCLUSTER_ID), and `numaplan run compare` of
-# numaplan-probe-mpi on both nodes.  Each rank must have initialised Open
-# MPI 5 (its library says so, and rank 0 gathered every rank's line over
-# both nodes), its MPI rank, PMIx rank and Slurm task id must agree, the
-# tasks must lie in srun's block layout, and each rank's CPUs must be the
-# plan's, which must be the core hwloc numbers as the rank's local rank.
+# plugin (2 nodes, NP_VCLUSTER_ID), and `numaplan run compare --mpi pmix`
+# of numaplan-probe-mpi (an Open MPI 5 program), then of numaplan-probe
+# (no MPI: PMIx alone), on both nodes.  Each MPI rank must have
+# initialised Open MPI 5 (its library says so, and rank 0 gathered every
+# rank's line over both nodes); in both runs each task's rank, PMIx rank
+# and Slurm task id must agree, the tasks must lie in srun's block layout,
+# and each task's CPUs must be the plan's, which must be the core hwloc
+# numbers as the task's local rank.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (chroot, the vcluster)"; done_testing; exit 0; }
@@ -60,70 +62,85 @@ d13run env NP_VCLUSTER_ID="${NP_VCLUSTER_ID:-0}" bash -c '
 	done >"$O/cores"
 	rpn=$n; [ "$rpn" -le 4 ] || rpn=4
 	echo "$rpn" >"$O/rpn"
-	timeout 240 numaplan run compare --nodes 2 --ntasks $((2 * rpn)) --threads 1 --policies compact \
-		--mpi pmix --repeat 1 -o "$O/r" -- numaplan-probe-mpi --json >"$O/run.out" 2>&1
-	echo $? >"$O/run.rc"' sh "$OB" "$D13SRC" "$OUTD" >"$OUTD/inner.log" 2>&1
+	for k in mpi plain; do
+		p=numaplan-probe-mpi; [ $k = mpi ] || p=numaplan-probe
+		timeout 240 numaplan run compare --nodes 2 --ntasks $((2 * rpn)) --threads 1 --policies compact \
+			--mpi pmix --repeat 1 -o "$O/$k" -- $p --json >"$O/$k.out" 2>&1
+		echo $? >"$O/$k.rc"
+	done' sh "$OB" "$D13SRC" "$OUTD" >"$OUTD/inner.log" 2>&1
 check "the vcluster came up inside the root" [ ! -e "$OUTD/failed" ]
 [ -e "$OUTD/failed" ] && { tail -20 "$OUTD/vcluster-up.log" | sed 's/^/# /'; done_testing; exit 1; }
 check "Slurm 24.11 offers srun --mpi=pmix (PMIx 5)" grep -q 'pmix_v5' "$OUTD/mpi-list"
 
-rc=$(cat "$OUTD/run.rc" 2>/dev/null || echo none)
-check "numaplan run compare --mpi pmix -- numaplan-probe-mpi: exit 0 (got $rc)" [ "$rc" = 0 ]
-[ "$rc" = 0 ] || tail -20 "$OUTD/run.out" | sed 's/^/# /'
-R=$OUTD/r/results.json
 rpn=$(cat "$OUTD/rpn" 2>/dev/null || echo 0)
 N=$((2 * rpn))
 jqt() { jq -e "$@" >/dev/null 2>&1; }
-check "results.json: the experiment is ok, 2 nodes, $N ranks, MPI" \
-	jqt --argjson n "$N" '.experiments | length == 1 and (.[0] | .status == "ok" and .nodes == 2 and
-	     .ntasks == $n and .runs_ok == .runs_total and .mpi == true)' "$R"
-check "results.json: ranks started by srun --mpi=pmix" jqt '.software["mpi launch"] == "srun --mpi=pmix"' "$R"
-check "results.json: Open MPI 5 recorded (software.\"open mpi\")" \
-	jqt '.software["open mpi"] | test("^Open MPI v5\\.")' "$R"
-check "the job's step is srun --mpi=\$NP_SRUN_MPI with NP_SRUN_MPI pmix" \
-	sh -c "grep -q 'NP_SRUN_MPI=\${NP_SRUN_MPI:-pmix}' '$OUTD/r/job.sh' &&
-	       grep -q '^np_step .*compare.compact.t1 .*--mpi=\"\$NP_SRUN_MPI\" .*numaplan-probe-mpi --json' '$OUTD/r/job.sh'"
-
-# ---- what the ranks said: rank 0 gathers every rank's line (MPI across
-# both nodes), so all N lines are in one node's output
-lines=$(cat "$OUTD"/r/raw/compare.compact.t1.r1.*.out 2>/dev/null | grep '^{')
-check "$N probe lines, all printed by rank 0 (Open MPI's gather over both nodes)" \
-	eval '[ "$(wc -l <<<"$lines")" -eq "$N" ] &&
-	      [ "$(grep -l "^{" "$OUTD"/r/raw/compare.compact.t1.r1.*.out | wc -l)" -eq 1 ]'
-check "every rank ran Open MPI 5 (MPI_Get_library_version)" \
-	eval '[ "$(jq -r "select(.mpi_library // \"\" | test(\"^Open MPI v5\\\\.\")) | .rank" <<<"$lines" | wc -l)" -eq "$N" ]'
-check "MPI ranks are 0..$((N - 1)), each with PMIx rank = Slurm task id = MPI rank" \
-	eval '[ "$(jq -r "select(.pmix_rank == .rank and .slurm_procid == .rank) | .rank" <<<"$lines" | sort -n | paste -sd,)" = "$(seq -s, 0 $((N - 1)))" ]'
-# srun's block layout: the first rpn tasks on the first node, and so on
-nodes=$(jq -r '[.experiments[0].runs[].node] | unique | .[]' "$R" 2>/dev/null | paste -sd' ')
-read -r -a nd <<<"$nodes"
-bad=
-for p in $(seq 0 $((N - 1))); do
-	l=$(jq -c --argjson p "$p" 'select(.slurm_procid == $p)' <<<"$lines")
-	[ "$(jq -r '.host' <<<"$l")" = "${nd[p / rpn]:-?}" ] || bad+=" $p:host"
-	[ "$(jq -r '"\(.local_rank) \(.pmix_local_rank)"' <<<"$l")" = "$((p % rpn)) $((p % rpn))" ] || bad+=" $p:local"
-done
-check "block layout over $nodes: task p on node p/$rpn, MPI and PMIx local rank p%$rpn${bad:+ (wrong:$bad)}" \
-	[ -z "$bad" -a ${#nd[@]} -eq 2 ]
-
-# ---- CPUs: each rank's affinity is the plan's, and compact's plan puts
-# local rank i on core i (one rank per core, in hwloc's logical order)
-P=$OUTD/r/plans/compare.compact.t1.json
 cpulist() { local a; for a in ${1//,/ }; do seq "${a%-*}" "${a#*-}"; done | sort; }
-bad=
-for p in $(seq 0 $((N - 1))); do
-	i=$((p % rpn))
-	got=$(jq -r --argjson p "$p" 'select(.slurm_procid == $p) | .cpus' <<<"$lines")
-	plan=$(jq -r --argjson i "$i" '.ranks[] | select(.local_rank == $i) | .cpus' "$P" 2>/dev/null)
-	core=$(awk -v i="$i" '$1 == i { print $2 }' "$OUTD/cores")
-	[ -n "$plan" ] && [ "$got" = "$plan" ] || bad+=" $p:$got!=$plan"
-	# the plan's CPUs within core i (all of them on a node without SMT)
-	in=no
-	[ -n "$plan" ] && [ -n "$core" ] && [ -z "$(comm -23 <(cpulist "$plan") <(cpulist "$core"))" ] && in=yes
-	[ "$in" = yes ] || bad+=" $p:plan $plan not in core $i ($core)"
-done
-check "each rank's CPUs (sched_getaffinity) are the plan's, on core local_rank${bad:+ (wrong:$bad)}" [ -z "$bad" ]
-diag "$(tr '\n' ' ' <"$OUTD/cores" | sed 's/^/cores (logical PUs): /')"
-diag "binding: $(cat "$OUTD/r/raw/binding.txt" 2>/dev/null)"
+
+# the checks common to both runs: K (mpi or plain), PROG
+check_run() {
+	local k=$1 prog=$2 R=$OUTD/$1/results.json rc lines nodes nd bad p i l got plan core in
+	rc=$(cat "$OUTD/$k.rc" 2>/dev/null || echo none)
+	check "$k: numaplan run compare --mpi pmix -- $prog --json: exit 0 (got $rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || tail -20 "$OUTD/$k.out" | sed 's/^/# /'
+	check "$k: results.json: the experiment is ok, 2 nodes, $N ranks, MPI" \
+		jqt --argjson n "$N" '.experiments | length == 1 and (.[0] | .status == "ok" and .nodes == 2 and
+		     .ntasks == $n and .runs_ok == .runs_total and .mpi == true)' "$R"
+	check "$k: results.json: ranks started by srun --mpi=pmix" jqt '.software["mpi launch"] == "srun --mpi=pmix"' "$R"
+	check "$k: results.json: Open MPI 5 recorded (software.\"open mpi\")" \
+		jqt '.software["open mpi"] | test("^Open MPI v5\\.")' "$R"
+	check "$k: the job's step is srun --mpi=\$NP_SRUN_MPI with NP_SRUN_MPI pmix" \
+		sh -c "grep -q 'NP_SRUN_MPI=\${NP_SRUN_MPI:-pmix}' '$OUTD/$k/job.sh' &&
+		       grep -q '^np_step .*compare.compact.t1 .*--mpi=\"\$NP_SRUN_MPI\" .*$prog --json\$' '$OUTD/$k/job.sh'"
+	lines=$(cat "$OUTD/$k"/raw/compare.compact.t1.r1.*.out 2>/dev/null | grep '^{')
+	check "$k: $N probe lines" [ "$(grep -c . <<<"$lines")" -eq "$N" ]
+	check "$k: ranks are 0..$((N - 1)), each with PMIx rank = Slurm task id = rank" \
+		[ "$(jq -r 'select(.pmix_rank == .rank and .slurm_procid == .rank) | .rank' <<<"$lines" | sort -n | paste -sd,)" \
+		  = "$(seq -s, 0 $((N - 1)))" ]
+	# srun's block layout: the first rpn tasks on the first node, and so on
+	nodes=$(jq -r '[.experiments[0].runs[].node] | unique | .[]' "$R" 2>/dev/null | paste -sd' ')
+	read -r -a nd <<<"$nodes"
+	bad=
+	for p in $(seq 0 $((N - 1))); do
+		l=$(jq -c --argjson p "$p" 'select(.slurm_procid == $p)' <<<"$lines")
+		[ "$(jq -r '.host' <<<"$l")" = "${nd[p / rpn]:-?}" ] || bad+=" $p:host"
+		[ "$(jq -r '"\(.local_rank) \(.pmix_local_rank)"' <<<"$l")" = "$((p % rpn)) $((p % rpn))" ] || bad+=" $p:local"
+	done
+	check "$k: block layout over $nodes: task p on node p/$rpn, local and PMIx local rank p%$rpn${bad:+ (wrong:$bad)}" \
+		[ -z "$bad" -a ${#nd[@]} -eq 2 ]
+	# CPUs: each task's affinity is the plan's, and compact's plan puts
+	# local rank i on core i (one rank per core, in hwloc's logical order)
+	bad=
+	for p in $(seq 0 $((N - 1))); do
+		i=$((p % rpn))
+		got=$(jq -r --argjson p "$p" 'select(.slurm_procid == $p) | .cpus' <<<"$lines")
+		plan=$(jq -r --argjson i "$i" '.ranks[] | select(.local_rank == $i) | .cpus' \
+			"$OUTD/$k/plans/compare.compact.t1.json" 2>/dev/null)
+		core=$(awk -v i="$i" '$1 == i { print $2 }' "$OUTD/cores")
+		[ -n "$plan" ] && [ "$got" = "$plan" ] || bad+=" $p:$got!=$plan"
+		# the plan's CPUs within core i (all of them on a node without SMT)
+		in=no
+		[ -n "$plan" ] && [ -n "$core" ] && [ -z "$(comm -23 <(cpulist "$plan") <(cpulist "$core"))" ] && in=yes
+		[ "$in" = yes ] || bad+=" $p:plan $plan not in core $i ($core)"
+	done
+	check "$k: each task's CPUs (sched_getaffinity) are the plan's, on core local_rank${bad:+ (wrong:$bad)}" [ -z "$bad" ]
+	diag "$k: binding: $(cat "$OUTD/$k/raw/binding.txt" 2>/dev/null)"
+	LINES=$lines
+}
+
+check_run mpi numaplan-probe-mpi
+# Open MPI's own: rank 0 gathers every rank's line (MPI across both
+# nodes), so all N lines are in one node's output
+check "mpi: all lines printed by rank 0 (Open MPI's gather over both nodes)" \
+	[ "$(grep -l '^{' "$OUTD"/mpi/raw/compare.compact.t1.r1.*.out 2>/dev/null | wc -l)" -eq 1 ]
+check "mpi: every rank ran Open MPI 5 (MPI_Get_library_version)" \
+	[ "$(jq -r 'select(.mpi_library // "" | test("^Open MPI v5\\.")) | .rank' <<<"$LINES" | wc -l)" -eq "$N" ]
+# no MPI: each task prints its own line, its ranks from Slurm's variables
+# and from the PMIx server (slurmstepd's, srun --mpi=pmix)
+check_run plain numaplan-probe
+check "plain: no MPI started (no mpi_library), each node printed its own tasks" \
+	[ "$(jq -r 'select(has("mpi_library") | not) | .rank' <<<"$LINES" | wc -l)" -eq "$N" -a \
+	  "$(grep -l '^{' "$OUTD"/plain/raw/compare.compact.t1.r1.*.out 2>/dev/null | wc -l)" -eq 2 ]
+diag "$(tr '\n' ' ' <"$OUTD/cores" | sed 's/^/core index and its PUs (OS numbers): /')"
 diag "run-pmix in the root: $((SECONDS - start)) s (logs: $OUTD)"
 done_testing
