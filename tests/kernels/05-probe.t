@@ -164,17 +164,22 @@ if command -v numaplan-probe-mpi >/dev/null; then
 	run numaplan-probe-mpi
 	check "numaplan-probe-mpi outside a launcher: rank 0, no MPI needed" \
 		eval '[ "$RC" -eq 0 ] && [ "$(field rank "$OUT")" = 0 ]'
-	if command -v mpiexec.mpich >/dev/null; then
+	# mpiexec.mpich starts MPICH's programs only (configure MPICC= may
+	# have built it with Open MPI: tests/deb13/45-run-pmix.t runs that one)
+	mpich=no
+	{ grep -q '^MPI_LIBS = .*-lmpich' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null ||
+	  ldd "$(command -v numaplan-probe-mpi)" 2>/dev/null | grep -q libmpich; } && mpich=yes
+	if command -v mpiexec.mpich >/dev/null && [ $mpich = yes ]; then
 		run timeout 60 mpiexec.mpich -n 3 numaplan-probe-mpi --json
 		check "mpiexec -n 3: three lines in rank order with local ranks 0 1 2" \
 			[ "$(echo "$OUT" | jq -r '"\(.rank) \(.local_rank)"' | tr '\n' ' ')" = "0 0 1 1 2 2 " ]
 		check "mpiexec -n 3: every line names the MPI library it ran with (MPICH)" \
-			[ "$(echo "$OUT" | jq -r 'select(.mpi_library | test("MPICH")) | .rank' | wc -l)" -eq 3 ]
+			[ "$(echo "$OUT" | jq -r 'select(.mpi_library // "" | test("MPICH")) | .rank' | wc -l)" -eq 3 ]
 		run timeout 60 mpiexec.mpich -n 2 taskset -c 0 numaplan-probe-mpi
 		check "under mpiexec, taskset -c 0 shows as cpus=0 in every rank" \
 			[ "$(echo "$OUT" | sed -n 's/.* cpus=\([^ ]*\) .*/\1/p' | tr '\n' ' ')" = "0 0 " ]
 	else
-		skip "mpiexec.mpich not installed"
+		skip "mpiexec.mpich not installed, or numaplan-probe-mpi not built with MPICH"
 	fi
 else
 	skip "numaplan-probe-mpi not built"
