@@ -73,7 +73,16 @@ run_format() {
 	ompi4)
 		line=$(sed -n 's/^#   mpirun //p' "$tmp/out.$fmt")
 		line=${line//FILE/$tmp/out.$fmt}
-		timeout 120 bash -c "mpirun.openmpi ${asroot[*]} $line" >/dev/null 2>&1 ;;
+		# Open MPI 4 once left a rank unstarted on a loaded CI machine
+		# (not seen again in many runs): its own failure is shown, and
+		# the launch tried once more; a rank that runs is judged as ever
+		if ! timeout 120 bash -c "mpirun.openmpi ${asroot[*]} $line" >"$tmp/mpirun.log" 2>&1 ||
+		   [ "$(find "$tmp/out" -name 'rank.*' -size +0 | wc -l)" -lt "$(jq '.ranks | length' "$tmp/plan.json")" ]; then
+			diag "mpirun.openmpi failed or left a rank out; its output:"
+			sed 's/^/#   /' "$tmp/mpirun.log" | head -20
+			rm -rf "$tmp/out" && mkdir "$tmp/out"
+			timeout 120 bash -c "mpirun.openmpi ${asroot[*]} $line" >/dev/null 2>&1
+		fi ;;
 	esac
 	diff=$(compare "$(cat "$tmp/plan.json")")
 	check "$what" test -z "$diff"

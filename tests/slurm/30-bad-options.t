@@ -25,7 +25,7 @@ plugstack 'default=compact allow=none,compact,spread'
 srun_ -N1 -n1 --numa-plan=bogus touch "$marker"
 refused "srun unknown policy" "numaplan: invalid --numa-plan value 'bogus': unknown policy or modifier 'bogus'.*$POLICIES"
 srun_ -N1 -n1 --numa-plan=compact,mem=fast touch "$marker"
-refused "srun bad modifier" "invalid --numa-plan value 'compact,mem=fast': unknown memory mode 'mem=fast'.*mem=bind.interleave.none"
+refused "srun bad modifier" "invalid --numa-plan value 'compact,mem=fast': unknown memory mode or kind 'mem=fast'.*mem=bind.interleave.none"
 srun_ -N1 -n1 --numa-plan=compact,spread touch "$marker"
 refused "srun two policies" "a second policy 'spread'"
 srun_ -N1 -n1 --numa-plan=numa touch "$marker"
