@@ -7,7 +7,8 @@
 # build), the vcluster brought up inside the root with that build's
 # plugin (2 nodes, NP_VCLUSTER_ID), and `numaplan run compare --mpi pmix`
 # of numaplan-probe-mpi (an Open MPI 5 program), then of numaplan-probe
-# (no MPI: PMIx alone), on both nodes.  Each MPI rank must have
+# (no MPI: PMIx alone), on both nodes, then `numaplan run osu --mpi
+# pmix` with the OSU kernel built with Open MPI 5.  Each MPI rank must have
 # initialised Open MPI 5 (its library says so, and rank 0 gathered every
 # rank's line over both nodes); in both runs each task's rank, PMIx rank
 # and Slurm task id must agree, the tasks must lie in srun's block layout,
@@ -67,7 +68,14 @@ d13run env NP_VCLUSTER_ID="${NP_VCLUSTER_ID:-0}" bash -c '
 		timeout 240 numaplan run compare --nodes 2 --ntasks $((2 * rpn)) --threads 1 --policies compact \
 			--mpi pmix --repeat 1 -o "$O/$k" -- $p --json >"$O/$k.out" 2>&1
 		echo $? >"$O/$k.rc"
-	done' sh "$OB" "$D13SRC" "$OUTD" >"$OUTD/inner.log" 2>&1
+	done
+	# the example of issue 18: the OSU kernel, an Open MPI 5 program, on
+	# both nodes.  The nodes share the CPUs of this machine, two ranks to a
+	# CPU: Open MPI must yield when it polls, or each message waits for a
+	# time slice (minutes instead of seconds).
+	timeout 300 numaplan run osu --nodes 2 --mpi pmix --repeat 1 --osu-max 8 --iterations 3 \
+		--job-setup "export OMPI_MCA_mpi_yield_when_idle=1" -o "$O/osu" >"$O/osu.out" 2>&1
+	echo $? >"$O/osu.rc"' sh "$OB" "$D13SRC" "$OUTD" >"$OUTD/inner.log" 2>&1
 check "the vcluster came up inside the root" [ ! -e "$OUTD/failed" ]
 [ -e "$OUTD/failed" ] && { tail -20 "$OUTD/vcluster-up.log" | sed 's/^/# /'; done_testing; exit 1; }
 check "Slurm 24.11 offers srun --mpi=pmix (PMIx 5)" grep -q 'pmix_v5' "$OUTD/mpi-list"
@@ -141,6 +149,32 @@ check_run plain numaplan-probe
 check "plain: no MPI started (no mpi_library), each node printed its own tasks" \
 	[ "$(jq -r 'select(has("mpi_library") | not) | .rank' <<<"$LINES" | wc -l)" -eq "$N" -a \
 	  "$(grep -l '^{' "$OUTD"/plain/raw/compare.compact.t1.r1.*.out 2>/dev/null | wc -l)" -eq 2 ]
+
+# the OSU suite: numaplan-osu built with Open MPI 5 (MPI_LIBS above),
+# every experiment ok, and each rank's placement record (the CPUs it ran
+# on, its MPI rank, sent to rank 0 by MPI) the plan's CPUs for its place
+# on its node
+R=$OUTD/osu/results.json
+rc=$(cat "$OUTD/osu.rc" 2>/dev/null || echo none)
+check "osu: numaplan run osu --nodes 2 --mpi pmix: exit 0 (got $rc)" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || tail -20 "$OUTD/osu.out" | sed 's/^/# /'
+check "osu: ranks started by srun --mpi=pmix, Open MPI 5 recorded, the job setup recorded" \
+	jqt '.software["mpi launch"] == "srun --mpi=pmix" and (.software["open mpi"] | test("^Open MPI v5\\.")) and
+	     .software["job setup"] == "export OMPI_MCA_mpi_yield_when_idle=1"' "$R"
+nsteps=$(grep -c '^np_step .*numaplan-osu' "$OUTD/osu/job.sh" 2>/dev/null)
+nmpi=$(grep '^np_step .*numaplan-osu' "$OUTD/osu/job.sh" 2>/dev/null | grep -c -- '--mpi="$NP_SRUN_MPI"')
+check "osu: every numaplan-osu step ($nsteps) is srun --mpi=\$NP_SRUN_MPI, NP_SRUN_MPI pmix" \
+	eval '[ "${nsteps:-0}" -gt 0 ] && [ "$nmpi" = "$nsteps" ] &&
+	      grep -q "NP_SRUN_MPI=\${NP_SRUN_MPI:-pmix}" "$OUTD/osu/job.sh"'
+
+check "osu: every experiment ok ($(jq -r '[.experiments[] | "\(.name)=\(.status)"] | join(" ")' "$R" 2>/dev/null))" \
+	jqt '(.experiments | length) > 0 and all(.experiments[]; .status == "ok" and .runs_ok == .runs_total)' "$R"
+check "osu: each experiment's ranks reported MPI ranks 0..ntasks-1" \
+	jqt 'all(.experiments[]; . as $e | [.runs[0].placement[]?.rank] | sort == [range($e.ntasks)])' "$R"
+check "osu: each rank's CPUs are the plan's for its place on its node (and numaplan says as planned)" \
+	jqt 'all(.experiments[]; . as $e | .placement_check == "as planned" and
+	     ([.runs[].placement[]?] | group_by(.host) |
+	      map(sort_by(.rank) | to_entries | map(.value.cpus == $e.placement.rank_cpus[.key])) | flatten | all))' "$R"
 diag "$(tr '\n' ' ' <"$OUTD/cores" | sed 's/^/core index and its PUs (OS numbers): /')"
 diag "run-pmix in the root: $((SECONDS - start)) s (logs: $OUTD)"
 done_testing
