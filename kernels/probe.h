@@ -28,6 +28,8 @@ struct np_probe_info {
 	bool have_pmix;                 /* launched under PMIx and PMIx_Init worked */
 	long pmix_rank;
 	long pmix_local_rank;
+	long slurm_procid;              /* Slurm's task id (SLURM_PROCID), -1 when unset */
+	char mpi_library[128];          /* MPI_Get_library_version's first line, "" without MPI */
 	char *cpus;                     /* sched_getaffinity, cpulist */
 	const char *mempolicy;          /* default bind interleave preferred local ... */
 	char *mems;                     /* the policy's nodes, cpulist ("" for none) */
@@ -76,7 +78,9 @@ int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t
 
 /* probe_mpi.c (numaplan-probe-mpi) or probe_mpi_stub.c (numaplan-probe) */
 bool np_probe_mpi_built(void);
-/* true when the environment shows a PMI launcher (srun --mpi=pmi2, mpiexec) */
+/* true when the environment shows a launcher of the MPI it was built with:
+ * PMI (srun --mpi=pmi2, mpiexec) for MPICH's family, PMIx (srun
+ * --mpi=pmix, prterun) or mpirun for Open MPI */
 bool np_probe_mpi_launched(void);
 int np_probe_mpi_init(int *argc, char ***argv, struct np_probe_info *pi, np_error_t *err);
 /* Rank 0 prints every rank's line in rank order; out is where it goes. */

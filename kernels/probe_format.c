@@ -184,6 +184,10 @@ int np_probe_format_json(const struct np_probe_info *pi, char **line, np_error_t
 			bad |= json_object_set_new(o, "pmix_local_rank",
 						   json_integer(pi->pmix_local_rank)) < 0;
 		}
+		if (pi->slurm_procid >= 0)
+			bad |= json_object_set_new(o, "slurm_procid", json_integer(pi->slurm_procid)) < 0;
+		if (pi->mpi_library[0])
+			bad |= set_str(o, "mpi_library", pi->mpi_library) < 0;
 		bad |= set_str(o, "cpus", pi->cpus ? pi->cpus : "") < 0;
 		bad |= set_str(o, "mempolicy", pi->mempolicy ? pi->mempolicy : "unknown") < 0;
 		bad |= set_str(o, "mems", pi->mems ? pi->mems : "") < 0;

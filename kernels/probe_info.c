@@ -7,6 +7,8 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <numaplan/cpuset.h>
 
 #include "common/affinity.h"
+#include "common/parse.h"
 #include "kcommon.h"
 #include "probe.h"
 
@@ -43,8 +46,13 @@ int np_probe_host(struct np_probe_info *pi, np_error_t *err)
 
 void np_probe_env_ranks(struct np_probe_info *pi)
 {
+	uint64_t id;
+
 	pi->rank = np_k_env_rank(np_k_rank_vars);
 	pi->local_rank = np_k_env_rank(np_k_local_rank_vars);
+	/* Slurm's own task id beside whatever MPI or PMIx later says the rank
+	 * is: the two must agree, and only this one shows that they do */
+	pi->slurm_procid = np_parse_u64(getenv("SLURM_PROCID"), 0, INT_MAX, &id) == 0 ? (long)id : -1;
 }
 
 /* *out = the set as a malloc'ed cpulist */

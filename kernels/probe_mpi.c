@@ -21,10 +21,36 @@ bool np_probe_mpi_built(void)
 
 bool np_probe_mpi_launched(void)
 {
+#ifdef OPEN_MPI
+	/* Open MPI 5 speaks PMIx only: srun --mpi=pmix and prterun set
+	 * PMIX_NAMESPACE and PMIX_RANK (srun --mpi=pmi2 would leave every
+	 * task a singleton), Open MPI's mpirun OMPI_COMM_WORLD_RANK. */
+	return getenv("PMIX_NAMESPACE") || getenv("PMIX_RANK") || getenv("OMPI_COMM_WORLD_RANK");
+#else
 	/* srun --mpi=pmi2 sets PMI_FD/PMI_RANK/PMI_SIZE, hydra PMI_RANK and
 	 * PMI_FD or PMI_PORT. */
 	return getenv("PMI_FD") || getenv("PMI_PORT") || getenv("PMI_RANK") ||
 	       getenv("PMI_SIZE");
+#endif
+}
+
+/* The MPI the program runs with, which may be another than the one it
+ * was compiled with: the library's own words, first line only. */
+static void library_version(char *buf, size_t len)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int n = 0;
+
+	if (MPI_Get_library_version(v, &n) != MPI_SUCCESS)
+		return;
+	v[n < (int)sizeof v ? n : (int)sizeof v - 1] = '\0';
+	v[strcspn(v, "\r\n")] = '\0';
+	/* a longer first line is cut, never overrun */
+	n = (int)strlen(v);
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	memcpy(buf, v, (size_t)n);
+	buf[n] = '\0';
 }
 
 int np_probe_mpi_init(int *argc, char ***argv, struct np_probe_info *pi, np_error_t *err)
@@ -42,6 +68,13 @@ int np_probe_mpi_init(int *argc, char ***argv, struct np_probe_info *pi, np_erro
 	MPI_Comm_free(&node);
 	pi->rank = rank;
 	pi->local_rank = local;
+	library_version(pi->mpi_library, sizeof pi->mpi_library);
+#ifdef OPEN_MPI
+	/* Open MPI's ranks come from PMIx: asking PMIx too shows whether MPI's
+	 * and the PMIx server's (Slurm's, under srun --mpi=pmix) agree.  The
+	 * PMIx client MPI_Init started is shared, so this adds no server. */
+	np_probe_pmix(pi);
+#endif
 	return 0;
 }
 

@@ -52,6 +52,11 @@ static json_t *software(bool slurm)
 	if ((v = np_cmd_firstline("mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p' | grep .")))
 		json_object_set_new(s, "mpich", json_string(v));
 	free(v);
+	/* Open MPI beside MPICH: a site's kernels or OMB may be built with it
+	 * (srun --mpi=pmix); ompi_info's first line names the release */
+	if ((v = np_cmd_firstline("ompi_info --version 2>/dev/null | grep .")))
+		json_object_set_new(s, "open mpi", json_string(v));
+	free(v);
 	/* sbatch rereads slurm.conf for a minute when it is missing: only ask
 	 * when the run used Slurm (the adapter asks for 10 s at most) */
 	v = NULL;

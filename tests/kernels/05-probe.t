@@ -111,6 +111,15 @@ check "PMI_RANK/MPI_LOCALRANKID give rank 3 local 1" \
 	[ "$(field rank "$OUT") $(field local_rank "$OUT")" = "3 1" ]
 run env SLURM_PROCID=x $P
 check "a malformed SLURM_PROCID counts as unknown (0)" [ "$(field rank "$OUT")" = "0" ]
+# slurm_procid: Slurm's task id as it is, beside the rank MPI or PMIx give
+run env SLURM_PROCID=5 PMI_RANK=3 $P --json --no-mpi
+check "--json: slurm_procid is SLURM_PROCID's (5)" [ "$(jq -r .slurm_procid <<<"$OUT")" = 5 ]
+run env PMI_RANK=3 $P --json --no-mpi
+check "--json: no slurm_procid without SLURM_PROCID" [ "$(jq -r 'has("slurm_procid")' <<<"$OUT")" = false ]
+run env SLURM_PROCID=x $P --json
+check "--json: no slurm_procid for a malformed SLURM_PROCID" [ "$(jq -r 'has("slurm_procid")' <<<"$OUT")" = false ]
+run $P --json --no-mpi
+check "--json: no mpi_library without MPI" [ "$(jq -r 'has("mpi_library")' <<<"$OUT")" = false ]
 
 # --touch: the page count follows from the size and the page size; every
 # page is on a node this task may use (all of them on a one-node machine)
@@ -155,15 +164,22 @@ if command -v numaplan-probe-mpi >/dev/null; then
 	run numaplan-probe-mpi
 	check "numaplan-probe-mpi outside a launcher: rank 0, no MPI needed" \
 		eval '[ "$RC" -eq 0 ] && [ "$(field rank "$OUT")" = 0 ]'
-	if command -v mpiexec.mpich >/dev/null; then
+	# mpiexec.mpich starts MPICH's programs only (configure MPICC= may
+	# have built it with Open MPI: tests/deb13/45-run-pmix.t runs that one)
+	mpich=no
+	{ grep -q '^MPI_LIBS = .*-lmpich' "$NP_BUILDDIR/kernels/Makefile" 2>/dev/null ||
+	  ldd "$(command -v numaplan-probe-mpi)" 2>/dev/null | grep -q libmpich; } && mpich=yes
+	if command -v mpiexec.mpich >/dev/null && [ $mpich = yes ]; then
 		run timeout 60 mpiexec.mpich -n 3 numaplan-probe-mpi --json
 		check "mpiexec -n 3: three lines in rank order with local ranks 0 1 2" \
 			[ "$(echo "$OUT" | jq -r '"\(.rank) \(.local_rank)"' | tr '\n' ' ')" = "0 0 1 1 2 2 " ]
+		check "mpiexec -n 3: every line names the MPI library it ran with (MPICH)" \
+			[ "$(echo "$OUT" | jq -r 'select(.mpi_library // "" | test("MPICH")) | .rank' | wc -l)" -eq 3 ]
 		run timeout 60 mpiexec.mpich -n 2 taskset -c 0 numaplan-probe-mpi
 		check "under mpiexec, taskset -c 0 shows as cpus=0 in every rank" \
 			[ "$(echo "$OUT" | sed -n 's/.* cpus=\([^ ]*\) .*/\1/p' | tr '\n' ' ')" = "0 0 " ]
 	else
-		skip "mpiexec.mpich not installed"
+		skip "mpiexec.mpich not installed, or numaplan-probe-mpi not built with MPICH"
 	fi
 else
 	skip "numaplan-probe-mpi not built"
