@@ -77,7 +77,15 @@ check "himeno 1-node efficiency is 1" \
 	jqt '.experiments[0].derived.efficiency == 1 and .summary.himeno_scaling[0].nodes == 1' "$tmp/m/results.json"
 mkdir -p "$tmp/wrf"
 cp "$DATA/wrf-fixed/namelist.input" "$tmp/wrf/"
-printf '#!/bin/sh\ncp %s rsl.error.0000\n' "$DATA/wrf-fixed/rsl.error.0000" >"$tmp/wrf/wrf.exe"
+# Each rank writes its own rsl.error.NNNN, as WRF does: two ranks copying
+# to one file race (cp's O_EXCL create fails in the one that loses, seen
+# once in CI)
+cat >"$tmp/wrf/wrf.exe" <<EOF
+#!/bin/sh
+r=\${PMI_RANK:-\${OMPI_COMM_WORLD_RANK:-\${SLURM_PROCID:-0}}}
+if [ "\$r" = 0 ]; then cp "$DATA/wrf-fixed/rsl.error.0000" rsl.error.0000
+else : >"rsl.error.\$(printf %04d "\$r")"; fi
+EOF
 chmod +x "$tmp/wrf/wrf.exe"
 run numaplan run wrf --local --repeat 2 --wrf-dir "$tmp/wrf" --ntasks 2 --nproc-x 2 --nproc-y 1 -o "$tmp/w"
 check "run wrf --local exits 0" [ "$RC" -eq 0 ]
