@@ -186,13 +186,15 @@ check "n3 throttled to 5% of one CPU" [ "$RC" -eq 0 ]
 # whatever else loads this shared machine loads them alike; n3 gets 5% of
 # one CPU, the others share two: some 10 times slower in every figure.
 # The machine is small and shared: 2 HPL ranks per node timeslice, and
-# normal nodes differ by up to 2x from run to run.  So a node is flagged
-# 60% off the median of the nodes, and the z-score test, whose MAD over 3
-# such nodes is that noise, is off (--outlier-mad 0; the unit tests and
-# the --collect checks above hold it).
+# normal nodes differ by up to 5x from run to run (HPL 31.9, 17.4 and 7.1
+# GFLOPS in one run, n3 0.36; STREAM and latency alike).  n3 is some 97%
+# off in every figure, so a node is flagged 85% off the median of the
+# nodes, and the z-score test, whose MAD over 3 such nodes is that noise,
+# is off (--outlier-mad 0; the unit tests and the --collect checks above
+# hold it).
 D=$tmp/live
 run timeout 900 numaplan run screen --repeat 3 --hpl-n 600 --nb 64 --stream-size 4000000 \
-	--outlier 60 --outlier-mad 0 -o "$D"
+	--outlier 85 --outlier-mad 0 -o "$D"
 check "4-node screen through sbatch: exit 0" [ "$RC" -eq 0 ]
 [ "$RC" -eq 0 ] || diag "$(tail -5 <<<"$OUT") $ERR"
 R=$D/results.json
@@ -203,6 +205,8 @@ check "n3 flagged by HPL, STREAM and latency alike" \
 	jqt "($S.nodes.n3.findings | map(select(test(\"screen.hpl|screen.stream|screen.lat\"))) | length) == 3" "$R"
 check "no other node in any experiment's outliers" \
 	jqt '[.experiments[].outliers[].node] | unique == ["n3"]' "$R"
+jq -r '.experiments[] | "\(.name): per node \(.per_node | tojson) outliers \([.outliers[]? | "\(.node) \(.value // "") \(.deviation_pct // "")"])"' "$R" 2>/dev/null |
+	while IFS= read -r l; do diag "$l"; done
 check "the 4 nodes shared this machine's CPUs: results.json says so" \
 	jqt '(.shared_cpus | length) == 6 and (.nodes | length) == 4' "$R"
 run numaplan report "$D" --format md
