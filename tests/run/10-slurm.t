@@ -45,7 +45,7 @@ check "plugin: the 2 ranks ran on CPUs 0 and 1 (compact)" \
 	jqt '[.experiments[0].runs[0].placement[].cpus] == ["0", "1"]' "$tmp/plugin/results.json"
 
 if command -v numaplan-osu >/dev/null; then
-	slurm_run osu osu --nodes 2 --repeat 2 --size 4096 --iterations 20
+	slurm_run osu osu --nodes 2 --repeat 1 --size 64 --iterations 10
 	check "osu: latency series from 0 bytes" \
 		jqt '.experiments[] | select(.name == "osu.latency.numa0") | .series_stats[0].size == 0' "$tmp/osu/results.json"
 	check "osu: bandwidth figures" \
