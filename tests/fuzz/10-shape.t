@@ -4,7 +4,7 @@
 # fuzz_topo.c (load, plan with every policy, every format, restricted and
 # not) with fuzz_shape_mutator.c, which renames object types, duplicates
 # levels and permutes os_index, cpusets and sibling order.  Built with
-# clang under ASan and UBSan, run for a bounded time (NP_FUZZ_TIME, 90 s)
+# clang under ASan and UBSan, run for a bounded time (NP_FUZZ_TIME, 60 s)
 # from the stored corpus and the crafted shape files of tests/xml.
 #
 # Fails on any crash, sanitizer report, leak or timeout the run finds
@@ -12,7 +12,7 @@
 # some inputs must load and plan, some must be refused for their shape.
 # NP_FUZZ_SEED (default 22) makes a run repeatable.
 source "$(dirname "$0")/../tap.sh"
-time=${NP_FUZZ_TIME:-90}
+time=${NP_FUZZ_TIME:-60}
 seed=${NP_FUZZ_SEED:-22}
 tmp=$(mktemp -d) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 log=$NP_BUILDDIR/tests/fuzz/fuzz_shape.log
