@@ -50,7 +50,8 @@ chk "shape intel2s: hwloc's order of the CPUs (${PUS[*]}) is not the OS order" \
 # ---- the guest
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/numavm-ompi5.XXXXXX")
 CLEANUP+=("$DATA")
-"$NUMAVM" run --shape intel2s --no-slurm --collect "$DATA" --timeout "$NP_NUMAVM_TIMEOUT" \
+# (--keep: a root under /var/tmp or /tmp would be under a guest tmpfs)
+"$NUMAVM" run --shape intel2s --no-slurm --collect "$DATA" --timeout "$NP_NUMAVM_TIMEOUT" --keep "$D13ROOT" --keep "$D13DIR" \
 	"$NP_SRCDIR/tests/numavm/ompi5-collect.sh" "$D13ROOT" "$D13DIR" >"$DATA/run.out" 2>"$DATA/run.err"
 rc=$?
 chk "numavm run --shape intel2s: the guest booted and ran the collector (exit $rc)" [ $rc -eq 0 ] ||
