@@ -201,8 +201,10 @@ R=$D/results.json
 check "every node screened, every check passed" \
 	jqt "($S.nodes | keys) == [\"n1\",\"n2\",\"n3\",\"n4\"] and $S.failed == [] and $S.not_screened == []" "$R"
 check "exactly n3 flagged" jqt "$S.outliers == [\"n3\"]" "$R"
-check "n3 flagged by HPL, STREAM and latency alike" \
-	jqt "($S.nodes.n3.findings | map(select(test(\"screen.hpl|screen.stream|screen.lat\"))) | length) == 3" "$R"
+# (HPL and latency; STREAM not always: its best iteration, a few ms, can
+# fit in one window of n3's CPU quota - seen at 42821 MB/s against 55000)
+check "n3 flagged by HPL and latency alike" \
+	jqt "($S.nodes.n3.findings | map(select(test(\"screen.hpl|screen.lat\"))) | length) == 2" "$R"
 check "no other node in any experiment's outliers" \
 	jqt '[.experiments[].outliers[].node] | unique == ["n3"]' "$R"
 jq -r '.experiments[] | "\(.name): per node \(.per_node | tojson) outliers \([.outliers[]? | "\(.node) \(.value // "") \(.deviation_pct // "")"])"' "$R" 2>/dev/null |
