@@ -42,14 +42,42 @@ static void add_set(fnv_t *f, const np_cpuset_t *s)
 	free(t);
 }
 
+/*
+ * The L3 domains by the sizes they come in, not by their CPUs.  A VM's
+ * hwloc may show the caches of the CPUs a cgroup allows and no others:
+ * where each core has its own L3, a step on CPU 0 sees one L3 of CPU 0
+ * and a step on CPU 1 one of CPU 1.  The sizes are the hardware's in
+ * every such view; which CPUs an L3 holds is not.
+ */
+static void add_l3_sizes(fnv_t *f, const np_topo_t *t)
+{
+	unsigned i, j, k, n = 0, sizes[64];
+
+	for (i = 0; i < t->nl3; i++) {
+		unsigned w = np_cpuset_count(t->l3[i].cpus);
+		for (j = 0; j < n && sizes[j] < w; j++)
+			;
+		if ((j < n && sizes[j] == w) || n == sizeof(sizes) / sizeof(sizes[0]))
+			continue;
+		for (k = n++; k > j; k--)
+			sizes[k] = sizes[k - 1];
+		sizes[j] = w;
+	}
+	add(f, "L3");
+	for (i = 0; i < n; i++)
+		addf(f, "%llu", (unsigned long long)sizes[i]);
+}
+
 void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN])
 {
 	fnv_t f = { 0xcbf29ce484222325ULL };
 	unsigned i, j;
 
+	/* the node, never the CPUs this process may use: two nodes of one
+	 * model probed in steps on different CPUs are one node type, and
+	 * the allowed set is applied when a plan is made */
 	add(&f, t->cpu_model ? t->cpu_model : "-");
 	add_set(&f, t->complete);
-	add_set(&f, t->allowed);
 	for (i = 0; i < t->npackages; i++) {
 		addf(&f, "P%llu", t->packages[i].os_index);
 		add_set(&f, t->packages[i].cpus);
@@ -66,8 +94,7 @@ void np_topo_fingerprint(const np_topo_t *t, char out[NP_FINGERPRINT_LEN])
 			add_set(&f, t->numa[i].locality);
 		}
 	}
-	for (i = 0; i < t->nl3; i++)
-		add_set(&f, t->l3[i].cpus);
+	add_l3_sizes(&f, t);
 	for (i = 0; i < t->ncores; i++) {
 		addf(&f, "C%llu", t->cores[i].os_index);
 		for (j = 0; j < t->cores[i].npus; j++)

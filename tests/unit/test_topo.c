@@ -309,11 +309,35 @@ static void test_whole_machine_logical_cores(void **state)
 	np_topo_free(t);
 }
 
+/* A VM's hwloc may show only the L3 of the CPUs a step is allowed: the
+ * node with an L3 per core, seen whole and seen from CPU 0, is one node
+ * type; the same cores under one shared L3 are another. */
+static void test_fingerprint_partial_caches(void **state)
+{
+	static const char *const files[] = { "l3-per-core.xml", "l3-per-core-cpu0-only.xml", "l3-shared.xml" };
+	char fp[3][NP_FINGERPRINT_LEN], path[512];
+	np_error_t err = { 0 };
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		np_load_opts_t lo = { .xml_path = path, .flags = NP_LOAD_WHOLE_MACHINE };
+		np_topo_t *t;
+
+		snprintf(path, sizeof(path), "%s/%s", NP_XMLDIR, files[i]);
+		assert_int_equal(np_topo_load(&t, &lo, &err), 0);
+		np_topo_fingerprint(t, fp[i]);
+		np_topo_free(t);
+	}
+	assert_string_equal(fp[0], fp[1]);
+	assert_string_not_equal(fp[0], fp[2]);
+}
+
 static void test_fingerprint(void **state)
 {
 	/* one digest per node type: the same file twice agrees, another
-	 * machine or a narrower allowed set does not, and the XML export of
-	 * a node reads back as the same type */
+	 * machine does not, nor a load restricted to some of its CPUs
+	 * (--cpuset: fewer cores in the view), and the XML export of a node
+	 * reads back as the same type */
 	np_topo_t *a = load_topo(EPYC7551, NULL), *b = load_topo(EPYC7551, NULL);
 	np_topo_t *c = load_topo(SPR8480, NULL), *d = load_topo(EPYC7551, "0-31,64-95"), *u;
 	char fa[NP_FINGERPRINT_LEN], fb[NP_FINGERPRINT_LEN], fc[NP_FINGERPRINT_LEN];
@@ -389,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_export_roundtrip),
 		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_fingerprint_partial_caches),
 		cmocka_unit_test(test_root_safety),
 		cmocka_unit_test(test_whole_machine_logical_cores),
 	};
