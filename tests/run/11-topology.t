@@ -134,4 +134,21 @@ check "hca-local per type: NUMA 5 on the 7551, NUMA 3 on the 7401" \
 	"$tmp/two/experiments.json"
 check "2-node tests need 2 nodes of one type: left out, with a note" \
 	eval 'grep -q "node type n1 has 1 node: .* left out" <<<"$ERR" && ! jq -e ".[] | select(.nodes == 2)" "$tmp/two/experiments.json" >/dev/null'
+
+# --- two nodes of one machine on CPUs of their own: one node type ----------
+# each node's probe runs on its one CPU (n1 CPU 0, n2 CPU 1), where a VM's
+# hwloc may show only that CPU's caches; the nodes are still one machine
+"$VC" plugstack '' >/dev/null
+run "$VC" up --nodes 2 --disjoint-cpus
+check "vcluster up --nodes 2 --disjoint-cpus" [ "$RC" -eq 0 ]
+first=$(hwloc-calc --physical-output --intersect pu core:0 | cut -d, -f1)
+R stream --nodes 2 --cpuset "$first" --plan-only -o "$tmp/disjoint"
+check "nodes on CPUs of their own: --plan-only exits 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$ERR"
+check "... n1 and n2 are one node type, with this machine's fingerprint" \
+	jqt --arg f "$(numaplan topo --topology "$tmp/here.xml" --fingerprint)" \
+	'(.node_types | length) == 1 and .node_types[0].nodes == ["n1","n2"] and .node_types[0].fingerprint == $f' \
+	"$tmp/disjoint/run.json"
+check "... and nothing is left out for want of a second node of the type" \
+	eval '! grep -q "left out" <<<"$ERR"'
 done_testing

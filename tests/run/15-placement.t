@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Placement checked in every run (issue 23): on the vcluster with the
+# Placement checked in every run (issue 23): on the vcluster (this
+# machine's PUs under one shared L3, whatever the host's caches) with the
 # plugin enforcing spread, `run stream` refuses before submitting; with
 # --if-enforced run, stream.l3 (2 threads planned on 2 CPUs, run as one
 # masks step without -c, which the enforced plugin binds to a single CPU)
@@ -16,7 +17,13 @@ if ! vcluster_ready; then
 	done_testing; exit
 fi
 VC=$NP_SRCDIR/contrib/vcluster/vcluster
-trap '"$VC" plugstack "" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap '"$VC" plugstack "" >/dev/null 2>&1; "$VC" up --nodes 2 >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+# stream.l3 must have two threads whatever this host's caches are (one L3
+# over both cores, or one per core): the nodes are this machine's PUs
+# under one shared L3 (the plugin's topology=, which the probe reports)
+bash "$NP_SRCDIR/tests/run/layout-topology.sh" "$tmp/shared-l3.xml" shared
+run "$VC" up --nodes 2 --topology "$tmp/shared-l3.xml"
+check "vcluster up on this machine's PUs with one shared L3" [ "$RC" -eq 0 ]
 # the highest job id Slurm shows, and the numaplan-stream jobs above an id
 # (a count would move as older jobs age out of the controller)
 maxid() { scontrol show jobs -o 2>/dev/null | sed -n 's/^JobId=\([0-9]*\) .*/\1/p' | sort -n | tail -1; }
