@@ -222,7 +222,18 @@ pids=$(cat "$VC_DIR"/run/*.pid "$VC_DIR/munge/munged.pid" 2>/dev/null | tr '\n' 
 for ns in /run/netns/$PFX-n*; do [ -e "$ns" ] && pids="$pids $(ip netns pids "${ns##*/}" | tr '\n' ' ')"; done
 timeout 600 srun -N2 sleep 600 >/dev/null 2>&1 &
 srun_pid=$!
-sleep 2
+# the step's processes are to be counted: wait until it runs on both nodes
+sleeping() { # the node namespaces with the step's sleep running
+	local ns p k=0
+	for ns in /run/netns/$PFX-n*; do
+		[ -e "$ns" ] || continue
+		for p in $(ip netns pids "${ns##*/}"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sleep ] && { k=$((k + 1)); break; }
+		done
+	done
+	echo "$k"
+}
+for i in $(seq 120); do [ "$(sleeping)" -ge 2 ] && break; sleep 0.5; done
 for ns in /run/netns/$PFX-n*; do [ -e "$ns" ] && pids="$pids $(ip netns pids "${ns##*/}" | tr '\n' ' ')"; done
 diag "processes before down: $pids"
 run "$VC" down
