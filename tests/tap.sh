@@ -32,4 +32,13 @@ diag() { echo "# $*"; }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - # SKIP $*"; }
 # Run a command, capture stdout/stderr/status into $OUT $ERR $RC.
 run() { local o e; o=$(mktemp); e=$(mktemp); "$@" >"$o" 2>"$e"; RC=$?; OUT=$(cat "$o"); ERR=$(cat "$e"); rm -f "$o" "$e"; }
+# make_var DIR VAR: the value of the make variable VAR in the built tree's
+# DIR/Makefile, as make itself expands it (configure's and automake's
+# work done); no target of the tree is made.  The caller's MAKEFLAGS are
+# dropped: under `make check TESTS=...` they carry its overrides, not the
+# tree's values.
+make_var() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$1" -f Makefile \
+		-f <(printf 'np-make-var:\n\t@:$(info $(%s))\n' "$2") np-make-var
+}
 done_testing() { echo "1..$_tap_n"; [ "$_tap_failed" -eq 0 ]; }
