@@ -74,11 +74,21 @@ check "... and its run marked failed" jqt '.jobs[0].state == "FAILED" and .faile
 # Ctrl-C while following: the job it submitted is cancelled
 numaplan run compare --repeat 1 --threads 1 --policies none -o "$tmp/cancel" -- sleep 120 >"$tmp/cancel.out" 2>&1 &
 pid=$!
-for i in $(seq 120); do grep -q RUNNING "$tmp/cancel.out" && break; sleep 1; done
+# the benchmark job itself running, and numaplan following it (its line
+# of that job): the topology probe's job, followed first, prints RUNNING
+# too, and an interrupt then cancels the probe instead
+for i in $(seq 240); do
+	jid=$(squeue -h -t R -n numaplan-compare -o '%i %o' 2>/dev/null | grep -F "$tmp/cancel/" | cut -d' ' -f1 | head -1)
+	[ -n "$jid" ] && grep -q "^job $jid RUNNING" "$tmp/cancel.out" && break
+	sleep 0.5
+done
+check "the benchmark job ran, followed by numaplan (job ${jid:-none})" \
+	eval '[ -n "$jid" ] && grep -q "^job $jid RUNNING" "$tmp/cancel.out"'
 kill -INT "$pid"
 wait "$pid"
 rc=$?
 check "Ctrl-C: exit 130" [ "$rc" -eq 130 ]
+[ "$rc" -eq 130 ] || sed 's/^/#   /' "$tmp/cancel.out" | tail -15
 check "... cancels the job it submitted" grep -q 'job [0-9]* CANCELLED' "$tmp/cancel.out"
 check "... and records it" jqt '.jobs[0].state == "CANCELLED" and .failed_runs == 1' "$tmp/cancel/results.json"
 done_testing
