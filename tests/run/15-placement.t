@@ -8,7 +8,8 @@
 # is marked misplaced in results.json, the report and accept's verdict
 # (unless the spec allows it); without enforcement every run is as
 # planned.  The job's time estimate comes before its submission, and
-# --time-budget caps STREAM's sizes.
+# --time-budget caps STREAM's sizes.  Last, the other layout (an L3 per
+# core): there stream.l3 is one thread, as planned under enforcement.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/run-lib.sh"
 
@@ -122,5 +123,24 @@ check "--time-budget shorter than the launches: exit 2, nothing written" \
 	[ "$RC" -eq 2 ] && grep -q 'too short' <<<"$ERR" && [ ! -e "$tmp/budget2/job.sh" ]
 run numaplan run stream --dry-run --time-budget 0
 check "--time-budget 0: a clear error" [ "$RC" -eq 2 ] && grep -q "bad value '0' for --time-budget" <<<"$ERR"
+
+# --- the other layout: an L3 per core ---------------------------------------
+# an L3 holds one core, so stream.l3 is one thread on that core's CPU, which
+# the enforced plugin's one CPU per task agrees with; NUMA node 0 holds both
+# cores, so stream.numa0's two threads are what the plugin puts on one CPU
+bash "$NP_SRCDIR/tests/run/layout-topology.sh" "$tmp/per-core-l3.xml" per-core
+"$VC" up --nodes 2 --topology "$tmp/per-core-l3.xml" >/dev/null 2>&1
+run "$VC" plugstack 'default=spread enforce'
+check "an L3 per core: the vcluster on it, spread enforced" [ "$RC" -eq 0 ]
+run timeout 600 numaplan run -o "$tmp/pc" --if-enforced run "${ST[@]}"
+check "an L3 per core, --if-enforced run: exit 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$(tail -5 <<<"$OUT") $ERR"
+pu0=$(hwloc-calc --physical-output --intersect pu core:0 | cut -d, -f1)
+check "... stream.l3: one thread on core 0's PU $pu0, as planned" \
+	jqt --arg p "$pu0" '.experiments[] | select(.name == "stream.l3") | .threads == 1 and
+	     .placement.rank_cpus == [$p] and .status == "ok" and .placement_check == "as planned"' "$tmp/pc/results.json"
+check "... stream.numa0: two threads on one CPU, misplaced" \
+	jqt '.experiments[] | select(.name == "stream.numa0") | .threads == 2 and .status == "misplaced" and
+	     ([.runs[0].placement[].cpus] | unique | length == 1)' "$tmp/pc/results.json"
 
 done_testing
