@@ -76,15 +76,12 @@ run_format() {
 		# Open MPI 5's rankfile slots are the topology file's logical
 		# PUs, not this machine's: mapped by slot instead (ENV_ONLY)
 		[ "$fmt" = ompi ] && line=${line/--map-by rankfile:file=$tmp\/out.$fmt:hwtcpus/--map-by slot --bind-to none}
-		# Open MPI 4 once left a rank unstarted on a loaded CI machine
-		# (not seen again in many runs): its own failure is shown, and
-		# the launch tried once more; a rank that runs is judged as ever
-		if ! timeout 120 bash -c "mpirun.openmpi ${asroot[*]} $line" >"$tmp/mpirun.log" 2>&1 ||
-		   [ "$(find "$tmp/out" -name 'rank.*' -size +0 | wc -l)" -lt "$(jq '.ranks | length' "$tmp/plan.json")" ]; then
-			diag "mpirun.openmpi failed or left a rank out; its output:"
+		# launched once: a rank left out fails below ("rank r did not
+		# run"), with mpirun's own output to say why (70 launches under
+		# a 2-CPU stress load left none out)
+		if ! timeout 120 bash -c "mpirun.openmpi ${asroot[*]} $line" >"$tmp/mpirun.log" 2>&1; then
+			diag "mpirun.openmpi failed; its output:"
 			sed 's/^/#   /' "$tmp/mpirun.log" | head -20
-			rm -rf "$tmp/out" && mkdir "$tmp/out"
-			timeout 120 bash -c "mpirun.openmpi ${asroot[*]} $line" >/dev/null 2>&1
 		fi ;;
 	esac
 	diff=$(compare "$(cat "$tmp/plan.json")")
