@@ -5,7 +5,11 @@
 # (Slurm 24.11, hwloc 2.12, Open MPI 5.0, PMIx 5); and its mounts are safe:
 # a run leaves nothing mounted on the host, a stale mount from a killed run
 # is taken away before the next one, a symlink in the root never carries a
-# mount outside it, and a system directory is never taken for the root.
+# mount outside it, and a system directory is never taken for the root,
+# nor one another user could have made or could change (/tmp, /var/tmp, an
+# ancestor of another user's or world-writable); its lock and logs are
+# never written through a planted symlink, and a mount point whose name
+# holds a newline is never unmounted by the pieces of its name.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (debootstrap, chroot, mount)"; done_testing; exit 0; }
@@ -80,11 +84,51 @@ check "NP_DEBIAN13_ROOT=/var/lib is refused" [ $RC -ne 0 ]
 NP_DEBIAN13_ROOT=relative/root run "$D13" down
 check "a relative NP_DEBIAN13_ROOT is refused" eval '[ $RC -ne 0 ] && grep -q absolute <<<"$ERR"'
 # a directory with files that debian13 did not make is never taken over
-other=$(mktemp -d /var/tmp/np-deb13-other.XXXXXX); echo precious >"$other/data"
+other=$(mktemp -d /var/lib/np-deb13-other.XXXXXX); echo precious >"$other/data"
 NP_DEBIAN13_ROOT=$other run "$D13" run true
 check "run in a directory without a root says so" eval '[ $RC -ne 0 ] && grep -q "no root" <<<"$ERR"'
 check "and leaves its files" [ "$(cat "$other/data")" = precious ]
 rm -rf "$other"
+
+# a root another user could have made or could change is refused: under
+# /tmp or /var/tmp (anyone makes names there), below a directory of
+# another user's or a group- or world-writable one
+run env NP_DEBIAN13_ROOT=/var/tmp/np-deb13-planted "$D13" status
+check "a root under /var/tmp is refused, and says why" \
+	eval '[ $RC -ne 0 ] && grep -q "refusing a root under /tmp, /var/tmp" <<<"$ERR"'
+run env NP_DEBIAN13_ROOT=/tmp/np-deb13-planted "$D13" down
+check "a root under /tmp is refused" eval '[ $RC -ne 0 ] && grep -q "refusing a root under" <<<"$ERR"'
+top=$(mktemp -d /var/lib/np-deb13-top.XXXXXX)
+chown nobody "$top"
+run env NP_DEBIAN13_ROOT="$top/root" "$D13" down
+check "a root below a directory of nobody's is refused, naming it" \
+	eval '[ $RC -ne 0 ] && grep -q "$top belongs to uid $(id -u nobody), not root" <<<"$ERR"'
+chown root "$top"; chmod 0777 "$top"
+run env NP_DEBIAN13_ROOT="$top/root" "$D13" down
+check "a root below a world-writable directory is refused" \
+	eval '[ $RC -ne 0 ] && grep -q "$top is group- or world-writable (mode 777)" <<<"$ERR"'
+chmod 0755 "$top"
+# the lock and logs live in ROOT.state, root's alone: a symlink planted
+# at its name is refused before anything is opened through it
+victim=$(mktemp /var/lib/np-deb13-victim.XXXXXX); echo precious >"$victim"
+mkdir "$top/root.target"; ln -s "$top/root.target" "$top/root.state"
+run env NP_DEBIAN13_ROOT="$top/root" timeout 60 "$D13" root
+check "a symlink at ROOT.state is refused (the lock and logs are never written through it)" \
+	eval '[ $RC -ne 0 ] && grep -q "root.state is not a directory of root.s alone" <<<"$ERR" &&
+	      [ -z "$(ls -A "$top/root.target")" ] && [ ! -e "$top/root" ]'
+check "... and no file elsewhere was truncated" [ "$(cat "$victim")" = precious ]
+rm -f "$victim"
+# a mount point whose name holds a newline is never split into names:
+# neither piece is unmounted (the second could be /proc)
+mkdir -p "$top/root/a"$'\n'"proc"
+mount -t tmpfs np-deb13-nl "$top/root/a"$'\n'"proc"
+run env NP_DEBIAN13_ROOT="$top/root" "$D13" down
+check "down refuses a mount point with a newline in its name, and says so" \
+	eval '[ $RC -ne 0 ] && grep -q "has a newline in its name" <<<"$ERR"'
+check "... it is still mounted, and /proc too" \
+	eval 'grep -q "np-deb13-nl" /proc/self/mountinfo && [ -r /proc/self/status ]'
+umount "$top/root/a"$'\n'"proc"
+rm -rf "$top"
 run "$D13" down
 check "debian13 down with nothing mounted" [ $RC -eq 0 ]
 done_testing
