@@ -102,6 +102,23 @@ run "$NUMAVM" up --shape 2s1n --rxe eth0
 check "up --rxe eth0 on a shape without eth0: refused" eval '[ "$RC" -eq 1 ] && grep -q "the shape has no nic eth0" <<<"$ERR"'
 run "$NUMAVM" up --rxe 'eth0;x'
 check "up --rxe with a bad device name: refused" eval '[ "$RC" -eq 1 ] && grep -q "not a network device name" <<<"$ERR"'
+# --keep goes on the guest's kernel command line and is held by its root:
+# a planted symlink, a name that reads as another argument, a directory
+# of another user's are each refused, naming the reason
+kd=$(mktemp -d /tmp/numavm-keep-test.XXXXXX)
+mkdir "$kd/numavm.self=x" "$kd/theirs"
+ln -s "$kd/numavm.self=x" "$kd/link"
+chown nobody "$kd/theirs"
+run "$NUMAVM" run --keep "$kd/link" -c true
+check "run --keep through a symlink: refused, naming it" \
+	eval '[ "$RC" -eq 1 ] && grep -q "link reaches a symlink" <<<"$ERR"'
+run "$NUMAVM" run --keep "$kd/numavm.self=x" -c true
+check "run --keep of a path with '=': refused (plain characters only)" \
+	eval '[ "$RC" -eq 1 ] && grep -q "has characters other than" <<<"$ERR"'
+run "$NUMAVM" up --keep "$kd/theirs"
+check "up --keep of a directory of nobody's: refused" \
+	eval '[ "$RC" -eq 1 ] && grep -q "theirs is not root.s" <<<"$ERR"'
+rm -rf "$kd"
 run "$NUMAVM" run --timeout soon -c true
 check "run --timeout soon: refused" eval '[ "$RC" -eq 1 ] && grep -q "not a number of seconds" <<<"$ERR"'
 run "$NUMAVM" run
