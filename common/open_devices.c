@@ -5,10 +5,10 @@
  * (open_devices.h says which).
  *
  * The descriptors are read through one open directory, proc/PID/fd, so a
- * PID reused meanwhile cannot mix two processes' files.  The text of a
- * descriptor's link is compared with the fixed device names; a link
- * whose file is not a character device (a container can mount anything
- * at /dev) is not taken for one.
+ * PID reused meanwhile cannot mix two processes' files.  A descriptor's
+ * device is its file's device number (devnode.h): the link's text is the
+ * path in the process's own mount namespace, where a user namespace can
+ * mount any device under any name, so it is shown and never believed.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -16,12 +16,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/devnode.h"
 #include "common/open_devices.h"
 
 const char *np_devkind_name(np_devkind_t k)
@@ -77,19 +80,15 @@ int np_devopen_classify(const char *file, np_devkind_t *kind, long *num)
 /* The first line of a small file, trimmed: 0 or -errno. */
 static int read_line(const char *path, char *buf, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	ssize_t r;
+	size_t l;
+	int rc = np_kfile_read(path, buf, n, NULL);
 
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, n - 1);
-	close(fd);
-	if (r < 0)
-		return -EIO;
-	buf[r] = '\0';
+	if (rc < 0)
+		return rc;
 	buf[strcspn(buf, "\n")] = '\0';
-	while (r > 0 && buf[0] && isspace((unsigned char)buf[strlen(buf) - 1]))
-		buf[strlen(buf) - 1] = '\0';
+	l = strlen(buf);
+	while (l > 0 && isspace((unsigned char)buf[l - 1]))
+		buf[--l] = '\0';
 	return 0;
 }
 
@@ -240,54 +239,66 @@ int np_devopen_render_of(const char *root, const char *pci, long *num)
 	return rc;
 }
 
+/* The driver's information file is some 500 bytes (driver 580); past
+ * this, what it says is not read */
+#define NP_NVIDIA_INFO_MAX 16384
+
 /* The minor the driver's information file of a GPU says: "Device
- * Minor: 0"; -1 when it says none. */
+ * Minor: 0"; -ENOENT when it says none, -EINVAL when it is not a
+ * regular file (a FIFO would hold the reader forever). */
 static long nvidia_minor(const char *dir, const char *busid)
 {
-	char *info = NULL, *text = NULL;
-	size_t cap = 0;
-	long minor = -1;
-	FILE *f;
+	char *info = NULL, *text = malloc(NP_NVIDIA_INFO_MAX);
+	long minor = -ENOENT;
+	int rc;
 
-	if (asprintf(&info, "%s/%s/information", dir, busid) < 0)
-		return -1;
-	f = fopen(info, "re");
+	if (!text || asprintf(&info, "%s/%s/information", dir, busid) < 0) {
+		free(text);
+		return -ENOENT;
+	}
+	rc = np_kfile_read(info, text, NP_NVIDIA_INFO_MAX, NULL);
 	free(info);
-	while (f && minor < 0 && getline(&text, &cap, f) > 0) {
+	for (const char *p = rc == 0 ? text : NULL; p && *p && minor < 0; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		char *end;
 		long v;
-		if (strncmp(text, "Device Minor:", 13) != 0)
+		if (strncmp(p, "Device Minor:", 13) != 0)
 			continue;
-		v = strtol(text + 13, &end, 10);
-		if (end != text + 13 && v >= 0)
+		v = strtol(p + 13, &end, 10);
+		if (end != p + 13 && v >= 0)
 			minor = v;
 	}
 	free(text);
-	if (f)
-		fclose(f);
-	return minor;
+	return rc == -EINVAL ? -EINVAL : minor;
 }
 
-/* Each GPU's directory is named by its bus id. */
+/* Each GPU's directory is named by its bus id.  -EINVAL, not -ENOENT,
+ * when some GPU's file could not be read for not being a regular file:
+ * the minor may be that GPU's. */
 int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n)
 {
 	char *dir = path_of(root, "/proc/driver/nvidia/gpus", "", 0);
 	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
 	int rc = -ENOENT;
+	bool bad = false;
 
-	while (d && rc < 0 && (de = readdir(d)))
-		if (pci_like(de->d_name, strlen(de->d_name)) && strlen(de->d_name) < n &&
-		    nvidia_minor(dir, de->d_name) == minor) {
+	while (d && rc < 0 && (de = readdir(d))) {
+		long m;
+		if (!pci_like(de->d_name, strlen(de->d_name)) || strlen(de->d_name) >= n)
+			continue;
+		m = nvidia_minor(dir, de->d_name);
+		bad |= m == -EINVAL;
+		if (m == minor) {
 			snprintf(buf, n, "%s", de->d_name);
 			for (char *c = buf; *c; c++)
 				*c = (char)tolower((unsigned char)*c);
 			rc = 0;
 		}
+	}
 	if (d)
 		closedir(d);
 	free(dir);
-	return rc;
+	return rc < 0 && bad ? -EINVAL : rc;
 }
 
 static int by_pci(const void *a, const void *b)
@@ -366,14 +377,27 @@ int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_dev
 	return 0;
 }
 
-/* Name and PCI function of one device file. */
-static void describe(const char *root, np_devkind_t kind, long num, const char *file, np_devopen_t *o)
+/* The link's text, for people only: printable ASCII, any other byte
+ * '?', cut to fit (it is the process's choice of name). */
+static void shown(char *d, size_t n, const char *link)
 {
-	const char *base = strrchr(file, '/') + 1;
+	size_t i;
+
+	for (i = 0; link[i] && i < n - 1; i++)
+		d[i] = link[i] >= 0x20 && link[i] < 0x7f ? link[i] : '?';
+	d[i] = '\0';
+}
+
+/* Name and PCI function of the device whose node (below /dev) is node,
+ * held by a descriptor whose link says link. */
+static void describe(const char *root, np_devkind_t kind, long num, const char *node, const char *link,
+                     np_devopen_t *o)
+{
+	const char *base = strrchr(node, '/') + 1;
 
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
-	snprintf(o->file, sizeof(o->file), "%.*s", (int)sizeof(o->file) - 1, file);
+	shown(o->file, sizeof(o->file), link);
 	snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(o->name) - 1, base);
 	switch (kind) {
 	case NP_DEVK_RDMA:
@@ -385,7 +409,9 @@ static void describe(const char *root, np_devkind_t kind, long num, const char *
 		np_devopen_cxi_pci(root, o->name, o->pci, sizeof(o->pci));
 		break;
 	case NP_DEVK_NVIDIA:
-		np_devopen_nvidia_pci(root, num, o->pci, sizeof(o->pci));
+		if (np_devopen_nvidia_pci(root, num, o->pci, sizeof(o->pci)) == -EINVAL)
+			o->note = "an information file under /proc/driver/nvidia/gpus is not a regular file: "
+			          "its bus id was not read";
 		break;
 	case NP_DEVK_DRM:
 		np_devopen_drm_pci(root, o->name, o->pci, sizeof(o->pci));
@@ -402,11 +428,38 @@ static int by_fd(const void *a, const void *b)
 	return (x->fd > y->fd) - (x->fd < y->fd);
 }
 
+/* The type and device number of the file a descriptor holds: 0 or
+ * -errno.  The attributes the kernel has are taken as they are: a FUSE
+ * file system's server (the job's owner can run one) is not asked, so
+ * it cannot hold the reader. */
+static int held_file(int dfd, const char *name, mode_t *mode, unsigned *ma, unsigned *mi)
+{
+	struct statx sx;
+	struct stat st;
+
+	if (statx(dfd, name, AT_STATX_DONT_SYNC, STATX_TYPE, &sx) == 0) {
+		*mode = sx.stx_mode;
+		*ma = sx.stx_rdev_major;
+		*mi = sx.stx_rdev_minor;
+		return 0;
+	}
+	/* kernels before 4.11 */
+	if (errno != ENOSYS)
+		return -errno;
+	if (fstatat(dfd, name, &st, 0) < 0)
+		return -errno;
+	*mode = st.st_mode;
+	*ma = major(st.st_rdev);
+	*mi = minor(st.st_rdev);
+	return 0;
+}
+
 int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devopen_t **out, size_t *n,
-                    np_error_t *err)
+                    unsigned *unreadable, np_error_t *err)
 {
 	char *path = NULL;
 	int dfd, e;
+	long nvmajor;
 	DIR *d;
 	struct dirent *de;
 	np_devopen_t *v = NULL;
@@ -414,6 +467,7 @@ int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devo
 
 	*out = NULL;
 	*n = 0;
+	*unreadable = 0;
 	if (asprintf(&path, "%s/%s/fd", proc, pid) < 0)
 		return np_error_set(err, -ENOMEM, "out of memory");
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -428,27 +482,33 @@ int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devo
 		close(dfd);
 		return np_error_set(err, -e, "process %s: cannot read its open files: %s", pid, strerror(e));
 	}
+	nvmajor = np_devnode_nvidia_major(root);
 	while ((de = readdir(d))) {
-		char link[PATH_MAX];
+		char link[PATH_MAX], node[NP_DEVOPEN_NAME];
 		ssize_t l;
 		np_devkind_t kind;
 		long num;
-		struct stat st;
+		mode_t mode = 0;
+		unsigned ma = 0, mi = 0;
 		size_t i;
+		int st;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
+		st = held_file(dfd, de->d_name, &mode, &ma, &mi);
 		l = readlinkat(dfd, de->d_name, link, sizeof(link) - 1);
-		if (l <= 0)
+		/* gone with both: closed meanwhile, not held; a descriptor that
+		 * is there but whose file cannot be looked at may be anything */
+		if (st < 0) {
+			if (l >= 0 || st != -ENOENT)
+				++*unreadable;
 			continue;
-		link[l] = '\0';
-		if (np_devopen_classify(link, &kind, &num) < 0)
+		}
+		link[l > 0 ? l : 0] = '\0';
+		if (!S_ISCHR(mode) || np_devnode_of(root, nvmajor, ma, mi, node, sizeof(node)) < 0 ||
+		    np_devopen_classify(node, &kind, &num) < 0)
 			continue;
-		/* the file behind the descriptor; a test tree's links lead
-		 * nowhere, a live one's always to the open file */
-		if (fstatat(dfd, de->d_name, &st, 0) == 0 && !S_ISCHR(st.st_mode))
-			continue;
-		for (i = 0; i < cnt && strcmp(v[i].file, link) != 0; i++)
+		for (i = 0; i < cnt && !(v[i].major == ma && v[i].minor == mi); i++)
 			;
 		if (i < cnt) {
 			if (atoi(de->d_name) < v[i].fd)
@@ -465,7 +525,9 @@ int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devo
 			v = nv;
 			cap = cap ? 2 * cap : 8;
 		}
-		describe(root, kind, num, link, &v[cnt]);
+		describe(root, kind, num, node, l > 0 ? link : "?", &v[cnt]);
+		v[cnt].major = ma;
+		v[cnt].minor = mi;
 		v[cnt++].fd = atoi(de->d_name);
 	}
 	closedir(d);
@@ -623,7 +685,8 @@ const char *np_devopen_judge(const char *planned, const char *held, int unreadab
 		return "extra";
 	if (out)
 		return "mismatch";
-	if (in)
-		return "match";
-	return unreadable ? "unreadable" : "none-open";
+	/* what was not seen may be another device: not a match */
+	if (unreadable)
+		return "unreadable";
+	return in ? "match" : "none-open";
 }

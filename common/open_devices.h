@@ -7,7 +7,10 @@
  *
  * What is read, under root ("" for the running system; a directory
  * holding a fake proc/ and sys/ for the tests):
- *   proc/PID/fd/N                     readlink: the device file it holds
+ *   proc/PID/fd/N                     the descriptor: its file's device
+ *                                     number says which device it is
+ *                                     (devnode.h), its link's text is
+ *                                     only shown
  *   /dev/infiniband/uverbsN           sys/class/infiniband_verbs/uverbsN/ibdev
  *   /dev/cxiN                         the adapter cxiN, sys/class/cxi/cxiN/device
  *   /dev/nvidiaN                      proc/driver/nvidia/gpus/BUSID/information,
@@ -19,8 +22,9 @@
  *                                     counters/port_rcv_data,hw_counters/...}
  * The kernel lets the fds of a process be read by its owner and root
  * only (ptrace access): another user's process is an error, never
- * guessed.  Nothing here follows a path a process chose: the link's text
- * only selects which sysfs entry of a fixed form is read.
+ * guessed.  Nothing here follows a path a process chose: its device
+ * number only selects which sysfs entry of a fixed form is read, and the
+ * files read must be regular ones, read up to a bound.
  */
 #ifndef NP_COMMON_OPEN_DEVICES_H
 #define NP_COMMON_OPEN_DEVICES_H
@@ -43,13 +47,20 @@ typedef enum np_devkind {
 typedef struct np_devopen {
 	np_devkind_t kind;
 	int fd;                         /* the lowest descriptor it is open on */
-	char file[NP_DEVOPEN_NAME];     /* "/dev/infiniband/uverbs0" */
+	unsigned major, minor;          /* its device number: which device it is */
+	/* the descriptor's link as the process sees it ("/dev/infiniband/
+	 * uverbs0"), shown and never believed: printable ASCII, any other
+	 * byte '?', cut to fit */
+	char file[NP_DEVOPEN_NAME];
 	/* the adapter ("mlx5_0", "cxi0"), or the node's own name for a GPU
-	 * ("renderD128", "nvidia0", "kfd") */
+	 * ("renderD128", "nvidia0", "kfd"), as its device number says */
 	char name[NP_DEVOPEN_NAME];
 	/* the PCI function ("0000:3b:00.0"), "" when none is known (a
 	 * software adapter, rdma_rxe, has none) */
 	char pci[NP_DEVOPEN_PCI];
+	/* why pci could not be read when that is a fault (a driver file that
+	 * is no regular file), else NULL */
+	const char *note;
 } np_devopen_t;
 
 /* "rdma", "cxi", "nvidia", "drm", "kfd". */
@@ -63,16 +74,18 @@ int np_devopen_classify(const char *file, np_devkind_t *kind, long *num);
 
 /* The devices process pid ("self" or a number) holds open, from its
  * descriptors under proc ("/proc"), named through root's sysfs, each
- * once, in the order of its descriptors: *out (the caller frees) and *n.
- * 0; -EACCES when its descriptors may not be read (not its owner),
- * -ENOENT when it is gone; err says which. */
+ * device once, in the order of its descriptors: *out (the caller frees)
+ * and *n; *unreadable, the descriptors whose file could not be looked
+ * at (they may hold any device).  0; -EACCES when its descriptors may
+ * not be read (not its owner), -ENOENT when it is gone; err says which. */
 int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devopen_t **out, size_t *n,
-                    np_error_t *err);
+                    unsigned *unreadable, np_error_t *err);
 
 /* The adapter name of /dev/infiniband/uverbsN, the PCI function of an
  * adapter, a DRM node (renderD128, card0), an NVIDIA minor, a cxi
  * adapter: into buf (n bytes).  0, or -ENOENT when sysfs or the driver
- * does not say. */
+ * does not say (nvidia_pci: -EINVAL when no GPU says that minor and
+ * some GPU's information file, not a regular one, was not read). */
 int np_devopen_uverbs_name(const char *root, long num, char *buf, size_t n);
 int np_devopen_rdma_pci(const char *root, const char *adapter, char *buf, size_t n);
 int np_devopen_drm_pci(const char *root, const char *node, char *buf, size_t n);
@@ -100,8 +113,9 @@ int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_dev
  * adapter names or GPU bus ids (compared without case): "-" (nothing
  * planned), "match" (the plan's and nothing else), "mismatch" (others,
  * none of the plan's), "extra" (the plan's and others), "none-open"
- * (nothing held yet), or "unreadable" (nothing seen, and unreadable
- * says the descriptors could not be read). */
+ * (nothing held yet), or "unreadable" (unreadable says some or all of
+ * the descriptors could not be read, and what was seen is no mismatch
+ * nor extra: a match cannot be told). */
 const char *np_devopen_judge(const char *planned, const char *held, int unreadable);
 
 /* One port of an RDMA adapter: its state and the bytes it carried. */

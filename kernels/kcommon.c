@@ -102,10 +102,13 @@ static void held_devices(char *buf, size_t len)
 {
 	np_devopen_t *v = NULL;
 	size_t n = 0, off = 0;
+	unsigned unread = 0;
 	np_error_t err = { 0 };
 
 	buf[0] = '\0';
-	if (np_devopen_scan("/proc", "", "self", &v, &n, &err) < 0) {
+	/* a descriptor not looked at may hold anything: not "none" */
+	if (np_devopen_scan("/proc", "", "self", &v, &n, &unread, &err) < 0 || unread) {
+		free(v);
 		snprintf(buf, len, "?");
 		return;
 	}

@@ -214,6 +214,7 @@ int np_probe_open_devices(struct np_probe_info *pi, np_error_t *err)
 {
 	np_devopen_t *v = NULL;
 	size_t n = 0;
+	unsigned unread = 0;
 	int rc;
 
 	if ((rc = open_nics(pi)) < 0 || (rc = open_gpus(pi, "CUDA_VISIBLE_DEVICES", NP_DEVK_NVIDIA, 0x10de)) < 0 ||
@@ -221,8 +222,12 @@ int np_probe_open_devices(struct np_probe_info *pi, np_error_t *err)
 	    (rc = open_gpus(pi, "ZE_AFFINITY_MASK", NP_DEVK_DRM, 0x8086)) < 0)
 		return np_error_set(err, rc, "out of memory");
 	/* what the process holds, as numaplan audit reads it */
-	if ((rc = np_devopen_scan("/proc", "", "self", &v, &n, err)) < 0)
+	if ((rc = np_devopen_scan("/proc", "", "self", &v, &n, &unread, err)) < 0)
 		return rc;
+	if (unread) {
+		free(v);
+		return np_error_set(err, -EIO, "%u of its own descriptors could not be looked at", unread);
+	}
 	pi->devices = v;
 	pi->ndevices = n;
 	pi->devices_read = true;

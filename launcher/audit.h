@@ -30,7 +30,9 @@
  * pages_kb {numa: kB of anonymous memory}, env {NUMAPLAN_*,
  * SLURM_CPU_BIND_TYPE/LIST, SLURM_PROCID, SLURM_LOCALID}, devices (the
  * adapters and GPUs it holds open, common/open_devices.h: [{kind, file,
- * name, pci}], null when its descriptors could not be read).  ports:
+ * name, pci}], null when its descriptors could not be read),
+ * devices_unreadable (its descriptors whose file could not be looked
+ * at: they may hold any device).  ports:
  * every RDMA adapter port of the node, {adapter, port, state, seconds,
  * xmit_bytes, rcv_bytes, xmit_pkts, rcv_pkts} with the counts over the
  * collection, at least traffic_s seconds (-1: no such counter).  proc is
@@ -70,6 +72,32 @@ json_t *np_audit_check(json_t *nodes, const np_audit_opts_t *o, json_t *summary)
  * summary's deviations and device_unverified (tasks with a planned
  * device none-open or unreadable) set. */
 json_t *np_audit_devices(json_t *nodes, json_t *devs, json_t *summary);
+
+/* ---- gather (the front end, from the audit step's output) ---- */
+
+/* The most one node's answer may be: a record takes some 50 bytes a
+ * thread, about 1 MiB for 256 tasks of 64 threads. */
+#define NP_AUDIT_NODE_MAX ((size_t)16 << 20)
+
+/* The nodes' records from the audit step's output (out, len bytes), as
+ * srun --label writes it ("TASK: text" lines; a task's lines joined are
+ * what it wrote), one task on each of the job's n nodes.  Each task's
+ * output must be one record (np_audit_collect's members and no other)
+ * and nothing else, at most node_max bytes, of a node of the job that no
+ * other task named.  *records gets the records read well (an array, the
+ * caller's), problems a message for each line, task or record that is
+ * not so, missing the names of the job's nodes that no record names.
+ * 0 when every node answered once and nothing else came, -EBADMSG when
+ * not, -ENOMEM. */
+int np_audit_gather(const char *out, size_t len, char *const *nodes, unsigned n, size_t node_max,
+                    json_t **records, json_t *problems, json_t *missing);
+
+/* ---- output ---- */
+
+/* json_dumps(j, flags) in ASCII only: every character past it, the C1
+ * controls included, and DEL written \uXXXX.  Malloc'ed, NULL when out
+ * of memory. */
+char *np_audit_dumps(json_t *j, size_t flags);
 
 /* srun's mask for one task: "0x3" -> "0-1" (malloc'ed), NULL if malformed. */
 char *np_audit_mask_to_list(const char *hex);

@@ -284,22 +284,31 @@ static json_t *threads_of(const char *proc, const char *pid, unsigned *lost)
 
 /* The adapters and GPUs a process holds open: [{kind, file, name, pci}],
  * or null (with the reason in errors) when its descriptors cannot be
- * read: unseen is not "none". */
-static json_t *devices_of(const char *proc, const char *root, const char *pid, json_t *errors)
+ * read: unseen is not "none".  *unread: its descriptors whose file could
+ * not be looked at, which may hold any device. */
+static json_t *devices_of(const char *proc, const char *root, const char *pid, json_t *errors, unsigned *unread)
 {
 	np_devopen_t *v = NULL;
 	size_t n = 0;
 	np_error_t err = { 0 };
 	json_t *a;
 
-	if (np_devopen_scan(proc, root, pid, &v, &n, &err) < 0) {
+	*unread = 0;
+	if (np_devopen_scan(proc, root, pid, &v, &n, unread, &err) < 0) {
 		json_array_append_new(errors, json_sprintf("%s", err.msg));
 		return json_null();
 	}
+	if (*unread)
+		json_array_append_new(errors, json_sprintf("process %s: %u of its descriptors could not be looked at: "
+		                                           "the devices it holds are not all known", pid, *unread));
 	a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:s}", "kind", np_devkind_name(v[i].kind), "file",
-		                                   v[i].file, "name", jstr0(v[i].name), "pci", v[i].pci));
+	for (size_t i = 0; i < n; i++) {
+		/* the link's text is the process's: shown as a process's text */
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s}", "kind", np_devkind_name(v[i].kind), "file",
+		                                   jstr0(v[i].file), "name", v[i].name, "pci", v[i].pci));
+		if (v[i].note)
+			json_array_append_new(errors, json_sprintf("process %s: %s: %s", pid, v[i].name, v[i].note));
+	}
 	free(v);
 	return a;
 }
@@ -316,8 +325,8 @@ static json_t *process(const char *proc, const char *root, const char *pid, cons
 	char *cpus = status ? np_audit_status_field(status, "Cpus_allowed_list") : NULL;
 	char *mems = status ? np_audit_status_field(status, "Mems_allowed_list") : NULL;
 	char *comm = status ? np_audit_status_field(status, "Name") : NULL;
-	json_t *pages = json_object(), *p = NULL, *env, *threads;
-	unsigned tlost = 0;
+	json_t *pages = json_object(), *p = NULL, *env, *threads, *devices;
+	unsigned tlost = 0, unread = 0;
 	char policy[96];
 
 	if (!cpus)
@@ -341,10 +350,11 @@ static json_t *process(const char *proc, const char *root, const char *pid, cons
 	env = environ ? env_of(environ, elen) : json_object();
 	np_audit_numa_maps(maps ? maps : "", policy, sizeof(policy), pages);
 	threads = threads_of(proc, pid, &tlost);
-	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)atoll(pid), "step",
-	              jstr0(step), "comm", jstr0(comm), "cpus", jstr0(cpus), "mems_allowed", jstr0(mems), "policy",
-	              jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "threads", threads, "devices",
-	              devices_of(proc, root, pid, errors));
+	devices = devices_of(proc, root, pid, errors, &unread);
+	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "pid", (json_int_t)atoll(pid),
+	              "step", jstr0(step), "comm", jstr0(comm), "cpus", jstr0(cpus), "mems_allowed", jstr0(mems),
+	              "policy", jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "threads", threads,
+	              "devices", devices, "devices_unreadable", (int)unread);
 	pages = NULL;
 	/* a task the audit cannot show is said so, not left out */
 	if (!p || tlost) {

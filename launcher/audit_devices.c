@@ -16,7 +16,8 @@
  *   mismatch        it holds others, none of the plan's   (a deviation)
  *   extra           the plan's and others besides          (a deviation)
  *   none-open       the plan names one, it holds none yet (not a match)
- *   unreadable      its descriptors could not be read
+ *   unreadable      its descriptors could not be read, or some of them
+ *                   not looked at, and nothing held proves a deviation
  *   no-device-file  the planned adapter has no device file to hold (an
  *                   Ethernet interface, FI_TCP_IFACE): it cannot be seen
  *   -               no plan for it (what it holds is shown all the same)
@@ -130,7 +131,8 @@ static json_t *tasks_of(json_t *n)
 			json_object_set(t, "pid", json_object_get(p, "pid"));
 			json_object_set_new(t, "comm", json_string(np_json_str(p, "comm")));
 		}
-		if (!json_is_array(devices))
+		/* a descriptor not looked at may be any device: no match */
+		if (!json_is_array(devices) || json_integer_value(json_object_get(p, "devices_unreadable")) > 0)
 			json_object_set_new(t, "unreadable", json_true());
 		json_array_foreach(devices, k, d) {
 			const char *kind = np_json_str(d, "kind"), *pci = np_json_str(d, "pci");

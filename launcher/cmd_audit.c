@@ -11,15 +11,26 @@
  * step only for the job's own user (root's srun is refused, "Access/
  * permission denied", and srun --uid gets no valid credential), so root
  * runs that srun as the job's owner, with the owner's groups.
+ *
+ * What the step prints is the owner's processes' as much as the
+ * collector's (audit_gather.c): it is read within a time limit and up to
+ * a bound, taken only when every node sent exactly one record and
+ * nothing else came, and every field of it is escaped on the way out.
  */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -29,13 +40,21 @@
 #include "bench_util.h"
 #include "slurm/slurm_adapter.h"
 
-/* no deviation, but some task holds none of its planned adapter or GPUs
- * yet (or could not be read): not a match (numaplan-audit(1)) */
-enum { NP_EXIT_UNVERIFIED = 3 };
+/* The audit could not be done: its step failed, a node did not answer in
+ * time, or its output was not one record per node (as for a job that
+ * cannot be audited).  No deviation, but some task holds none of its
+ * planned adapter or GPUs yet (or could not be read): not a match
+ * (numaplan-audit(1)). */
+enum { NP_EXIT_NOT_AUDITED = 2, NP_EXIT_UNVERIFIED = 3 };
+
+/* After the time limit, srun has this long to end the step (its
+ * --quit-on-interrupt) before it is killed. */
+#define NP_AUDIT_GRACE_MS 15000
 
 typedef struct audit_args {
 	bool json, dry_run, collect, help;
 	double far_pct, traffic;
+	unsigned timeout;
 	const char *jobid;
 } audit_args_t;
 
@@ -48,6 +67,9 @@ static const np_optdef_t audit_opts[] = {
 	{ .name = "traffic", .kind = NP_OPT_DOUBLE, .off = O(traffic), .arg = "SECONDS",
 	  .help = "count each RDMA adapter's traffic over this long on each node (0: its port states only)",
 	  .dflt = "1", .max = 60, .want = "seconds from 0 to 60", .flags = NP_OPTF_CLOSED },
+	{ .name = "timeout", .kind = NP_OPT_UINT, .off = O(timeout), .arg = "SECONDS",
+	  .help = "the nodes' time to answer, besides --traffic's; a node that does not is named, exit 2",
+	  .dflt = "60", .min = 1, .max = 3600, .want = "seconds from 1 to 3600" },
 	{ .name = "dry-run", .kind = NP_OPT_FLAG, .off = O(dry_run), .help = "print the srun line, run nothing" },
 	{ .name = "collect", .kind = NP_OPT_FLAG, .off = O(collect),
 	  .help = "what audit runs on each node, inside the job" },
@@ -59,7 +81,8 @@ static const np_optdef_t audit_opts[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--traffic SECONDS] [--dry-run]\n"
+	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--traffic SECONDS] [--timeout SECONDS]\n"
+	      "                             [--dry-run]\n"
 	      "       numaplan audit --collect JOBID   (what audit runs on each node, inside the job)\n"
 	      "Check the running job's tasks against their plan: every thread's CPUs, the memory\n"
 	      "policy and where the pages are, the adapter and GPUs each task holds open; one line\n"
@@ -82,6 +105,8 @@ static bool job_id_ok(const char *s)
 
 typedef struct job {
 	char id[32], state[32], user[64], nodes[16];
+	char **names;               /* its nodes, as Slurm names them */
+	unsigned nnames;
 } job_t;
 
 /* Slurm's view of the job (scontrol show job ID, through the adapter): 1,
@@ -107,6 +132,17 @@ static int query(const char *jobid, job_t *j, np_error_t *err)
 		snprintf(j->state, sizeof(j->state), "%s", v[i].state);
 		snprintf(j->user, sizeof(j->user), "%s", v[i].user);
 		snprintf(j->nodes, sizeof(j->nodes), "%u", v[i].nodes);
+		/* (not running yet: no nodes, none needed) */
+		if (!strcmp(v[i].state, "RUNNING") &&
+		    (np_slurm_hostnames(v[i].nodelist, &j->names, &j->nnames, err) < 0 || j->nnames != v[i].nodes)) {
+			if (j->names)
+				np_error_set(err, -EINVAL, "Slurm says job %s has %u node(s), and names %u", jobid,
+				             v[i].nodes, j->nnames);
+			np_strv_free(j->names, j->nnames);
+			j->names = NULL;
+			free(v);
+			return -1;
+		}
 		rc = 1;
 	}
 	free(v);
@@ -124,62 +160,119 @@ static char *self_exe(void)
 	return strdup(buf);
 }
 
-/* np_cmd_output of cmd run by the user pw (root only): the child drops
- * to the user's groups, group and uid before the shell starts, and makes
- * sure it cannot get root back.  NULL when it could not be started. */
-static char *output_as(const struct passwd *pw, const char *cmd, int *status)
+static long now_ms(void)
 {
-	int fd[2], st = -1;
-	pid_t pid;
-	FILE *f;
-	np_sb_t b;
+	struct timespec ts;
 
-	if (pipe(fd) < 0)
-		return NULL;
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		close(fd[0]);
-		if (dup2(fd[1], STDOUT_FILENO) < 0 || initgroups(pw->pw_name, pw->pw_gid) < 0 ||
-		    setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0 || (pw->pw_uid != 0 && setuid(0) == 0)) {
-			np_opt_print("audit: cannot become %s to run the audit step", pw->pw_name);
-			_exit(127);
-		}
-		close(fd[1]);
-		/* root's working directory may be closed to the owner */
-		if (chdir("/") < 0)
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* What the audit step printed and how it ended. */
+typedef struct step_run {
+	np_sb_t out;
+	int status;                 /* its wait status; -1 when it did not start */
+	bool timed_out, capped;
+} step_run_t;
+
+/* The child: standard output to fd, the user pw (root auditing pw's job:
+ * its groups, group and uid, and no way back to root), then the shell
+ * running line (exec srun ...).  Never returns. */
+static void exec_step(const struct passwd *pw, int fd, const char *line)
+{
+	if (dup2(fd, STDOUT_FILENO) < 0)
+		_exit(127);
+	if (pw && (initgroups(pw->pw_name, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0 ||
+	           (pw->pw_uid != 0 && setuid(0) == 0))) {
+		np_opt_print("audit: cannot become %s to run the audit step", pw->pw_name);
 		_exit(127);
 	}
-	close(fd[1]);
-	if (!(f = fdopen(fd[0], "r"))) {
-		close(fd[0]);
-		waitpid(pid, NULL, 0);
-		return NULL;
+	/* root's working directory may be closed to the owner */
+	if (pw && chdir("/") < 0)
+		_exit(127);
+	execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+	_exit(127);
+}
+
+/* Run the audit step (cmd, as owner when root audits owner's job) and
+ * read what it prints for at most limit_s seconds and cap bytes; then
+ * one SIGINT ends it (srun --quit-on-interrupt has slurmstepd kill its
+ * tasks, a stopped one too), and after a grace, SIGKILL.  0, or -errno
+ * when it could not be started. */
+static int run_step(const char *cmd, const struct passwd *owner, unsigned limit_s, size_t cap, step_run_t *r)
+{
+	char *line = np_strdup_printf("exec %s", cmd), buf[65536];
+	long deadline = now_ms() + (long)limit_s * 1000L, stop_at = 0;
+	int fd[2], e;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	np_sb_init(&r->out);
+	np_sb_add(&r->out, "");
+	if (!line || pipe2(fd, O_CLOEXEC) < 0) {
+		e = line ? errno : ENOMEM;
+		free(line);
+		return -e;
 	}
-	np_sb_init(&b);
-	np_sb_add(&b, "");
-	np_sb_add_stream(&b, f);
-	fclose(f);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		e = errno;
+		close(fd[0]);
+		close(fd[1]);
+		free(line);
+		return -e;
+	}
+	if (pid == 0)
+		exec_step(owner, fd[1], line);
+	free(line);
+	close(fd[1]);
+	for (;;) {
+		long now = now_ms(), wait;
+		struct pollfd p = { fd[0], POLLIN, 0 };
+		ssize_t k;
+
+		if (!stop_at && (now >= deadline || r->out.len > cap)) {
+			r->timed_out = now >= deadline;
+			r->capped = !r->timed_out;
+			kill(pid, SIGINT);
+			stop_at = now + NP_AUDIT_GRACE_MS;
+		} else if (stop_at && now >= stop_at) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		wait = (stop_at ? stop_at : deadline) - now;
+		if (poll(&p, 1, (int)(wait > 1000 ? 1000 : wait < 0 ? 0 : wait)) <= 0)
+			continue;
+		k = read(fd[0], buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		/* past the cap nothing more is kept: the step is being ended */
+		if (r->out.len <= cap)
+			np_sb_addn(&r->out, buf, (size_t)k);
+	}
+	close(fd[0]);
+	while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
 		;
-	if (status)
-		*status = st;
-	return np_sb_take(&b);
+	return 0;
 }
 
 static int collect(const char *jobid, double traffic)
 {
-	const char *mine = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	const char *mine, *step;
 	np_error_t err = { 0 };
 	json_t *node;
 	char *s;
 
+	/* before anything is read: a process of the job's owner cannot then
+	 * open our /proc files (our standard output, to write a record of its
+	 * own), nor trace us */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return np_opt_fail("audit --collect", "cannot make itself non-dumpable (prctl)");
+	mine = getenv("SLURM_JOB_ID");
+	step = getenv("SLURM_STEP_ID");
 	if (!mine || strcmp(mine, jobid) != 0)
 		return np_opt_fail("audit", "--collect runs inside the job it audits (numaplan audit JOBID runs it)");
 	if (!step)
@@ -194,35 +287,40 @@ static int collect(const char *jobid, double traffic)
 	return s ? NP_EXIT_OK : NP_EXIT_FAIL;
 }
 
+/* A deviation's cell as printed: names and values come from the job's
+ * processes, escaped (np_escape). */
+static void cell(char *buf, size_t n, json_t *d, const char *key)
+{
+	json_t *v = json_object_get(d, key);
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+	np_escape(buf, n, json_is_integer(v) ? num : np_json_str(d, key));
+}
+
 static void print_table(json_t *devs)
 {
 	static const char *const head[] = { "NODE", "STEP", "RANK", "PID", "TID", "DEVIATION", "EXPECTED", "FOUND",
 	                                    "PLAN" };
 	static const char *const keys[] = { "node", "step", "rank", "pid", "tid", "kind", "expected", "found", "plan" };
-	size_t w[9], i, c;
+	char c[NP_ESCAPED_SIZE(256)];
+	size_t w[9], i, k;
 	json_t *d;
 
-	for (c = 0; c < 9; c++)
-		w[c] = strlen(head[c]);
+	for (k = 0; k < 9; k++)
+		w[k] = strlen(head[k]);
 	json_array_foreach(devs, i, d)
-		for (c = 0; c < 9; c++) {
-			json_t *v = json_object_get(d, keys[c]);
-			char num[32];
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-			size_t l = strlen(json_is_integer(v) ? num : np_json_str(d, keys[c]));
-			if (l > w[c])
-				w[c] = l;
+		for (k = 0; k < 9; k++) {
+			cell(c, sizeof(c), d, keys[k]);
+			if (strlen(c) > w[k])
+				w[k] = strlen(c);
 		}
-	for (c = 0; c < 9; c++)
-		printf("%-*s%s", (int)w[c], head[c], c < 8 ? "  " : "\n");
+	for (k = 0; k < 9; k++)
+		printf("%-*s%s", (int)w[k], head[k], k < 8 ? "  " : "\n");
 	json_array_foreach(devs, i, d)
-		for (c = 0; c < 9; c++) {
-			json_t *v = json_object_get(d, keys[c]);
-			char cell[NP_ESCAPED_SIZE(256)], num[32];
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-			/* names and values come from the job's processes: escaped */
-			np_escape(cell, sizeof(cell), json_is_integer(v) ? num : np_json_str(d, keys[c]));
-			printf("%-*s%s", (int)w[c], cell, c < 8 ? "  " : "\n");
+		for (k = 0; k < 9; k++) {
+			cell(c, sizeof(c), d, keys[k]);
+			printf("%-*s%s", (int)w[k], c, k < 8 ? "  " : "\n");
 		}
 }
 
@@ -298,38 +396,62 @@ static char *step_command(const job_t *j, double traffic)
 	if (!exe)
 		return NULL;
 	np_sb_init(&b);
-	/* a step beside the job's own, one task per node, bound to nothing */
-	np_sb_printf(&b, "srun --jobid=%s --overlap -N %s -n %s --ntasks-per-node=1 --cpu-bind=none --quiet ", j->id,
-	             j->nodes, j->nodes);
+	/* a step beside the job's own, one task per node, bound to nothing;
+	 * each line says its task (audit_gather.c), and one SIGINT ends it */
+	np_sb_printf(&b, "srun --jobid=%s --overlap -N %s -n %s --ntasks-per-node=1 --cpu-bind=none --quiet --label "
+	             "--quit-on-interrupt ", j->id, j->nodes, j->nodes);
 	np_sb_shq(&b, exe);
 	np_sb_printf(&b, " audit --collect --traffic %g %s", traffic, j->id);
 	free(exe);
 	return np_sb_take(&b);
 }
 
-/* Each node's answer, one JSON line each, of the step; NULL with the
- * message printed when the step failed or no node answered. */
-static json_t *run_step(const job_t *j, const char *cmd, const struct passwd *owner)
+/* The nodes' records of the audit step, every node of the job once;
+ * NULL, with each reason printed, when the step failed, ran out of time,
+ * wrote too much, or its output was not one record per node. */
+static json_t *gather(const job_t *j, const char *cmd, const struct passwd *owner, unsigned limit_s)
 {
-	char *out, *line, *save = NULL;
-	json_t *nodes = json_array();
-	int st = -1;
+	json_t *nodes = NULL, *problems = json_array(), *missing = json_array(), *v;
+	/* srun's labels and its cutting of long lines add a little */
+	size_t cap = j->nnames * (NP_AUDIT_NODE_MAX + NP_AUDIT_NODE_MAX / 64 + 64), i;
+	step_run_t r;
+	int rc = run_step(cmd, owner, limit_s, cap, &r), st;
 
-	out = owner ? output_as(owner, cmd, &st) : np_cmd_output(cmd, &st);
-	for (line = out ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-		json_t *n = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
-		if (json_is_object(n))
-			json_array_append_new(nodes, n);
-		else
-			json_decref(n);
-	}
-	free(out);
-	if (st != 0 || !json_array_size(nodes)) {
-		np_opt_print("audit: the audit step in job %s failed (exit status %d)%s", j->id, st,
-		             json_array_size(nodes) ? "" : ": no node answered");
-		json_decref(nodes);
+	if (rc < 0) {
+		np_opt_print("audit: cannot run the audit step: %s", strerror(-rc));
+		np_sb_free(&r.out);
+		json_decref(problems);
+		json_decref(missing);
 		return NULL;
 	}
+	st = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+	rc = r.out.oom ? -ENOMEM
+	               : np_audit_gather(r.out.s, r.out.len, j->names, j->nnames, NP_AUDIT_NODE_MAX, &nodes, problems,
+	                                 missing);
+	np_sb_free(&r.out);
+	if (rc == -ENOMEM)
+		np_opt_print("audit: out of memory reading the audit step's output");
+	json_array_foreach(problems, i, v)
+		np_opt_print("audit: %s", json_string_value(v));
+	json_array_foreach(missing, i, v)
+		if (r.timed_out)
+			np_opt_print("audit: node %s did not answer within %u s", json_string_value(v), limit_s);
+		else
+			np_opt_print("audit: node %s sent no record", json_string_value(v));
+	if (r.capped)
+		np_opt_print("audit: the audit step wrote more than %zu MiB: it was stopped", cap >> 20);
+	if (rc < 0 || r.timed_out || r.capped || st != 0) {
+		if (st != 0 && !r.timed_out && !r.capped)
+			np_opt_print("audit: the audit step in job %s failed (%s %d)", j->id,
+			             WIFSIGNALED(r.status) ? "signal" : "exit status",
+			             WIFSIGNALED(r.status) ? WTERMSIG(r.status) : st);
+		np_opt_print("audit: job %s was not audited: no record is taken unless every node sent exactly one",
+		             j->id);
+		json_decref(nodes);
+		nodes = NULL;
+	}
+	json_decref(problems);
+	json_decref(missing);
 	return nodes;
 }
 
@@ -342,7 +464,8 @@ static void print_json(const job_t *j, json_t *summary, json_t *devs, json_t *ta
 		json_object_set(ports, np_json_str(n, "node"), json_object_get(n, "ports"));
 	all = json_pack("{s:s, s:O, s:O, s:O, s:o}", "job", j->id, "summary", summary, "deviations", devs, "devices",
 	                tasks, "ports", ports);
-	char *s = all ? json_dumps(all, JSON_INDENT(2)) : NULL;
+	/* ASCII only: the processes' names and values reach a terminal */
+	char *s = all ? np_audit_dumps(all, JSON_INDENT(2)) : NULL;
 
 	if (s)
 		printf("%s\n", s);
@@ -376,15 +499,18 @@ static void print_devices(json_t *tasks)
 	bool head = false;
 
 	json_array_foreach(tasks, i, t) {
-		char node[NP_ESCAPED_SIZE(64)];
+		char node[NP_ESCAPED_SIZE(64)], step[NP_ESCAPED_SIZE(32)], rank[NP_ESCAPED_SIZE(128)];
 		if (!*np_json_str(t, "nic_planned") && !*np_json_str(t, "nic_open") && !*np_json_str(t, "gpu_planned") &&
 		    !*np_json_str(t, "gpu_open") && !json_is_true(json_object_get(t, "kfd")))
 			continue;
 		if (!head)
 			printf("devices (the plan's NUMAPLAN_HCA and NUMAPLAN_GPUS, and the files each task holds open):\n");
 		head = true;
+		/* every field is a process's or its node's: escaped */
 		np_escape(node, sizeof(node), np_json_str(t, "node"));
-		printf("  %s step %s rank %s: ", node, np_json_str(t, "step"), np_json_str(t, "rank"));
+		np_escape(step, sizeof(step), np_json_str(t, "step"));
+		np_escape(rank, sizeof(rank), np_json_str(t, "rank"));
+		printf("  %s step %s rank %s: ", node, step, rank);
 		device_cell("nic", t, "nic");
 		printf("; ");
 		device_cell("gpu", t, "gpu");
@@ -427,9 +553,11 @@ static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *d
 {
 	json_t *n, *e;
 	size_t i, k;
+	char id[NP_ESCAPED_SIZE(32)];
 
+	np_escape(id, sizeof(id), j->id);
 	printf("numaplan audit: job %s: %lld task(s), %lld process(es), %lld thread(s) on %lld node(s); "
-	       "%lld deviation(s)\n", j->id, count(summary, "tasks"), count(summary, "processes"),
+	       "%lld deviation(s)\n", id, count(summary, "tasks"), count(summary, "processes"),
 	       count(summary, "threads"), count(summary, "nodes"), count(summary, "deviations"));
 	if (json_array_size(devs))
 		print_table(devs);
@@ -460,14 +588,56 @@ static long long count_unreported(json_t *nodes, json_t *summary)
 	return (long long)lost;
 }
 
+/* The audit proper, of a job that runs and may be audited. */
+static int audit(const audit_args_t *o, const job_t *j, const struct passwd *owner)
+{
+	np_audit_opts_t ao;
+	json_t *nodes, *devs, *summary, *tasks;
+	long long lost;
+	char *cmd;
+	int rc;
+
+	if (!(cmd = step_command(j, o->traffic)))
+		return np_opt_fail("audit", "cannot find the numaplan program to run on the nodes");
+	if (o->dry_run) {
+		printf("%s\n", cmd);
+		if (owner)
+			np_opt_print("audit: root runs it as the job's owner, %s", owner->pw_name);
+		free(cmd);
+		return NP_EXIT_OK;
+	}
+	/* --traffic's seconds are the collector's own: the limit is beyond */
+	nodes = gather(j, cmd, owner, o->timeout + (unsigned)(o->traffic + 0.999));
+	free(cmd);
+	if (!nodes)
+		return NP_EXIT_NOT_AUDITED;
+	memset(&ao, 0, sizeof(ao));
+	ao.far_pct = o->far_pct;
+	summary = json_object();
+	devs = np_audit_check(nodes, &ao, summary);
+	tasks = np_audit_devices(nodes, devs, summary);
+	lost = count_unreported(nodes, summary);
+	if (o->json)
+		print_json(j, summary, devs, tasks, nodes);
+	else
+		print_text(j, nodes, summary, devs, tasks);
+	if (lost)
+		np_opt_print("audit: %lld process(es) of job %s could not be reported: the audit is incomplete", lost,
+		             j->id);
+	/* a device not yet held is not a match: said apart from both */
+	rc = json_array_size(devs) || lost ? NP_EXIT_FAIL
+	     : count(summary, "device_unverified") ? NP_EXIT_UNVERIFIED : NP_EXIT_OK;
+	json_decref(tasks);
+	json_decref(devs);
+	json_decref(summary);
+	json_decref(nodes);
+	return rc;
+}
+
 int np_cmd_audit(int argc, char **argv)
 {
 	audit_args_t o = { 0 };
-	np_audit_opts_t ao;
-	json_t *nodes, *devs, *summary, *tasks;
 	struct passwd *owner = NULL;
-	long long lost;
-	char *cmd;
 	job_t j;
 	int rc = parse(argc, argv, &o);
 
@@ -477,40 +647,9 @@ int np_cmd_audit(int argc, char **argv)
 		return rc == 1 ? NP_EXIT_OK : rc;
 	if (o.collect)
 		return collect(o.jobid, o.traffic);
-	if ((rc = check_job(o.jobid, &j, &owner)) != 0)
-		return rc;
-	if (!(cmd = step_command(&j, o.traffic)))
-		return np_opt_fail("audit", "cannot find the numaplan program to run on the nodes");
-	if (o.dry_run) {
-		printf("%s\n", cmd);
-		if (owner)
-			np_opt_print("audit: root runs it as the job's owner, %s", owner->pw_name);
-		free(cmd);
-		return NP_EXIT_OK;
-	}
-	nodes = run_step(&j, cmd, owner);
-	free(cmd);
-	if (!nodes)
-		return NP_EXIT_FAIL;
-	memset(&ao, 0, sizeof(ao));
-	ao.far_pct = o.far_pct;
-	summary = json_object();
-	devs = np_audit_check(nodes, &ao, summary);
-	tasks = np_audit_devices(nodes, devs, summary);
-	lost = count_unreported(nodes, summary);
-	if (o.json)
-		print_json(&j, summary, devs, tasks, nodes);
-	else
-		print_text(&j, nodes, summary, devs, tasks);
-	if (lost)
-		np_opt_print("audit: %lld process(es) of job %s could not be reported: the audit is incomplete", lost,
-		             j.id);
-	/* a device not yet held is not a match: said apart from both */
-	rc = json_array_size(devs) || lost ? NP_EXIT_FAIL
-	     : count(summary, "device_unverified") ? NP_EXIT_UNVERIFIED : NP_EXIT_OK;
-	json_decref(tasks);
-	json_decref(devs);
-	json_decref(summary);
-	json_decref(nodes);
+	memset(&j, 0, sizeof(j));
+	if ((rc = check_job(o.jobid, &j, &owner)) == 0)
+		rc = audit(&o, &j, owner);
+	np_strv_free(j.names, j.nnames);
 	return rc;
 }

@@ -108,6 +108,7 @@ typedef struct np_slurm_job {
 	char run_time[32];          /* RunTime: [D-]HH:MM:SS */
 	char user[64];              /* UserId's name, before "(uid)" */
 	unsigned nodes;             /* NumNodes (its lower bound while pending) */
+	char nodelist[4096];        /* NodeList: its nodes once it runs, "n[1-2]"; "" while pending */
 } np_slurm_job_t;
 
 /* scontrol show job -o's lines.  0 with *jobs (free()) and *n; -EINVAL
@@ -118,6 +119,12 @@ int np_slurm_parse_jobs(const char *text, np_slurm_job_t **jobs, unsigned *n, np
  * no such job (ended and purged), or a negative errno with err when it
  * could not be asked. */
 int np_slurm_job(const char *id, np_slurm_job_t **jobs, unsigned *n, np_error_t *err);
+
+/* The node names of a host list ("n[1-2],gpu01": n1 n2 gpu01), as Slurm
+ * expands it.  0 with *names (free with np_strv_free) and *n, or -EINVAL
+ * with err on a list that is not one (a NodeList cut at its field's
+ * size is not). */
+int np_slurm_hostnames(const char *list, char ***names, unsigned *n, np_error_t *err);
 
 /* A state a job does not leave: COMPLETED, FAILED, CANCELLED ... */
 bool np_slurm_state_ended(const char *state);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "slurm/slurm_adapter.h"
+#include "run/hostlist.h"
 #include "bench_util.h"
 #include "common/text.h"
 
@@ -295,7 +296,16 @@ static int one_job(const char *line, size_t len, void *slot, np_error_t *err)
 	np_strcut(j->user, sizeof(j->user), user);
 	field(line, len, "NumNodes", NULL, nodes, sizeof(nodes));
 	j->nodes = (unsigned)strtoul(nodes, NULL, 10);
+	field(line, len, "NodeList", NULL, j->nodelist, sizeof(j->nodelist));
+	/* a list cut to fit would name other nodes: none, said by its end */
+	if (strlen(j->nodelist) == sizeof(j->nodelist) - 1)
+		snprintf(j->nodelist, sizeof(j->nodelist), "[cut]");
 	return 0;
+}
+
+int np_slurm_hostnames(const char *list, char ***names, unsigned *n, np_error_t *err)
+{
+	return np_hostlist_expand(list, names, n, err);
 }
 
 int np_slurm_parse_jobs(const char *text, np_slurm_job_t **jobs, unsigned *n, np_error_t *err)

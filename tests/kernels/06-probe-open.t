@@ -6,12 +6,17 @@
 # namespace of its own (root only) where /sys/class, /proc/driver and /dev
 # are small trees written here:
 #   mlx5_0 = /dev/infiniband/uverbs0, mlx5_1 = uverbs1
-#   NVIDIA: 0000:3b:00.0 with minor 1, 0000:af:00.0 with minor 0
-#           (so CUDA's index 1, bus order, is /dev/nvidia0)
+#   NVIDIA: 0000:3b:00.0 with minor 8, 0000:af:00.0 with minor 7
+#           (so CUDA's index 1, bus order, is /dev/nvidia7)
 #   AMD:    renderD129 at 0000:c1:00.0, renderD128 at 0000:05:00.0
 #           (so ROCr's index 0 is renderD128)
-# The device files are character devices (1,3: the null device), so
-# opening them does nothing.
+# A device is its number, not its name (numaplan-audit(1), DEVICES): the
+# files are the character devices 1,5 1,7 1,8 1,9 (those of /dev/zero,
+# full, random, urandom: any kernel opens them, and opening does
+# nothing), which /sys/dev/char, a tree of its own too, says are uverbs0,
+# uverbs1, renderD128 and kfd; with NP_NVIDIA set, /proc/devices says the
+# NVIDIA driver's major is 1 and sysfs does not know 1,7 and 1,8: they are
+# its minors 7 and 8.
 source "$(dirname "$0")/../tap.sh"
 
 P=numaplan-probe
@@ -42,13 +47,24 @@ in_tree() {
 		ln -s /sys/class/.pci/0000:c1:00.0 /sys/class/drm/renderD129/device
 		mount -t tmpfs -o mode=0755 npdriver /proc/driver
 		mkdir -p /proc/driver/nvidia/gpus/0000:3b:00.0 /proc/driver/nvidia/gpus/0000:af:00.0
-		printf "Model: A\nDevice Minor: 1\n" >/proc/driver/nvidia/gpus/0000:3b:00.0/information
-		printf "Model: B\nDevice Minor: 0\n" >/proc/driver/nvidia/gpus/0000:af:00.0/information
+		printf "Model: A\nDevice Minor: 8\n" >/proc/driver/nvidia/gpus/0000:3b:00.0/information
+		printf "Model: B\nDevice Minor: 7\n" >/proc/driver/nvidia/gpus/0000:af:00.0/information
+		mount -t tmpfs -o mode=0755 npdevchar /sys/dev/char
+		for d in 3:null 5:infiniband/uverbs0 7:infiniband/uverbs1 8:dri/renderD128 9:kfd; do
+			[ -n "${NP_NVIDIA:-}" ] && case $d in 7:*|8:*) continue;; esac
+			mkdir -p /sys/class/.dev/${d%%:*}
+			printf "MAJOR=1\nMINOR=%s\nDEVNAME=%s\n" ${d%%:*} ${d#*:} >/sys/class/.dev/${d%%:*}/uevent
+			ln -s /sys/class/.dev/${d%%:*} /sys/dev/char/1:${d%%:*}
+		done
+		if [ -n "${NP_NVIDIA:-}" ]; then
+			printf "Character devices:\n  1 nvidia\n\nBlock devices:\n" >/proc/driver/devices
+			mount --bind /proc/driver/devices /proc/devices
+		fi
 		mount -t tmpfs -o mode=0755 npdev /dev
 		mknod -m 0666 /dev/null c 1 3
 		mkdir /dev/infiniband /dev/dri
-		for f in infiniband/uverbs0 infiniband/uverbs1 nvidia0 nvidia1 dri/renderD128 dri/renderD129 kfd; do
-			mknod -m 0666 /dev/$f c 1 3
+		for f in infiniband/uverbs0:5 infiniband/uverbs1:7 nvidia7:7 nvidia8:8 dri/renderD128:8 dri/renderD129:3 kfd:9; do
+			mknod -m 0666 /dev/${f%:*} c 1 ${f#*:}
 		done
 		set +e
 		exec "$@"' in_tree "$@"
@@ -65,9 +81,11 @@ check "UCX_NET_DEVICES unset: every adapter, as UCX would" \
 run in_tree env UCX_NET_DEVICES=eth0 $P --open
 check "UCX_NET_DEVICES=eth0: no device file, nothing held, exit 1 with the reason" \
 	eval '[ "$RC" -eq 1 ] && grep -q " devices=- " <<<"$OUT" && grep -q "eth0 is no RDMA adapter here" <<<"$ERR"'
+export NP_NVIDIA=1
 run in_tree env UCX_NET_DEVICES=mlx5_0:1 CUDA_VISIBLE_DEVICES=1 $P --open --json
-check "CUDA_VISIBLE_DEVICES=1: the second NVIDIA GPU by bus id, 0000:af:00.0, whose minor is 0" \
-	eval '[ "$(devs)" = "[[\"rdma\",\"mlx5_0\",\"\"],[\"nvidia\",\"nvidia0\",\"0000:af:00.0\"]]" ]'
+unset NP_NVIDIA
+check "CUDA_VISIBLE_DEVICES=1: the second NVIDIA GPU by bus id, 0000:af:00.0, whose minor is 7" \
+	eval '[ "$(devs)" = "[[\"rdma\",\"mlx5_0\",\"\"],[\"nvidia\",\"nvidia7\",\"0000:af:00.0\"]]" ]'
 run in_tree env UCX_NET_DEVICES=mlx5_0 ROCR_VISIBLE_DEVICES=0 $P --open
 check "ROCR_VISIBLE_DEVICES=0: /dev/kfd and the first AMD GPU by bus id, renderD128 at 0000:05:00.0" \
 	grep -q " devices=rdma:mlx5_0,kfd:kfd,drm:0000:05:00.0 " <<<"$OUT"

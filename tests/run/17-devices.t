@@ -6,7 +6,10 @@
 # a mount namespace whose /dev holds a character device named
 # /dev/dri/renderD128, which the shell running numaplan run holds open and
 # every kernel it starts inherits, as a rank inherits what its launcher
-# held; and a regular file named /dev/kfd, which is no device.
+# held; and a regular file named /dev/kfd, which is no device.  A device
+# is its number, not its name (numaplan-audit(1), DEVICES): the node is
+# 1,7 (/dev/full's number, which any kernel opens), and the namespace's
+# /sys/dev/char says 1,7 is dri/renderD128.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/run-lib.sh"
 
@@ -25,11 +28,14 @@ if [ "$(id -u)" -ne 0 ] || ! unshare -m --propagation private true 2>/dev/null; 
 fi
 run unshare -m --propagation private bash -c '
 	set -e
+	mount -t tmpfs -o mode=0755 npdevchar /sys/dev/char
+	mkdir /sys/dev/char/1:7
+	printf "MAJOR=1\nMINOR=7\nDEVNAME=dri/renderD128\n" >/sys/dev/char/1:7/uevent
 	mount -t tmpfs -o mode=0755 nprundev /dev
-	for d in null:3 zero:5 full:7 random:8 urandom:9; do mknod -m 0666 /dev/${d%:*} c 1 ${d#*:}; done
+	for d in null:3 zero:5 random:8 urandom:9; do mknod -m 0666 /dev/${d%:*} c 1 ${d#*:}; done
 	mkdir /dev/dri /dev/shm
 	chmod 1777 /dev/shm
-	mknod -m 0666 /dev/dri/renderD128 c 1 3
+	mknod -m 0666 /dev/dri/renderD128 c 1 7
 	: >/dev/kfd
 	exec 5</dev/dri/renderD128 6</dev/kfd
 	exec numaplan run stream --local --repeat 1 --size 100000 -o "$1"' run "$tmp/held"

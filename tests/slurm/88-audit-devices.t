@@ -5,10 +5,13 @@
 # so each node of the vcluster (its own mount namespace) gets a sysfs
 # class tree with two adapters, mlx5_0 (/dev/infiniband/uverbs0) and
 # mlx5_1 (uverbs1), and a GPU renderD128 at PCI 0000:00:02.0, and each
-# task, in a mount namespace of its own, holds character devices under
-# those names.  The plan is the plugin's hca-near on an emulated topology
-# whose only adapter is mlx5_0 (emulated-topology.sh): NUMAPLAN_HCA is
-# mlx5_0:1 for every task, so:
+# task, in a mount namespace of its own, holds character devices.  A
+# device is its number, not its name (numaplan-audit(1), DEVICES): the
+# nodes' /sys/dev/char says that 1:5, 1:7 and 1:8 (the numbers of
+# /dev/zero, /dev/full and /dev/random, which any kernel opens) are
+# infiniband/uverbs0, infiniband/uverbs1 and dri/renderD128.  The plan is
+# the plugin's hca-near on an emulated topology whose only adapter is
+# mlx5_0 (emulated-topology.sh): NUMAPLAN_HCA is mlx5_0:1 for every task, so:
 #   a task holding uverbs0           -> match
 #   a task holding uverbs1           -> nic-mismatch (open mlx5_1)
 #   a task holding both              -> nic-extra
@@ -16,6 +19,8 @@
 #   mlx5_0's port DOWN               -> port-down for each task
 #   renderD128 held, no GPU planned  -> shown as 0000:00:02.0, not judged
 #   a regular file named /dev/kfd    -> not a device, not shown
+#   uverbs1's number named uverbs0   -> mlx5_1, nic-mismatch (a user
+#                                       namespace's rebound /dev)
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
@@ -43,7 +48,8 @@ in_node() {
 cleanup() {
 	scancel --quiet $jobs 2>/dev/null
 	for n in "${nodes[@]}"; do
-		in_node "$n" "umount -R /sys/class 2>/dev/null; umount '$dir/real-$n' 2>/dev/null" 2>/dev/null
+		in_node "$n" "umount /sys/dev/char 2>/dev/null; umount -R /sys/class 2>/dev/null;
+			umount '$dir/real-$n' 2>/dev/null" 2>/dev/null
 	done
 	plugstack_reset
 	rm -rf "$dir"
@@ -73,26 +79,46 @@ for n in "${nodes[@]}"; do
 		done
 		mkdir -p /sys/class/.npfake/pci0000:00/0000:00:02.0 /sys/class/drm/renderD128
 		ln -s /sys/class/.npfake/pci0000:00/0000:00:02.0 /sys/class/drm/renderD128/device
+		# the devices by number: /sys/dev/char, its own entries kept
+		mkdir -p '$dir/devchar-$n'
+		cp -a /sys/dev/char/. '$dir/devchar-$n'/
+		mount -t tmpfs -o mode=0755 npdevchar /sys/dev/char
+		cp -a '$dir/devchar-$n'/. /sys/dev/char/
+		for d in 1:5:infiniband_verbs/uverbs0:infiniband/uverbs0 1:7:infiniband_verbs/uverbs1:infiniband/uverbs1 \
+			1:8:drm/renderD128:dri/renderD128; do
+			IFS=: read -r ma mi class name <<<\"\$d\"
+			printf 'MAJOR=%s\\nMINOR=%s\\nDEVNAME=%s\\n' \$ma \$mi \$name >/sys/class/\$class/uevent
+			rm -f /sys/dev/char/\$ma:\$mi
+			ln -s /sys/class/\$class /sys/dev/char/\$ma:\$mi
+		done
 	" || skip_all "cannot give node $n a sysfs class tree of its own"
 done
 check "the nodes' fake sysfs names uverbs1 mlx5_1" \
 	[ "$(in_node "${nodes[0]}" 'cat /sys/class/infiniband_verbs/uverbs1/ibdev')" = mlx5_1 ]
-check "... and the host's sysfs is untouched" [ ! -e /sys/class/infiniband_verbs/uverbs1 ]
+check "... and /sys/dev/char says 1:7 is infiniband/uverbs1" \
+	in_node "${nodes[0]}" 'grep -qx DEVNAME=infiniband/uverbs1 /sys/dev/char/1:7/uevent'
+check "... and the host's sysfs is untouched" \
+	eval '[ ! -e /sys/class/infiniband_verbs/uverbs1 ] && ! grep -q DEVNAME=infiniband /sys/dev/char/1:7/uevent'
+
 
 # Each task holds the files of its rank's variable (H0, H1, ...: device
-# paths, "file:PATH" for a regular file), in a /dev of its own, then waits.
+# paths, each the device of its name; "PATH@NAME" a node at PATH with the
+# number of device NAME; "file:PATH" a regular file), in a /dev of its
+# own, then waits.
 cat >"$dir/task.sh" <<'EOF'
 #!/bin/bash
 eval "files=\${H$SLURM_PROCID}"
 export files
 exec unshare -m --propagation private bash -c '
+	num() { case $1 in uverbs0) echo 1 5;; uverbs1) echo 1 7;; renderD128) echo 1 8;; *) echo 1 3;; esac; }
 	mount -t tmpfs -o mode=0755 nptaskdev /dev || exit 1
 	mknod -m 0666 /dev/null c 1 3
 	mkdir -p /dev/infiniband /dev/dri
 	for f in $files; do
 		case $f in
 		file:*) : >"${f#file:}"; exec {fd}<"${f#file:}";;
-		*) mknod -m 0666 "$f" c 1 3 && exec {fd}<"$f";;
+		*@*) mknod -m 0666 "${f%@*}" c $(num "${f#*@}") && exec {fd}<"${f%@*}";;
+		*) mknod -m 0666 "$f" c $(num "${f##*/}") && exec {fd}<"$f";;
 		esac
 	done
 	exec sleep 300'
@@ -168,6 +194,20 @@ check "audit sees rank 1's adapters" \
 check "rank 0 holds nothing: none-open, not a match" holds '.nic == "none-open" and .nic_open == ""' <<<"$(task 0)"
 check "rank 1 holds both: extra, a deviation" \
 	eval 'holds ".nic == \"extra\"" <<<"$(task 1)" && holds "[.deviations[].kind] == [\"nic-extra\"]" <<<"$OUT"'
+scancel "$job"
+
+# ---- a /dev of a user namespace, rebound: rank 0's file is named uverbs0
+# and is uverbs1 (1:7), rank 1's named uverbs1 and is uverbs0 (1:5)
+job=$(submit "H0=/dev/infiniband/uverbs0@uverbs1 H1=/dev/infiniband/uverbs1@uverbs0")
+jobs="$jobs $job"
+check "audit sees both rebound files" \
+	audit_until "$job" '[.devices[] | select(.nic_open != "")] | length == 2'
+check "rank 0's file named uverbs0 is uverbs1 by its number: mlx5_1, mismatch" \
+	holds '.nic_open == "mlx5_1" and .nic == "mismatch"' <<<"$(task 0)"
+check "rank 1's file named uverbs1 is uverbs0 by its number: mlx5_0, match" \
+	holds '.nic_open == "mlx5_0" and .nic == "match"' <<<"$(task 1)"
+check "... one deviation, rank 0's nic-mismatch, found open mlx5_1" \
+	holds '[.deviations[] | [.kind, .rank, .found]] == [["nic-mismatch", "0", "open mlx5_1"]]' <<<"$OUT"
 scancel "$job"
 
 # ---- every task holds its adapter, or none: exit 0, then 3

@@ -6,9 +6,12 @@
 # files (as 89-gpu.t); its GPUs in bus order are 0000:05:00.0,
 # 0000:45:00.0, 0000:85:00.0, 0000:c5:00.0.  Each node's mount namespace
 # gets a sysfs class tree whose DRM render nodes renderD128..131 are those
-# four PCI functions, and each task, in a /dev of its own, holds a render
-# node: rank 0 the one of its own GPU (NUMAPLAN_GPUS), rank 1 another
-# GPU's.  So rank 0 is a match, rank 1 a gpu-mismatch.
+# four PCI functions, and a /sys/dev/char that says which device numbers
+# they are (1:5, 1:7, 1:8, 1:9: those of /dev/zero, full, random and
+# urandom, which any kernel opens; a device is its number, not its name).
+# Each task, in a /dev of its own, holds a render node: rank 0 the one of
+# its own GPU (NUMAPLAN_GPUS), rank 1 another GPU's.  So rank 0 is a
+# match, rank 1 a gpu-mismatch.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
@@ -33,7 +36,8 @@ jobs=
 cleanup() {
 	scancel --quiet $jobs 2>/dev/null
 	for n in $(sinfo -h -N -o %N | sort -u); do
-		in_node "$n" "umount -R /sys/class 2>/dev/null; umount '$dir/real-$n' 2>/dev/null" 2>/dev/null
+		in_node "$n" "umount /sys/dev/char 2>/dev/null; umount -R /sys/class 2>/dev/null;
+			umount '$dir/real-$n' 2>/dev/null" 2>/dev/null
 	done
 	plugstack_reset
 	"$VC" up --nodes 2 >/dev/null 2>&1
@@ -55,11 +59,19 @@ for n in "${nodes[@]}"; do
 			mkdir /sys/class/\${c##*/}
 			mount --bind \"\$c\" /sys/class/\${c##*/}
 		done
+		mkdir -p '$dir/devchar-$n'
+		cp -a /sys/dev/char/. '$dir/devchar-$n'/
+		mount -t tmpfs -o mode=0755 npdevchar /sys/dev/char
+		cp -a '$dir/devchar-$n'/. /sys/dev/char/
 		k=128
 		for bus in 0000:05:00.0 0000:45:00.0 0000:85:00.0 0000:c5:00.0; do
 			mkdir -p /sys/class/.npfake/\$bus /sys/class/drm/renderD\$k
 			echo 0x10de >/sys/class/.npfake/\$bus/vendor
 			ln -s /sys/class/.npfake/\$bus /sys/class/drm/renderD\$k/device
+			mi=\$(( k == 128 ? 5 : k == 129 ? 7 : k == 130 ? 8 : 9 ))
+			printf 'MAJOR=1\\nMINOR=%s\\nDEVNAME=dri/renderD%s\\n' \$mi \$k >/sys/class/drm/renderD\$k/uevent
+			rm -f /sys/dev/char/1:\$mi
+			ln -s /sys/class/drm/renderD\$k /sys/dev/char/1:\$mi
 			k=\$((k + 1))
 		done
 	" || skip_all "cannot give node $n a sysfs class tree of its own"
@@ -79,7 +91,8 @@ exec unshare -m --propagation private bash -c '
 	mount -t tmpfs -o mode=0755 nptaskdev /dev || exit 1
 	mknod -m 0666 /dev/null c 1 3
 	mkdir -p /dev/dri
-	mknod -m 0666 "$node" c 1 3 && exec {fd}<"$node"
+	mknod -m 0666 "$node" c 1 $(( ${node#/dev/dri/renderD} == 128 ? 5 : ${node#/dev/dri/renderD} == 129 ? 7 :
+		${node#/dev/dri/renderD} == 130 ? 8 : 9 )) && exec {fd}<"$node"
 	exec sleep 300'
 EOF2
 chmod 0755 "$dir/task.sh"

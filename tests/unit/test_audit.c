@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_audit.c - numaplan audit: the /proc parsers and the check of a
- * node's processes against their plan (launcher/audit_*.c), on records
- * written here by hand. */
+/* test_audit.c - numaplan audit: the /proc parsers, the check of a
+ * node's processes against their plan, the gathering of the nodes'
+ * records and the JSON written (launcher/audit_*.c), on records and
+ * step outputs written here by hand. */
+#define _GNU_SOURCE /* strcasestr */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,11 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "audit.h"
+#include "common/text.h"
 
 static void test_status_field(void **state)
 {
@@ -264,25 +269,29 @@ static void test_collect_invalid_utf8(void **state)
 }
 
 /* The collector reads the descriptors of the job's processes and the
- * ports of the node: a task holding uverbs0 holds rxe0, as sysfs says. */
+ * ports of the node: a task holding the device numbered as uverbs0
+ * holds rxe0, as sysfs says; a descriptor whose file cannot be looked at
+ * is counted, and said. */
 static void test_collect_devices(void **state)
 {
 	static const char env[] = "SLURM_PROCID=0\0NUMAPLAN_HCA=rxe0:1\0";
 	static const char st[] = "Name:\tapp\nCpus_allowed_list:\t0\nMems_allowed_list:\t0\n";
-	char dir[] = "/tmp/np-fakeroot-XXXXXX", sub[600], cmd[700];
+	char dir[] = "/tmp/np-fakeroot-XXXXXX", sub[600], cmd[700], dev[600];
 	const char *dirs[] = { "proc", "proc/self", "proc/100", "proc/100/fd", "proc/100/task", "sys", "sys/class",
 	                       "sys/class/infiniband_verbs", "sys/class/infiniband_verbs/uverbs0",
 	                       "sys/class/infiniband", "sys/class/infiniband/rxe0", "sys/class/infiniband/rxe0/ports",
 	                       "sys/class/infiniband/rxe0/ports/1", "sys/class/infiniband/mlx5_0",
 	                       "sys/class/infiniband/mlx5_0/ports", "sys/class/infiniband/mlx5_0/ports/1",
-	                       "sys/class/infiniband/mlx5_0/ports/1/counters", NULL };
+	                       "sys/class/infiniband/mlx5_0/ports/1/counters", "sys/dev", "sys/dev/char", "dev", NULL };
 	np_error_t err = { 0 };
-	json_t *node, *p, *d, *port;
+	json_t *node, *p, *d, *port, *e;
+	bool nodes, said = false;
+	size_t i;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	for (unsigned i = 0; dirs[i]; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, dirs[i]);
+	for (unsigned k = 0; dirs[k]; k++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, dirs[k]);
 		assert_int_equal(mkdir(sub, 0755), 0);
 	}
 	put(dir, "proc/self/cgroup", "0::/slurm/job_77/step_9/user/task_0\n", 36);
@@ -291,23 +300,39 @@ static void test_collect_devices(void **state)
 	put(dir, "proc/100/environ", env, sizeof(env) - 1);
 	put(dir, "proc/100/numa_maps", "", 0);
 	put(dir, "sys/class/infiniband_verbs/uverbs0/ibdev", "rxe0\n", 5);
+	put(dir, "sys/class/infiniband_verbs/uverbs0/uevent", "MAJOR=231\nMINOR=192\nDEVNAME=infiniband/uverbs0\n", 47);
 	put(dir, "sys/class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n", 10);
 	put(dir, "sys/class/infiniband/mlx5_0/ports/1/state", "1: DOWN\n", 8);
 	put(dir, "sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "1000\n", 5);
 	put(dir, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "7\n", 2);
+	snprintf(sub, sizeof(sub), "%s/sys/dev/char/231:192", dir);
+	assert_int_equal(symlink("../../class/infiniband_verbs/uverbs0", sub), 0);
+	/* the device node the task holds (root: mknod), named as it likes */
+	snprintf(dev, sizeof(dev), "%s/dev/my-adapter", dir);
+	nodes = geteuid() == 0 && mknod(dev, S_IFCHR | 0600, makedev(231, 192)) == 0;
 	snprintf(sub, sizeof(sub), "%s/proc/100/fd/4", dir);
-	assert_int_equal(symlink("/dev/infiniband/uverbs0", sub), 0);
+	assert_int_equal(symlink(dev, sub), 0);
+	/* a descriptor whose file is not there to look at */
+	snprintf(sub, sizeof(sub), "%s/proc/100/fd/5", dir);
+	assert_int_equal(symlink("/nonexistent/dev/infiniband/uverbs0", sub), 0);
 	snprintf(sub, sizeof(sub), "%s/proc", dir);
 
 	node = np_audit_collect(sub, dir, "77", "9", 0, &err);
 	assert_non_null(node);
 	p = json_array_get(json_object_get(node, "processes"), 0);
 	assert_non_null(p);
-	d = json_array_get(json_object_get(p, "devices"), 0);
-	assert_non_null(d);
-	assert_string_equal(json_string_value(json_object_get(d, "kind")), "rdma");
-	assert_string_equal(json_string_value(json_object_get(d, "name")), "rxe0");
-	assert_string_equal(json_string_value(json_object_get(d, "file")), "/dev/infiniband/uverbs0");
+	json_array_foreach(json_object_get(node, "errors"), i, e)
+		said |= strstr(json_string_value(e), "process 100: 1 of its descriptors could not be looked at") != NULL;
+	assert_int_equal(json_integer_value(json_object_get(p, "devices_unreadable")), nodes ? 1 : 2);
+	if (nodes) {
+		assert_true(said);
+		d = json_array_get(json_object_get(p, "devices"), 0);
+		assert_non_null(d);
+		assert_string_equal(json_string_value(json_object_get(d, "kind")), "rdma");
+		assert_string_equal(json_string_value(json_object_get(d, "name")), "rxe0");
+		/* the link's text, only shown */
+		assert_string_equal(json_string_value(json_object_get(d, "file")), dev);
+	}
 	/* by name: mlx5_0, then rxe0; mlx5_0's counters did not move while
 	 * the collector looked: 0 bytes, not its total */
 	port = json_array_get(json_object_get(node, "ports"), 0);
@@ -320,9 +345,184 @@ static void test_collect_devices(void **state)
 	assert_string_equal(json_string_value(json_object_get(port, "state")), "ACTIVE");
 	/* no counters in the tree: none counted, not zero */
 	assert_int_equal(json_integer_value(json_object_get(port, "xmit_bytes")), -1);
+	/* the task holds rxe0, as planned, but a descriptor was not looked
+	 * at: no match */
+	{
+		json_t *nodes_arr = json_pack("[O]", node), *devs = json_array(), *sum = json_object(), *tasks;
+		tasks = np_audit_devices(nodes_arr, devs, sum);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(tasks, 0), "nic")), "unreadable");
+		assert_int_equal(json_integer_value(json_object_get(sum, "device_unverified")), 1);
+		json_decref(tasks);
+		json_decref(devs);
+		json_decref(sum);
+		json_decref(nodes_arr);
+	}
 	json_decref(node);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* A node's record as the collector writes it. */
+static char *rec(const char *node, const char *extra)
+{
+	return np_strdup_printf("{\"node\":\"%s\",\"numa\":{\"0\":\"0-3\"},\"processes\":[{\"pid\":10,\"step\":\"0\","
+	                        "\"env\":{\"SLURM_PROCID\":\"0\"}}],\"errors\":[],\"unreported\":0,\"ports\":[]%s}",
+	                        node, extra);
+}
+
+/* np_audit_gather of out for the job's nodes n1 and n2 (node_max 4096):
+ * its return, and the counts of records, problems and missing nodes,
+ * the missing ones' names in *miss ("" when none, "n1,n2"). */
+static int gather(const char *out, size_t *nrec, size_t *nprob, char *miss, size_t mn)
+{
+	char *names[] = { "n1", "n2" };
+	json_t *recs = NULL, *problems = json_array(), *missing = json_array(), *v;
+	size_t i;
+	int rc = np_audit_gather(out, strlen(out), names, 2, 4096, &recs, problems, missing);
+
+	*nrec = json_array_size(recs);
+	*nprob = json_array_size(problems);
+	miss[0] = '\0';
+	json_array_foreach(missing, i, v)
+		snprintf(miss + strlen(miss), mn - strlen(miss), "%s%s", i ? "," : "", json_string_value(v));
+	json_decref(recs);
+	json_decref(problems);
+	json_decref(missing);
+	return rc;
+}
+
+/* The audit step's output is taken only as one record of each of the
+ * job's nodes, each task's lines joined (srun --label): anything else a
+ * process of the owner's wrote into it fails the audit. */
+static void test_gather(void **state)
+{
+	char *r1 = rec("n1", ""), *r2 = rec("n2", ""), *out, miss[64];
+	size_t nrec, nprob, half = strlen(r1) / 2;
+
+	(void)state;
+	/* each node once: taken */
+	out = np_strdup_printf("0: %s\n1: %s\n", r1, r2);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), 0);
+	assert_int_equal(nrec, 2);
+	assert_int_equal(nprob, 0);
+	assert_string_equal(miss, "");
+	free(out);
+	/* srun cut task 0's line in two, and task 1's came between: joined */
+	out = np_strdup_printf(" 0: %.*s\n 1: %s\n 0: %s\n", (int)half, r1, r2, r1 + half);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), 0);
+	assert_int_equal(nrec, 2);
+	free(out);
+	/* a record written into task 0's output before its own: task 0's
+	 * text is two records, not one; n1 has none */
+	out = np_strdup_printf("0: %s\n0: %s\n1: %s\n", r1, r1, r2);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_int_equal(nrec, 1);
+	assert_int_equal(nprob, 1);
+	assert_string_equal(miss, "n1");
+	free(out);
+	/* the forged record and a bare "{" before the real one: the real one
+	 * unreadable, the forged one not the task's whole output either */
+	out = np_strdup_printf("0: %s\n0: {\n0: %s\n1: %s\n", r1, r1, r2);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_int_equal(nrec, 1);
+	assert_string_equal(miss, "n1");
+	free(out);
+	/* only a "{" from task 0 (its collector's line lost) */
+	out = np_strdup_printf("0: {\n1: %s\n", r2);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_int_equal(nprob, 1);
+	assert_string_equal(miss, "n1");
+	free(out);
+	/* two tasks naming n1: the second is no record; n2 has none */
+	out = np_strdup_printf("0: %s\n1: %s\n", r1, r1);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_int_equal(nrec, 1);
+	assert_int_equal(nprob, 1);
+	assert_string_equal(miss, "n2");
+	free(out);
+	/* n2 did not answer */
+	out = np_strdup_printf("0: %s\n", r1);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_int_equal(nrec, 1);
+	assert_int_equal(nprob, 0);
+	assert_string_equal(miss, "n2");
+	free(out);
+	/* nothing at all */
+	assert_int_equal(gather("", &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_string_equal(miss, "n1,n2");
+	/* a line that is no task's, one of a task the step has not */
+	out = np_strdup_printf("0: %s\n1: %s\nforged\n2: x\n", r1, r2);
+	assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+	assert_int_equal(nrec, 2);
+	assert_int_equal(nprob, 2);
+	free(out);
+	/* a record of a node not the job's */
+	{
+		char *r9 = rec("n9", "");
+		out = np_strdup_printf("0: %s\n1: %s\n", r1, r9);
+		assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+		assert_int_equal(nprob, 1);
+		assert_string_equal(miss, "n2");
+		free(out);
+		free(r9);
+	}
+	/* a member the collector does not write, one of another type, the
+	 * same member twice */
+	{
+		char *odd = rec("n2", ",\"x\":1"), *twice = rec("n2", ",\"node\":\"n1\"");
+		char *typ = np_strdup_printf("{\"node\":\"n2\",\"numa\":{},\"processes\":{},\"errors\":[],"
+		                             "\"unreported\":0,\"ports\":[]}");
+		const char *bad[] = { odd, twice, typ };
+		for (unsigned k = 0; k < 3; k++) {
+			out = np_strdup_printf("0: %s\n1: %s\n", r1, bad[k]);
+			assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+			assert_int_equal(nrec, 1);
+			assert_int_equal(nprob, 1);
+			assert_string_equal(miss, "n2");
+			free(out);
+		}
+		free(odd);
+		free(twice);
+		free(typ);
+	}
+	/* a task's output past the bound: not read */
+	{
+		char *pad = calloc(5000, 1);
+		memset(pad, ' ', 4999);
+		out = np_strdup_printf("0: %s\n0: %s\n1: %s\n", r1, pad, r2);
+		assert_int_equal(gather(out, &nrec, &nprob, miss, sizeof(miss)), -EBADMSG);
+		assert_int_equal(nprob, 1);
+		assert_string_equal(miss, "n1");
+		free(out);
+		free(pad);
+	}
+	free(r1);
+	free(r2);
+}
+
+/* --json is ASCII: a process's text with ESC, BEL, DEL, a C1 control
+ * (NEL, U+0085) and a letter past ASCII comes out as \u escapes, and
+ * reads back as it was. */
+static void test_dumps_ascii(void **state)
+{
+	const char *rank = "\x1b]0;owned\x07\x7f\xc2\x85\xc3\xa9";
+	json_t *j = json_pack("{s:s}", "rank", rank), *back;
+	char *s;
+
+	(void)state;
+	assert_non_null(j);
+	s = np_audit_dumps(j, JSON_COMPACT);
+	assert_non_null(s);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		assert_true(*c >= 0x20 && *c < 0x7f);
+	/* each of them as the code point JSON's \u says */
+	assert_non_null(strcasestr(s, "\\u001b]0;owned\\u0007\\u007f\\u0085\\u00e9"));
+	back = json_loads(s, 0, NULL);
+	assert_non_null(back);
+	assert_string_equal(json_string_value(json_object_get(back, "rank")), rank);
+	json_decref(back);
+	free(s);
+	json_decref(j);
 }
 
 /* The adapter and GPUs of each task against NUMAPLAN_HCA/NUMAPLAN_GPUS,
@@ -432,6 +632,8 @@ int main(void)
 		cmocka_unit_test(test_collect_invalid_utf8),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_collect_devices),
+		cmocka_unit_test(test_gather),
+		cmocka_unit_test(test_dumps_ascii),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);

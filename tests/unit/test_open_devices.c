@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_open_devices.c - the devices a process holds open
  * (common/open_devices.c): against a fake proc/ and sys/ tree written
- * here, laid out as the kernel and the NVIDIA driver lay theirs out,
- * and against this process's own descriptors. */
+ * here, laid out as the kernel and the NVIDIA driver lay theirs out
+ * (the descriptors' files real device nodes of the tree, made as root:
+ * a device is its number), and against this process's own descriptors. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,13 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "common/open_devices.h"
+#include "common/text.h"
 
 static char root[] = "/tmp/np-devtree-XXXXXX";
+/* device nodes can be made (root): the descriptors' files are real ones */
+static bool nodes;
 
 static void mkdirs(const char *rel)
 {
@@ -60,11 +67,37 @@ static void link_to(const char *rel, const char *target)
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	if (target[0] == '@') {
 		snprintf(t, sizeof(t), "%s/%s", root, target + 1);
-		mkdirs(target + 1);
 	} else {
 		snprintf(t, sizeof(t), "%s", target);
 	}
 	assert_int_equal(symlink(t, path), 0);
+}
+
+/* a character device node rel of the tree, maj:min (root only) */
+static bool node(const char *rel, unsigned maj, unsigned min)
+{
+	char path[1024], dir[1024];
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return mknod(path, S_IFCHR | 0600, makedev(maj, min)) == 0;
+}
+
+/* sysfs's entry of device maj:min: /sys/dev/char/MAJ:MIN, a link into
+ * the device's directory (dir, in the tree), whose uevent says its node
+ * below /dev, as the kernel's does */
+static void sysdev(unsigned maj, unsigned min, const char *dir, const char *devname)
+{
+	char rel[256], text[256], target[256];
+
+	snprintf(rel, sizeof(rel), "%s/uevent", dir);
+	snprintf(text, sizeof(text), "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\n", maj, min, devname);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "sys/dev/char/%u:%u", maj, min);
+	snprintf(target, sizeof(target), "@%s", dir);
+	link_to(rel, target);
 }
 
 static int setup(void **state)
@@ -72,36 +105,38 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(root))
 		return -1;
-	/* process 100's descriptors: the kernel's links say the file */
-	link_to("proc/100/fd/0", "/dev/null");
-	link_to("proc/100/fd/3", "/dev/infiniband/uverbs1");
-	link_to("proc/100/fd/4", "/dev/dri/renderD129");
-	link_to("proc/100/fd/5", "/dev/nvidia1");
-	link_to("proc/100/fd/6", "/dev/kfd");
-	link_to("proc/100/fd/7", "/dev/cxi0");
-	link_to("proc/100/fd/9", "/dev/infiniband/uverbs1");     /* the same adapter again */
-	link_to("proc/100/fd/10", "/dev/nvidiactl");             /* no GPU of its own */
-	link_to("proc/100/fd/11", "/dev/dri/card1");
-	link_to("proc/100/fd/12", "/home/u/dev/infiniband/uverbs0");
-	link_to("proc/100/fd/13", "/dev/infiniband/uverbs1 (deleted)");
-	link_to("proc/100/fd/14", "/dev/infiniband/rdma_cm");    /* the CM: no adapter */
-	link_to("proc/100/fd/2", "/dev/infiniband/uverbs7");     /* sysfs does not know it */
-	mkdirs("proc/101/fd");
+	/* the devices, by number: uverbs 231:192+, DRM 226, the NVIDIA
+	 * driver's 195 (/proc/devices), kfd and cxi some dynamic major */
+	put("proc/devices", "Character devices:\n  1 mem\n195 nvidia\n231 infiniband_verbs\n240 kfd\n241 cxi\n"
+	                    "\nBlock devices:\n  8 sd\n");
+	sysdev(231, 192, "sys/class/infiniband_verbs/uverbs0", "infiniband/uverbs0");
+	sysdev(231, 193, "sys/class/infiniband_verbs/uverbs1", "infiniband/uverbs1");
+	sysdev(231, 199, "sys/class/infiniband_verbs/uverbs7", "infiniband/uverbs7");
+	sysdev(226, 129, "sys/devices/pci0000:80/0000:87:00.0/virtio3/drm/renderD129", "dri/renderD129");
+	sysdev(226, 1, "sys/devices/pci0000:80/0000:87:00.0/virtio3/drm/card1", "dri/card1");
+	sysdev(240, 0, "sys/devices/virtual/kfd/kfd", "kfd");
+	sysdev(241, 0, "sys/devices/pci0000:00/0000:41:00.0/cxi/cxi0", "cxi0");
+	/* a device whose node sysfs says is out of /dev: no name taken */
+	sysdev(243, 0, "sys/devices/virtual/x/x", "../etc/passwd");
 	/* sysfs: two adapters on two PCI functions */
 	put("sys/class/infiniband_verbs/uverbs0/ibdev", "mlx5_0\n");
 	put("sys/class/infiniband_verbs/uverbs1/ibdev", "mlx5_1\n");
+	mkdirs("sys/devices/pci0000:00/0000:3b:00.0");
+	mkdirs("sys/devices/pci0000:80/0000:86:00.0");
 	link_to("sys/class/infiniband/mlx5_0/device", "@sys/devices/pci0000:00/0000:3b:00.0");
 	link_to("sys/class/infiniband/mlx5_1/device", "@sys/devices/pci0000:80/0000:86:00.0");
 	/* a virtio GPU: its DRM device below virtio3, below the function */
 	link_to("sys/class/drm/renderD129/device", "@sys/devices/pci0000:80/0000:87:00.0/virtio3");
 	link_to("sys/class/drm/card1/device", "@sys/devices/pci0000:80/0000:87:00.0/virtio3");
+	mkdirs("sys/devices/pci0000:00/0000:00:02.0");
 	link_to("sys/class/drm/renderD128/device", "@sys/devices/pci0000:00/0000:00:02.0");
 	/* two AMD GPUs, listed out of bus order, and a bochs display */
-	link_to("sys/class/drm/renderD131/device", "@sys/devices/pci0000:00/0000:05:00.0");
-	link_to("sys/class/drm/renderD130/device", "@sys/devices/pci0000:c0/0000:c1:00.0");
 	put("sys/devices/pci0000:00/0000:05:00.0/vendor", "0x1002\n");
 	put("sys/devices/pci0000:c0/0000:c1:00.0/vendor", "0x1002\n");
 	put("sys/devices/pci0000:00/0000:00:02.0/vendor", "0x1234\n");
+	link_to("sys/class/drm/renderD131/device", "@sys/devices/pci0000:00/0000:05:00.0");
+	link_to("sys/class/drm/renderD130/device", "@sys/devices/pci0000:c0/0000:c1:00.0");
+	mkdirs("sys/devices/pci0000:00/0000:41:00.0");
 	link_to("sys/class/cxi/cxi0/device", "@sys/devices/pci0000:00/0000:41:00.0");
 	/* the NVIDIA driver names its directories by bus id (upper case
 	 * hex on some versions) and says the minor inside */
@@ -116,6 +151,35 @@ static int setup(void **state)
 	put("sys/class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n");
 	put("sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts", "7\n");
 	put("sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts", "9\n");
+	/* the device files the processes hold: each its number */
+	nodes = geteuid() == 0 && node("dev/infiniband/uverbs1", 231, 193) && node("dev/dri/renderD129", 226, 129) &&
+	        node("dev/nvidia1", 195, 1) && node("dev/kfd", 240, 0) && node("dev/cxi0", 241, 0) &&
+	        node("dev/mlx-again", 231, 193) && node("dev/nvidiactl", 195, 255) && node("dev/dri/card1", 226, 1) &&
+	        node("home/u/dev/infiniband/uverbs0", 231, 192) && node("dev/infiniband/rdma_cm", 242, 0) &&
+	        node("dev/infiniband/uverbs7", 231, 199) && node("dev/passwd", 243, 0) &&
+	        node("rebound/nvidia0", 195, 1) && node("rebound/renderD128", 226, 129);
+	put("dev/infiniband/uverbs2", "a regular file named as an adapter\n");
+	/* process 100's descriptors: the kernel's links lead to the file */
+	link_to("proc/100/fd/0", "/dev/null");
+	link_to("proc/100/fd/2", "@dev/infiniband/uverbs7");   /* sysfs names no adapter */
+	link_to("proc/100/fd/3", "@dev/infiniband/uverbs1");
+	link_to("proc/100/fd/4", "@dev/dri/renderD129");
+	link_to("proc/100/fd/5", "@dev/nvidia1");
+	link_to("proc/100/fd/6", "@dev/kfd");
+	link_to("proc/100/fd/7", "@dev/cxi0");
+	link_to("proc/100/fd/9", "@dev/mlx-again");             /* the same adapter again */
+	link_to("proc/100/fd/10", "@dev/nvidiactl");            /* no GPU of its own */
+	link_to("proc/100/fd/11", "@dev/dri/card1");
+	link_to("proc/100/fd/12", "@home/u/dev/infiniband/uverbs0");
+	link_to("proc/100/fd/13", "@dev/gone");                 /* its file cannot be looked at */
+	link_to("proc/100/fd/14", "@dev/infiniband/rdma_cm");   /* sysfs knows no such device */
+	link_to("proc/100/fd/15", "@dev/infiniband/uverbs2");   /* no device */
+	link_to("proc/100/fd/16", "@dev/passwd");
+	mkdirs("proc/101/fd");
+	/* process 103, in a namespace where GPU 1's node is named nvidia0
+	 * and the virtio GPU's renderD128 */
+	link_to("proc/103/fd/3", "@rebound/nvidia0");
+	link_to("proc/103/fd/4", "@rebound/renderD128");
 	return 0;
 }
 
@@ -155,17 +219,33 @@ static void test_classify(void **state)
 
 static void test_scan_tree(void **state)
 {
-	char proc[600];
+	char proc[600], want[600];
 	np_devopen_t *v;
 	size_t n;
+	unsigned unread = 9;
 	np_error_t err = { 0 };
 
 	(void)state;
 	snprintf(proc, sizeof(proc), "%s/proc", root);
-	assert_int_equal(np_devopen_scan(proc, root, "100", &v, &n, &err), 0);
-	/* by descriptor: 2 (unknown uverbs7), 3, 4, 5, 6, 7, 11; fd 9 is
-	 * fd 3's adapter again, 0/10/12/13/14 are no adapter or GPU */
-	assert_int_equal(n, 7);
+	/* a process holding nothing; one that is gone */
+	assert_int_equal(np_devopen_scan(proc, root, "101", &v, &n, &unread, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(unread, 0);
+	free(v);
+	assert_int_equal(np_devopen_scan(proc, root, "102", &v, &n, &unread, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "process 102"));
+	/* (not root: no device node could be made, as test_health's port
+	 * states are checked only as root) */
+	if (!nodes) {
+		print_message("# not root: the device nodes of the tree were not made, their scan not checked\n");
+		return;
+	}
+	assert_int_equal(np_devopen_scan(proc, root, "100", &v, &n, &unread, &err), 0);
+	/* by descriptor: 2 (uverbs7, no adapter name), 3, 4, 5, 6, 7, 11, 12;
+	 * fd 9 is fd 3's device again, 0/10/14/15/16 no adapter or GPU, 13
+	 * not looked at */
+	assert_int_equal(n, 8);
+	assert_int_equal(unread, 1);
 	assert_int_equal(v[0].fd, 2);
 	assert_int_equal(v[0].kind, NP_DEVK_RDMA);
 	assert_string_equal(v[0].name, "uverbs7");
@@ -173,13 +253,18 @@ static void test_scan_tree(void **state)
 	assert_int_equal(v[1].fd, 3);
 	assert_string_equal(v[1].name, "mlx5_1");
 	assert_string_equal(v[1].pci, "0000:86:00.0");
-	assert_string_equal(v[1].file, "/dev/infiniband/uverbs1");
+	assert_int_equal(v[1].major, 231);
+	assert_int_equal(v[1].minor, 193);
+	/* the link's text, shown as it is */
+	snprintf(want, sizeof(want), "%s/dev/infiniband/uverbs1", root);
+	assert_string_equal(v[1].file, want);
 	assert_int_equal(v[2].kind, NP_DEVK_DRM);
 	assert_string_equal(v[2].name, "renderD129");
 	assert_string_equal(v[2].pci, "0000:87:00.0");
 	assert_int_equal(v[3].kind, NP_DEVK_NVIDIA);
 	assert_string_equal(v[3].name, "nvidia1");
 	assert_string_equal(v[3].pci, "0000:af:00.0");
+	assert_null(v[3].note);
 	assert_int_equal(v[4].kind, NP_DEVK_KFD);
 	assert_string_equal(v[4].pci, "");
 	assert_int_equal(v[5].kind, NP_DEVK_CXI);
@@ -188,13 +273,168 @@ static void test_scan_tree(void **state)
 	assert_int_equal(v[6].fd, 11);
 	assert_string_equal(v[6].name, "card1");
 	assert_string_equal(v[6].pci, "0000:87:00.0");
+	/* a path no /dev would have, the device uverbs0 all the same */
+	assert_int_equal(v[7].fd, 12);
+	assert_int_equal(v[7].kind, NP_DEVK_RDMA);
+	assert_string_equal(v[7].name, "mlx5_0");
+	assert_string_equal(v[7].pci, "0000:3b:00.0");
 	free(v);
-	/* a process holding nothing; one that is gone */
-	assert_int_equal(np_devopen_scan(proc, root, "101", &v, &n, &err), 0);
-	assert_int_equal(n, 0);
+}
+
+/* A device is its number, whatever its name: a user namespace that
+ * mounts GPU 1's node as /dev/nvidia0 holds GPU 1. */
+static void test_scan_rebound(void **state)
+{
+	char proc[600];
+	np_devopen_t *v;
+	size_t n;
+	unsigned unread = 9;
+	np_error_t err = { 0 };
+
+	(void)state;
+	if (!nodes) {
+		print_message("# not root: no device node, no scan\n");
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	assert_int_equal(np_devopen_scan(proc, root, "103", &v, &n, &unread, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(unread, 0);
+	/* 195:1: the driver's minor 1, "Device Minor: 1" of 0000:af:00.0 */
+	assert_int_equal(v[0].kind, NP_DEVK_NVIDIA);
+	assert_string_equal(v[0].name, "nvidia1");
+	assert_string_equal(v[0].pci, "0000:af:00.0");
+	assert_non_null(strstr(v[0].file, "/rebound/nvidia0"));
+	/* 226:129, sysfs's renderD129, on the virtio GPU's function */
+	assert_string_equal(v[1].name, "renderD129");
+	assert_string_equal(v[1].pci, "0000:87:00.0");
 	free(v);
-	assert_int_equal(np_devopen_scan(proc, root, "102", &v, &n, &err), -ENOENT);
-	assert_non_null(strstr(err.msg, "process 102"));
+}
+
+/* The H200's own information file, as captured: its node is the
+ * driver's minor 0, named anything. */
+static void test_scan_h200(void **state)
+{
+	char h200[] = "/tmp/np-h200-XXXXXX", path[1024], proc[600], cmd[700], *text;
+	np_devopen_t *v;
+	size_t n;
+	unsigned unread = 9;
+	np_error_t err = { 0 };
+	FILE *f;
+
+	(void)state;
+	if (!nodes) {
+		print_message("# not root: no device node, no scan\n");
+		return;
+	}
+	assert_non_null(mkdtemp(h200));
+	text = np_read_file(NP_NVDATA "/h200-information", NULL, NULL);
+	assert_non_null(text);
+	snprintf(path, sizeof(path), "mkdir -p '%s/proc/driver/nvidia/gpus/0000:00:06.0' '%s/proc/7/fd' '%s/dev'",
+	         h200, h200, h200);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/0000:00:06.0/information", h200);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	snprintf(path, sizeof(path), "%s/proc/devices", h200);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("Character devices:\n  1 mem\n195 nvidia\n238 nvidia-uvm\n\nBlock devices:\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dev/nvidia3", h200);
+	assert_int_equal(mknod(path, S_IFCHR | 0600, makedev(195, 0)), 0);
+	snprintf(proc, sizeof(proc), "%s/proc/7/fd/4", h200);
+	assert_int_equal(symlink(path, proc), 0);
+	snprintf(path, sizeof(path), "%s/dev/nvidia-uvm", h200);
+	assert_int_equal(mknod(path, S_IFCHR | 0600, makedev(238, 0)), 0);
+	snprintf(proc, sizeof(proc), "%s/proc/7/fd/5", h200);
+	assert_int_equal(symlink(path, proc), 0);
+	snprintf(proc, sizeof(proc), "%s/proc", h200);
+	assert_int_equal(np_devopen_scan(proc, h200, "7", &v, &n, &unread, &err), 0);
+	/* nvidia-uvm is no GPU */
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].name, "nvidia0");
+	assert_string_equal(v[0].pci, "0000:00:06.0");
+	free(v);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", h200);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	/* only async-signal-safe calls here */
+	static const char msg[] = "a driver file held the reader: it hung\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+/* A driver information file that is a FIFO, a symbolic link or too long
+ * is not read: nothing hangs, the GPU it would name is not named, and
+ * the GPU held is said to lack its bus id for that reason. */
+static void test_driver_files(void **state)
+{
+	char fifo[1024], link[1024], big[1024], proc[600], buf[64];
+	np_devopen_t *v;
+	np_devgpu_t *g;
+	size_t n;
+	unsigned unread;
+	np_error_t err = { 0 };
+	FILE *f;
+
+	(void)state;
+	mkdirs("proc/driver/nvidia/gpus/0000:c1:00.0");
+	snprintf(fifo, sizeof(fifo), "%s/proc/driver/nvidia/gpus/0000:c1:00.0/information", root);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	/* minor 2 would be the FIFO's GPU: not read, and said so */
+	assert_int_equal(np_devopen_nvidia_pci(root, 2, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(np_devopen_nvidia_pci(root, 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0000:af:00.0");
+	assert_int_equal(np_devopen_gpus(root, NP_DEVK_NVIDIA, 0x10de, &g, &n, &err), 0);
+	assert_int_equal(n, 2);
+	free(g);
+	if (nodes) {
+		assert_true(node("dev/nvidia2", 195, 2));
+		link_to("proc/104/fd/3", "@dev/nvidia2");
+		snprintf(proc, sizeof(proc), "%s/proc", root);
+		assert_int_equal(np_devopen_scan(proc, root, "104", &v, &n, &unread, &err), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(v[0].name, "nvidia2");
+		assert_string_equal(v[0].pci, "");
+		assert_non_null(v[0].note);
+		assert_non_null(strstr(v[0].note, "not a regular file"));
+		free(v);
+	}
+	alarm(0);
+	assert_int_equal(unlink(fifo), 0);
+	/* a link to a file that says minor 2: not followed */
+	snprintf(big, sizeof(big), "%s/minor2", root);
+	assert_non_null(f = fopen(big, "w"));
+	fputs("Device Minor: \t 2\n", f);
+	fclose(f);
+	assert_int_equal(symlink(big, fifo), 0);
+	assert_int_equal(np_devopen_nvidia_pci(root, 2, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(unlink(fifo), 0);
+	/* "Device Minor" past 16 KiB of text: not read */
+	assert_non_null(f = fopen(fifo, "w"));
+	for (int i = 0; i < 1000; i++)
+		fputs("Model:           a long line of a driver file\n", f);
+	fputs("Device Minor: \t 2\n", f);
+	fclose(f);
+	assert_int_equal(np_devopen_nvidia_pci(root, 2, buf, sizeof(buf)), -ENOENT);
+	/* the same file, short: read */
+	assert_non_null(f = fopen(fifo, "w"));
+	fputs("Device Minor: \t 2\n", f);
+	fclose(f);
+	assert_int_equal(np_devopen_nvidia_pci(root, 2, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0000:c1:00.0");
+	snprintf(link, sizeof(link), "%s/proc/driver/nvidia/gpus/0000:c1:00.0", root);
+	assert_int_equal(unlink(fifo), 0);
+	assert_int_equal(rmdir(link), 0);
 }
 
 static void test_lookups(void **state)
@@ -287,6 +527,11 @@ static void test_judge(void **state)
 	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_1,mlx5_0", 0), "extra");
 	assert_string_equal(np_devopen_judge("mlx5_0", "", 0), "none-open");
 	assert_string_equal(np_devopen_judge("mlx5_0", "", 1), "unreadable");
+	/* some descriptors not read: what was seen proves no match, a
+	 * deviation it does */
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_0", 1), "unreadable");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_1", 1), "mismatch");
+	assert_string_equal(np_devopen_judge("mlx5_0", "mlx5_0,mlx5_1", 1), "extra");
 	/* a name is whole: mlx5_1 is not mlx5_10 */
 	assert_string_equal(np_devopen_judge("mlx5_10", "mlx5_1", 0), "mismatch");
 }
@@ -296,13 +541,15 @@ static void test_scan_self(void **state)
 {
 	np_devopen_t *v;
 	size_t n, before;
+	unsigned unread = 9;
 	np_error_t err = { 0 };
 	int fd = open("/dev/null", O_RDONLY), p[2];
 
 	(void)state;
 	assert_true(fd >= 0);
 	assert_int_equal(pipe(p), 0);
-	assert_int_equal(np_devopen_scan("/proc", "", "self", &v, &n, &err), 0);
+	assert_int_equal(np_devopen_scan("/proc", "", "self", &v, &n, &unread, &err), 0);
+	assert_int_equal(unread, 0);
 	before = n;
 	for (size_t i = 0; i < n; i++)
 		assert_true(v[i].fd != fd && v[i].fd != p[0] && v[i].fd != p[1]);
@@ -311,7 +558,7 @@ static void test_scan_self(void **state)
 	{
 		char pid[32];
 		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-		assert_int_equal(np_devopen_scan("/proc", "", pid, &v, &n, &err), 0);
+		assert_int_equal(np_devopen_scan("/proc", "", pid, &v, &n, &unread, &err), 0);
 		assert_int_equal(n, before);
 		free(v);
 	}
@@ -325,6 +572,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_scan_tree),
+		cmocka_unit_test(test_scan_rebound),
+		cmocka_unit_test(test_scan_h200),
+		cmocka_unit_test(test_driver_files),
 		cmocka_unit_test(test_lookups),
 		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_ports),

@@ -224,6 +224,19 @@ static void test_job_2205(void **state)
 	assert_string_equal(v[0].array_id, "");
 	assert_int_equal(v[0].nodes, 2);
 	assert_string_equal(v[0].run_time, "00:00:04");
+	/* NodeList, not ReqNodeList=(null) before it on the line */
+	assert_string_equal(v[0].nodelist, "n[1-2]");
+	{
+		char **names;
+		unsigned k;
+		assert_int_equal(np_slurm_hostnames(v[0].nodelist, &names, &k, NULL), 0);
+		assert_int_equal(k, 2);
+		assert_string_equal(names[0], "n1");
+		assert_string_equal(names[1], "n2");
+		np_strv_free(names, k);
+		/* a list cut at the field's size names no node */
+		assert_int_equal(np_slurm_hostnames("[cut]", &names, &k, NULL), -EINVAL);
+	}
 	free(v);
 	free(t);
 

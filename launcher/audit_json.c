@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * audit_json.c - the audit's JSON as it reaches a terminal or a log:
+ * ASCII only.
+ *
+ * Names and values come from the job's processes.  jansson writes the
+ * C0 controls as \uXXXX and, asked to, every character past ASCII
+ * (the C1 controls among them, which some terminals obey); DEL it leaves
+ * as it is, so that one is done here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+
+char *np_audit_dumps(json_t *j, size_t flags)
+{
+	char *s = json_dumps(j, flags | JSON_ENSURE_ASCII), *o, *q;
+	size_t dels = 0;
+
+	if (!s)
+		return NULL;
+	for (const char *c = s; *c; c++)
+		dels += *c == 0x7f;
+	if (!dels)
+		return s;
+	/* in ASCII JSON a DEL byte can only be inside a string */
+	if (!(o = malloc(strlen(s) + 5 * dels + 1))) {
+		free(s);
+		return NULL;
+	}
+	q = o;
+	for (const char *c = s; *c; c++) {
+		if (*c == 0x7f) {
+			memcpy(q, "\\u007F", 6);
+			q += 6;
+		} else {
+			*q++ = *c;
+		}
+	}
+	*q = '\0';
+	free(s);
+	return o;
+}
