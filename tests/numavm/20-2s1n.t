@@ -3,12 +3,32 @@
 # A real kernel on 2 sockets x 1 NUMA node (numavm shape 2s1n: 4 cores per
 # socket in 2 L3 domains, SLIT 10/21), Slurm and the plugin inside: the
 # policies that tell L3 domains, NUMA nodes and sockets apart, checked task
-# by task against the shape.
+# by task against the shape.  Started from a directory under /tmp, which
+# the guest covers with a tmpfs of its own: that directory must still be
+# seen there, read-only, and nothing else of the host's /tmp.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/check-lib.sh"
 need_numavm
 portable_stream
+# started from a directory under /tmp, where the guest has a tmpfs of its
+# own: numavm keeps the directory it was started from (numaplan-numavm(8))
+kept=$(mktemp -d /tmp/numavm-keep.XXXXXX)
+other=$(mktemp /tmp/numavm-other.XXXXXX)
+CLEANUP+=("$kept" "$other")
+token=$RANDOM$RANDOM
+echo "$token" >"$kept/marker"
+cd "$kept" || exit 1
 numavm_collect 2s1n "$NP_SRCDIR/tests/numavm/2s1n-collect.sh"
+cd / || exit 1
+
+chk "the guest reads the host's file in the directory numavm was started from ($kept, under /tmp)" \
+	[ "$(cat "$DATA/keep_marker.out")" = "$token" ]
+chk "that directory is read-only in the guest (the file is there, touch fails)" \
+	eval '[ "$(cat "$DATA/keep_marker.out")" = "$token" ] && [ "$(cat "$DATA/keep_touch.rc")" != 0 ]'
+chk "the rest of /tmp is the guest's own: another host file there is not seen" \
+	eval '[ ! -s "$DATA/keep_other.out" ]'
+chk "the guest's /tmp is writable" [ "$(cat "$DATA/keep_tmp.rc")" = 0 ]
+chk "the host's file is unchanged" [ "$(cat "$kept/marker")" = "$token" ]
 
 check_guest_is_shape
 check_guest_slurm

@@ -28,6 +28,17 @@ audit_far() {
 	touch "$O/audit_far.done"
 	wait
 }
+# the directory numavm was started from lies under a path the guest
+# covers with its own tmpfs (20-2s1n.t starts it from a directory under
+# /tmp): kept, read-only; the rest of /tmp the guest's own, and writable
+private_paths() {
+	save keep_marker cat marker
+	save keep_touch touch marker
+	save keep_other sh -c 'ls -d /tmp/numavm-other.* 2>/dev/null; true'
+	save keep_tmp mktemp /tmp/numavm-guest.XXXXXX
+}
+
+private_paths
 collect_facts
 alloc_node || exit 1
 probe compact8 8 compact 2M
