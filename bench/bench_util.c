@@ -316,19 +316,6 @@ char *np_cpulist_plus(const char *cpulist)
 	return np_sb_take(&b);
 }
 
-int np_cpulist_count(const char *cpulist)
-{
-	np_cpuset_t *s = np_cpuset_new();
-	int n = -1;
-
-	if (!s)
-		return -1;
-	if (np_cpuset_parse(s, cpulist) == 0)
-		n = (int)np_cpuset_count(s);
-	np_cpuset_free(s);
-	return n;
-}
-
 const char *np_json_str(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));

@@ -5,8 +5,8 @@
  * (and, from common/, number parsing and the text helpers, reading a
  * whole file among them).
  */
-#ifndef NP_RUN_UTIL_H
-#define NP_RUN_UTIL_H
+#ifndef NP_BENCH_UTIL_H
+#define NP_BENCH_UTIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -68,8 +68,6 @@ bool np_node_outlier(double v, double med, double omed, double omad, unsigned n,
 
 /* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
 char *np_cpulist_plus(const char *cpulist);
-/* Number of CPUs in a cpulist, or -1 when malformed. */
-int np_cpulist_count(const char *cpulist);
 
 /* Members of a JSON object that may be missing or of another type:
  * np_json_str gives "" then, np_json_real NAN, np_json_num false (and a
@@ -82,4 +80,4 @@ bool np_json_streq(json_t *o, const char *key, const char *s);
  * results.json, NAN when missing. */
 double np_rep_stat(json_t *exp, const char *metric, const char *stat);
 
-#endif /* NP_RUN_UTIL_H */
+#endif /* NP_BENCH_UTIL_H */

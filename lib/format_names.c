@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * format_names.c - names of the plan output formats; the list the
- * messages show is made from the same table (see policy_names.c).
+ * messages show is made from the same table (see policy_table.c).
  */
 #include <errno.h>
 #include <string.h>

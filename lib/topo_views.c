@@ -242,7 +242,7 @@ static int build_cores(np_topo_t *t, hwloc_topology_t h)
 		if (rc < 0)
 			return rc;
 	}
-	/* A node's CPUs are those of the cores it is home to (np_topo.h):
+	/* A node's CPUs are those of the cores it is home to (<numaplan/topo.h>):
 	 * hwloc's cpuset of a node is its locality, which a CPU-less node
 	 * shares with its neighbours. */
 	for (unsigned i = 0; i < t->nnuma; i++)

@@ -197,7 +197,6 @@ int np_exp_plan(np_run_ctx_t *c, np_exp_t *e, np_policy_t policy,
 json_t *np_exp_to_json(const np_exp_t *e);
 /* The inverse, for --collect: appended to c->exps. */
 np_exp_t *np_exp_from_json(np_run_ctx_t *c, json_t *j, np_error_t *err);
-np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name);
 /* Another name of the experiment (a symbolic domain: osu.latency.hca-local),
  * with c->name_suffix; -ENOMEM only. */
 int np_exp_alias(const np_run_ctx_t *c, np_exp_t *e, const char *alias);

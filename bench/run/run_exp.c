@@ -107,16 +107,6 @@ int np_exp_alias(const np_run_ctx_t *c, np_exp_t *e, const char *alias)
 	return 0;
 }
 
-np_exp_t *np_exp_find(const np_exp_list_t *l, const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i]->name, name) == 0)
-			return l->v[i];
-	return NULL;
-}
-
 int np_exp_set_cpus(np_exp_t *e, unsigned n, const char *const *cpus)
 {
 	unsigned i;
