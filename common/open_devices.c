@@ -511,8 +511,12 @@ int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devo
 		for (i = 0; i < cnt && !(v[i].major == ma && v[i].minor == mi); i++)
 			;
 		if (i < cnt) {
-			if (atoi(de->d_name) < v[i].fd)
+			/* one device held twice: shown by its lowest descriptor and
+			 * that descriptor's link, whatever order readdir gives */
+			if (atoi(de->d_name) < v[i].fd) {
+				describe(root, kind, num, node, l > 0 ? link : "?", &v[i]);
 				v[i].fd = atoi(de->d_name);
+			}
 			continue;
 		}
 		if (cnt == cap) {
