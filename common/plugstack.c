@@ -26,11 +26,17 @@ bool np_plugstack_node_ok(const char *node)
 
 int np_plugstack_expand(const char *pattern, const char *node, char **out, np_error_t *err)
 {
+	return np_plugstack_expand_arg("topology", pattern, node, out, err);
+}
+
+int np_plugstack_expand_arg(const char *key, const char *pattern, const char *node, char **out,
+                            np_error_t *err)
+{
 	np_sb_t b;
 
 	*out = NULL;
 	if (strstr(pattern, "%n") && !np_plugstack_node_ok(node))
-		return np_error_set(err, -EINVAL, "topology=%s: no usable node name to expand %%n", pattern);
+		return np_error_set(err, -EINVAL, "%s=%s: no usable node name to expand %%n", key, pattern);
 	np_sb_init(&b);
 	np_sb_add(&b, "");
 	for (const char *p = pattern; *p; p++) {

@@ -24,6 +24,10 @@ bool np_plugstack_node_ok(const char *node);
  * is not np_plugstack_node_ok) or -ENOMEM, with a message naming the
  * template.  *out is NULL on error. */
 int np_plugstack_expand(const char *pattern, const char *node, char **out, np_error_t *err);
+/* The same for another argument's template (sysfs=), named key in the
+ * message. */
+int np_plugstack_expand_arg(const char *key, const char *pattern, const char *node, char **out,
+                            np_error_t *err);
 
 /* plugstack.conf of a slurm.conf: its PlugStackConfig=, else the file
  * beside it.  malloc'ed, NULL without memory. */

@@ -14,6 +14,7 @@
  *   <numaplan/plan.h>    policies, np_plan_compute() and the plan
  *   <numaplan/format.h>  plans and topologies as text, JSON, rankfiles...
  *   <numaplan/bind.h>    a rank's binding applied to the calling thread
+ *   <numaplan/check.h>   np_check_node(), the faults of a node sysfs shows
  *
  *   np_topo_t *t;  np_plan_t *p;  np_error_t err;
  *   np_load_opts_t lo = { .xml_path = "node.xml" };
@@ -34,5 +35,6 @@
 #include <numaplan/plan.h>
 #include <numaplan/format.h>
 #include <numaplan/bind.h>
+#include <numaplan/check.h>
 
 #endif /* NUMAPLAN_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * site_topo.h - the topology the site's numaplan plugin plans a node on.
+ * site_topo.h - the topology the site's numaplan plugin plans a node on,
+ * and where it reads the adapters' states.
  */
 #ifndef NP_SITE_TOPO_H
 #define NP_SITE_TOPO_H
@@ -15,5 +16,9 @@
  * the record ("file X (topology= of numaplan.so in P)", "live discovery
  * (...)").  Both malloc'ed; -ENOMEM only. */
 int np_site_topology(char **path, char **why);
+/* The same for sysfs= (the directory standing in for /sys where the
+ * plugin reads adapter states, %n expanded likewise): *path, or NULL for
+ * the live /sys. */
+int np_site_sysfs(char **path, char **why);
 
 #endif /* NP_SITE_TOPO_H */

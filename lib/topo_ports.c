@@ -9,10 +9,10 @@
  *   ROOT/class/infiniband/DEV/ports/N/state       "4: ACTIVE"
  *   ROOT/class/infiniband/DEV/ports/N/link_layer  "InfiniBand", "Ethernet"
  *   ROOT/class/net/IF/operstate                   "up", "down", ...
- * Every path is opened relative to ROOT's descriptor, each file without
- * following a final symbolic link and without blocking, and read with a
- * small bound: a FIFO or a huge file planted in a test tree cannot hang or
- * bloat the caller.
+ * Every path is opened relative to ROOT's descriptor and read as
+ * sysfs_read.h does (no final symbolic link, no blocking, a small bound):
+ * a FIFO or a huge file planted in a test tree cannot hang or bloat the
+ * caller.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,30 +27,14 @@
 #include <numaplan/topo.h>
 
 #include "common/parse.h"
+#include "sysfs_read.h"
 
 #define NP_MAX_PORTS 255
 
-/* One line of a sysfs attribute, without its newline. */
+/* One line of a sysfs attribute (NP_PORTS_ROOT_OWNED is NP_SYSFS_ROOT_OWNED). */
 static int read_attr(int rootfd, const char *rel, unsigned flags, char *buf, size_t len)
 {
-	struct stat st;
-	ssize_t n;
-	int fd = openat(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    ((flags & NP_PORTS_ROOT_OWNED) && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))) {
-		close(fd);
-		return -EPERM;
-	}
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return np_sysfs_line(rootfd, rel, flags & NP_PORTS_ROOT_OWNED ? NP_SYSFS_ROOT_OWNED : 0, buf, len);
 }
 
 static int read_port(int rootfd, const char *dev, unsigned flags, np_port_t *p)
@@ -95,17 +79,11 @@ static int list_ports(int rootfd, const char *dev, unsigned *nums, unsigned *n)
 	char rel[256];
 	struct dirent *e;
 	DIR *dir;
-	int fd;
 
 	*n = 0;
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports", dev);
-	fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!(dir = np_sysfs_opendir(rootfd, rel)))
 		return -errno;
-	if (!(dir = fdopendir(fd))) {
-		close(fd);
-		return -errno;
-	}
 	while ((e = readdir(dir)) && *n < NP_MAX_PORTS) {
 		unsigned v;
 
@@ -190,15 +168,10 @@ static void read_cxi(int rootfd, np_device_t *d)
 	char rel[256];
 	struct dirent *e;
 	DIR *dir;
-	int fd;
 
 	snprintf(rel, sizeof(rel), "class/net/%s/device/cxi", d->name);
-	if ((fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (!(dir = np_sysfs_opendir(rootfd, rel)))
 		return;
-	if (!(dir = fdopendir(fd))) {
-		close(fd);
-		return;
-	}
 	while ((e = readdir(dir)))
 		if (!strncmp(e->d_name, "cxi", 3) && e->d_name[3] >= '0' && e->d_name[3] <= '9') {
 			d->cxi = atoi(e->d_name + 3);

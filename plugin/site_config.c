@@ -472,6 +472,15 @@ int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
 	return np_plugstack_expand(s->topology, node, out, err);
 }
 
+int nps_site_sysfs_path(const nps_site_t *s, const char *node, char **out, np_error_t *err)
+{
+	*out = NULL;
+	if (!s->sysfs)
+		return 0;
+	/* %n as in topology=, and as `numaplan check --site` expands it */
+	return np_plugstack_expand_arg("sysfs", s->sysfs, node, out, err);
+}
+
 char *nps_site_describe(const nps_site_t *s)
 {
 	char *buf = NULL, *allowed = nps_site_allowed_list(s);

@@ -96,6 +96,9 @@ char *nps_site_allowed_list(const nps_site_t *s);
  * *out is NULL when the site uses live discovery. */
 int nps_site_topology_path(const nps_site_t *s, const char *node, char **out,
                            np_error_t *err);
+/* The sysfs= directory for node, %n expanded likewise (*out NULL when
+ * there is none: /sys). */
+int nps_site_sysfs_path(const nps_site_t *s, const char *node, char **out, np_error_t *err);
 
 /* Where live discovery is cached (NULL: not cached, because of cache=none
  * or because topology= names the site's own files). */

@@ -148,9 +148,10 @@ static int load_any(const nps_site_t *s, const char *node, np_topo_t **out,
 
 /* A snapshot (the cache, an admin's XML) never decides whether a port is
  * up: the kernel's states replace it at every launch. */
-static int live_ports(const nps_site_t *s, np_topo_t *t, np_error_t *err)
+static int live_ports(const nps_site_t *s, const char *node, np_topo_t *t, np_error_t *err)
 {
 	np_error_t why = { 0 };
+	char *dir = NULL;
 	int fd, rc;
 
 	if (!s->sysfs) {
@@ -158,16 +159,19 @@ static int live_ports(const nps_site_t *s, np_topo_t *t, np_error_t *err)
 			return np_error_set(err, rc, "cannot read the adapters' state: %s", why.msg);
 		return 0;
 	}
+	if ((rc = nps_site_sysfs_path(s, node, &dir, &why)) < 0)
+		return np_error_set(err, rc, "cannot read the adapters' state: %s", why.msg);
 	/* an admin's tree standing in for /sys: walked as topology= is */
-	if ((rc = nps_path_open(s->sysfs, O_RDONLY | O_DIRECTORY, true, &fd, NULL, &why)) == 0) {
-		rc = np_topo_read_ports_at(t, fd, s->sysfs, NP_PORTS_ROOT_OWNED, &why);
+	if ((rc = nps_path_open(dir, O_RDONLY | O_DIRECTORY, true, &fd, NULL, &why)) == 0) {
+		rc = np_topo_read_ports_at(t, fd, dir, NP_PORTS_ROOT_OWNED, &why);
 		close(fd);
 	}
 	if (rc < 0)
-		return np_error_set(err, rc, "cannot read the adapters' state (plugstack.conf sysfs=%s): "
-		                    "%s%s", s->sysfs, why.msg, rc == -EPERM ? " (the directory and every "
-		                    "directory on its way must be root's alone)" : "");
-	return 0;
+		np_error_set(err, rc, "cannot read the adapters' state (plugstack.conf sysfs=%s): "
+		             "%s%s", dir, why.msg, rc == -EPERM ? " (the directory and every "
+		             "directory on its way must be root's alone)" : "");
+	free(dir);
+	return rc;
 }
 
 int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
@@ -175,7 +179,7 @@ int nps_topology_load(const nps_site_t *s, const char *node, np_topo_t **out,
 {
 	int rc = load_any(s, node, out, info, err);
 
-	if (rc == 0 && (rc = live_ports(s, *out, err)) < 0) {
+	if (rc == 0 && (rc = live_ports(s, node, *out, err)) < 0) {
 		np_topo_free(*out);
 		*out = NULL;
 	}

@@ -7,6 +7,8 @@
  *   peak NAME VALUE [UNIT]           a reference figure (rpeak is built in)
  *   check EXP-GLOB METRIC[:STAT] [each-node] OP VALUE [UNIT | x PEAK]
  *   allow misplaced EXP-GLOB         a placement unlike the plan does not fail
+ *   check: no KIND[, no KIND...]     no node with a hardware finding of KIND
+ *                                    (numaplan-check(1); run screen checks)
  * PEAK is a peak line's name, rpeak, or baseline (the same figure of the
  * experiment's counterpart in --baseline).
  */
@@ -47,9 +49,19 @@ typedef struct np_allow {
 	char *pattern;
 } np_allow_t;
 
+/* check: no KIND: a node whose hardware check (summary.screen.hardware)
+ * has a warn or fail finding of that kind fails, and so does a node that
+ * was not checked. */
+typedef struct np_forbid {
+	unsigned line;
+	char *text;                 /* "check: no pcie-link" */
+	char *kind;                 /* "pcie-link" */
+} np_forbid_t;
+
 typedef struct np_spec {
-	unsigned nruns, nchecks, npeaks, nallows;
+	unsigned nruns, nchecks, npeaks, nallows, nforbids;
 	np_allow_t *allows;
+	np_forbid_t *forbids;
 	char ***runs;               /* argv of each run line, argv[0] = "run", NULL-terminated */
 	unsigned *run_argc;
 	np_check_t *checks;
@@ -70,6 +82,11 @@ bool np_unit_convert(double v, const char *from, const char *to, double *out);
  * PASS/FAIL table to f; returns the number of failures. */
 unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned nres, json_t *base,
                             double tol, FILE *f, json_t *report);
+/* The rows of the spec's check: lines (accept_hardware.c): a FAIL per
+ * node with a forbidden finding or no check, a PASS for the others; the
+ * number of failures.  cw: the width of the check column. */
+unsigned np_accept_hardware(const np_spec_t *s, json_t *const *results, unsigned nres, FILE *f, int cw,
+                            json_t *report);
 /* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
 bool np_parse_tolerance(const char *s, double *out);
 /* The name or alias of e (an experiment of results res) that the check

@@ -356,6 +356,9 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 	for (i = 0; s && i < s->nchecks; i++)
 		if (strlen(s->checks[i].text) > (size_t)cw && strlen(s->checks[i].text) < 1024)
 			cw = (int)strlen(s->checks[i].text);
+	for (i = 0; s && i < s->nforbids; i++)
+		if (strlen(s->forbids[i].text) > (size_t)cw)
+			cw = (int)strlen(s->forbids[i].text);
 	fprintf(f, "%-4s  %-*s %-36s %16s %18s\n", "", cw, "check", "experiment", "measured", "required");
 	if (base)
 		failures += against_baseline(results, nres, base, tol, f, cw, report);
@@ -435,5 +438,6 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
 			failures++;
 		}
 	}
+	failures += np_accept_hardware(s, results, nres, f, cw, report);
 	return failures;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <numaplan/check.h>
+
 #include "accept/accept.h"
 #include "bench_util.h"
 
@@ -166,6 +168,56 @@ static int parse_check(np_spec_t *s, char **w, unsigned n, const char *orig, con
 	return 0;
 }
 
+/* check: no KIND, no KIND: one rule per kind, named as numaplan check
+ * names them. */
+static int parse_forbid(np_spec_t *s, const char *orig, const char *name, unsigned ln, np_error_t *err)
+{
+	char *list = strdup(orig + strlen("check:")), *item, *next;
+	int rc = 0;
+
+	if (!list)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	/* every item between the commas, an empty one too (a stray comma) */
+	for (item = list; item && !rc; item = next) {
+		char *w[3];
+		unsigned n;
+		np_check_kind_t k;
+		np_forbid_t *nf;
+
+		if ((next = strchr(item, ',')))
+			*next++ = '\0';
+		n = words(item, w, 3);
+		if (n != 2 || strcmp(w[0], "no") != 0) {
+			rc = fail(err, name, ln, "check: needs 'no KIND' items separated by commas, not", n ? w[0] : "nothing");
+			break;
+		}
+		if (np_check_kind_parse(w[1], &k) < 0) {
+			rc = fail(err, name, ln, "unknown kind (valid: pcie-link, memory-balance, cpu-offline, port-rate, "
+			          "ecc, settings):", w[1]);
+			break;
+		}
+		if (!(nf = realloc(s->forbids, (s->nforbids + 1) * sizeof(*nf)))) {
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		s->forbids = nf;
+		nf[s->nforbids].line = ln;
+		nf[s->nforbids].kind = strdup(w[1]);
+		nf[s->nforbids].text = np_strdup_printf("check: no %s", w[1]);
+		if (!nf[s->nforbids].kind || !nf[s->nforbids].text) {
+			free(nf[s->nforbids].kind);
+			free(nf[s->nforbids].text);
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		s->nforbids++;
+	}
+	if (!rc && !s->nforbids)
+		rc = fail(err, name, ln, "check: names no kind", NULL);
+	free(list);
+	return rc;
+}
+
 int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *err)
 {
 	const char *line, *nl;
@@ -199,7 +251,9 @@ int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *
 		n = words(buf, w, 64);
 		if (n == 0)
 			continue;
-		if (strcmp(w[0], "check") == 0) {
+		if (strcmp(w[0], "check:") == 0 || (strncmp(w[0], "check:", 6) == 0 && w[0][6])) {
+			rc = parse_forbid(s, orig, name, ln, err);
+		} else if (strcmp(w[0], "check") == 0) {
 			rc = parse_check(s, w, n, orig, name, ln, err);
 		} else if (strcmp(w[0], "peak") == 0) {
 			np_peak_t *np;
@@ -255,10 +309,10 @@ int np_spec_parse(const char *text, const char *name, np_spec_t *s, np_error_t *
 				return np_error_set(err, -ENOMEM, "out of memory");
 			s->nallows++;
 		} else {
-			return fail(err, name, ln, "unknown directive (valid: run, peak, check, allow):", w[0]);
+			return fail(err, name, ln, "unknown directive (valid: run, peak, check, check:, allow):", w[0]);
 		}
 	}
-	if (!rc && s->nchecks == 0)
+	if (!rc && s->nchecks == 0 && s->nforbids == 0)
 		return np_error_set(err, -EINVAL, "%s: no check line: nothing to accept", name);
 	return rc;
 }
@@ -305,5 +359,10 @@ void np_spec_free(np_spec_t *s)
 	for (i = 0; i < s->nallows; i++)
 		free(s->allows[i].pattern);
 	free(s->allows);
+	for (i = 0; i < s->nforbids; i++) {
+		free(s->forbids[i].text);
+		free(s->forbids[i].kind);
+	}
+	free(s->forbids);
 	memset(s, 0, sizeof(*s));
 }

@@ -18,6 +18,7 @@ typedef struct np_table {
 	char **cols;
 	char **cells;               /* nrows x ncols, row-major */
 	char *note;                 /* a sentence under the table, or NULL */
+	bool lead;                  /* before the plots too (a suite's lead_tables) */
 } np_table_t;
 
 typedef struct np_report {

@@ -57,12 +57,23 @@ void np_report_html_body(np_sb_t *b, json_t *res, const np_report_t *r, int leve
 {
 	unsigned i;
 
+	/* the lead tables before the plots, as before the other tables */
+	for (i = 0; i < r->n; i++) {
+		if (!r->t[i].lead)
+			continue;
+		np_sb_printf(b, "<h%d>", level);
+		np_xml_escape(b, r->t[i].title);
+		np_sb_printf(b, "</h%d>\n", level);
+		np_report_html_table(b, &r->t[i]);
+	}
 	np_sb_printf(b, "<h%d>Plots</h%d>\n<div>\n", level, level);
 	for (i = 0; np_suites[i]; i++)
 		if (np_suites[i]->plots)
 			np_suites[i]->plots(res, b);
 	np_sb_add(b, "</div>\n");
 	for (i = 0; i < r->n; i++) {
+		if (r->t[i].lead)
+			continue;
 		np_sb_printf(b, "<h%d>", level);
 		np_xml_escape(b, r->t[i].title);
 		np_sb_printf(b, "</h%d>\n", level);

@@ -258,6 +258,15 @@ int np_report_build(json_t *res, np_report_t *r)
 
 	memset(r, 0, sizeof(*r));
 	run_table(res, r);
+	/* what the suites say before the figures (a node's hardware faults
+	 * explain its figures) */
+	for (i = 0; np_suites[i]; i++) {
+		unsigned first = r->n;
+		if (np_suites[i]->lead_tables)
+			np_suites[i]->lead_tables(res, r);
+		for (unsigned k = first; k < r->n; k++)
+			r->t[k].lead = true;
+	}
 	results_table(res, r);
 	misplaced_table(res, r);
 	devices_table(res, r);

@@ -152,7 +152,7 @@ static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t 
 {
 	int rc;
 
-	k->series = k->placement = k->build = NULL;
+	k->series = k->placement = k->build = k->record = NULL;
 	k->valid = false;
 	k->why[0] = '\0';
 	if (!owner || !owner->parse) {
@@ -164,7 +164,8 @@ static int parse_out(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t 
 		json_decref(k->series);
 		json_decref(k->placement);
 		json_decref(k->build);
-		k->series = k->placement = k->build = NULL;
+		json_decref(k->record);
+		k->series = k->placement = k->build = k->record = NULL;
 		k->valid = false;
 	}
 	return rc;
@@ -252,6 +253,10 @@ static unsigned each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_sui
 			json_object_set_new(r, "placement", k.placement);
 		if (k.build)
 			json_object_set_new(r, "build", k.build);
+		if (k.record) {
+			json_object_update(r, k.record);
+			json_decref(k.record);
+		}
 		np_run_record_status(r, k.valid, k.why);
 		json_array_append_new(runs, r);
 		free(rel);
@@ -267,7 +272,7 @@ static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *
                     const np_step_t *si, char **nodes, unsigned n, json_t *runs)
 {
 	json_t *r = np_run_record(rep, "all", si);
-	np_kout_t k = { .series = NULL, .placement = NULL, .build = NULL };
+	np_kout_t k = { .series = NULL, .placement = NULL, .build = NULL, .record = NULL };
 	char why[256] = "", errl[200] = "";
 	bool found = false;
 	unsigned i;
@@ -310,6 +315,10 @@ static void mpi_run(const np_run_ctx_t *c, const np_exp_t *e, const np_suite_t *
 		json_object_set_new(r, "placement", k.placement);
 	if (found && k.build)
 		json_object_set_new(r, "build", k.build);
+	if (found && k.record)
+		json_object_update(r, k.record);
+	if (found)
+		json_decref(k.record);
 	np_run_record_status(r, found && k.valid, why);
 	json_array_append_new(runs, r);
 }

@@ -3,7 +3,8 @@
  * screen.h - the screen suite's files and what they share: its options
  * (suite_screen.c), which nodes (screen_nodes.c), its experiments
  * (screen_gen.c), judging the nodes against each other (screen_judge.c),
- * and its report tables and plots (screen_report.c).
+ * the hardware check of every node (screen_check.c), and its report
+ * tables and plots (screen_report.c).
  */
 #ifndef NP_SCREEN_H
 #define NP_SCREEN_H
@@ -41,6 +42,15 @@ int np_screen_nodes(np_run_ctx_t *c, unsigned *nodes, json_t *names_out, json_t 
 int np_screen_generate(np_run_ctx_t *c, np_error_t *err);
 /* summary.screen: each node's status, findings and figures. */
 void np_screen_derive(json_t *exps, json_t *summary);
+/* The check step's output (numaplan check --json): its counts as figures
+ * (faults, unknown), the whole check as the run record's "check". */
+int np_screen_check_parse(np_kout_t *k);
+/* summary.screen.hardware: each checked node's faults and the values it
+ * does not share with its node type's majority; each node of
+ * summary.screen.nodes gets them as lines ("hardware"). */
+void np_screen_hardware(json_t *exps, json_t *screen);
+/* The Hardware table, before the figures of the report. */
+void np_screen_hardware_tables(json_t *res, np_report_t *r);
 /* Nodes Slurm drained or lost during the run ({node: "state: reason"})
  * reported failed in summary.screen. */
 void np_screen_node_states(json_t *summary, json_t *states);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * screen_gen.c - the screen's experiments: each node runs, on its own and
- * at the same time as the others, single-node HPL with every core, STREAM
+ * at the same time as the others, numaplan check (its hardware and
+ * settings), then single-node HPL with every core, STREAM
  * on each of its NUMA nodes and the intra-node latency matrix of its NUMA
  * nodes; with --pairs, OSU bandwidth between pairs of nodes.
  *
@@ -52,6 +53,21 @@ static np_exp_t *node_exp(gen_t *g, const char *kernel, const char *name, const 
 		g->facts = NULL;
 	}
 	return e;
+}
+
+/* numaplan check on every node, first: a node's faults explain its
+ * figures, and take milliseconds.  --site: the adapters where the node's
+ * numaplan plugin reads them.  Exit 1 is a finding, not a failure: the
+ * findings are the result; 2 (numaplan missing, bad input) fails. */
+static int add_check(gen_t *g, np_error_t *err)
+{
+	np_exp_t *e = node_exp(g, "screen-check", "screen.check", "check", 1, 1, false,
+	                       strdup("bash -c 'numaplan check --json --site; [ $? -le 1 ]'"), err);
+
+	if (!e)
+		return err->code;
+	e->desc = strdup("numaplan check on each node: PCIe links, memory balance, CPUs, ports, ECC, settings");
+	return e->desc ? 0 : np_error_set(err, -ENOMEM, "out of memory");
 }
 
 static int add_hpl(gen_t *g, np_error_t *err)
@@ -303,7 +319,8 @@ int np_screen_generate(np_run_ctx_t *c, np_error_t *err)
 	g.facts = json_pack("{s:i, s:s, s:O, s:O}", "screen_nodes_count", (int)nodes, "launch",
 	                    c->array_tasks ? "array" : o->mode == NP_MODE_LOCAL ? "local" : "job",
 	                    "screen_nodes", names, "unusable_nodes", skipped);
-	if ((rc = add_hpl(&g, err)) == 0 && (rc = add_stream(&g, err)) == 0 && (rc = add_latency_matrix(&g, err)) == 0)
+	if ((rc = add_check(&g, err)) == 0 && (rc = add_hpl(&g, err)) == 0 && (rc = add_stream(&g, err)) == 0 &&
+	    (rc = add_latency_matrix(&g, err)) == 0)
 		rc = add_pairs(&g, nodes, err);
 out:
 	json_decref(g.facts);

@@ -298,6 +298,7 @@ void np_screen_derive(json_t *exps, json_t *summary)
 	}
 	json_object_set_new(screen, "order", node_order(nodes));
 	json_object_set_new(screen, "latency_matrix", latency_matrix(exps));
+	np_screen_hardware(exps, screen);
 	if (facts)
 		json_object_set_new(screen, "launch", json_string(np_json_str(facts, "launch")));
 	json_object_set_new(summary, "screen", screen);

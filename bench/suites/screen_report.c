@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * screen_report.c - the screen in a report: a table of the nodes, the
- * latency matrix per node type, the nodes not screened and why, and one
- * plot of each figure over the nodes.
+ * screen_report.c - the screen in a report: the hardware check of each
+ * node (before the figures), a table of the nodes, the latency matrix per
+ * node type, the nodes not screened and why, and one plot of each figure
+ * over the nodes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,6 +54,10 @@ void np_screen_tables(json_t *res, np_report_t *r)
 			np_fmt_num(c[i], sizeof(c[i]), np_json_real(json_object_get(v, "figures"), figures[i].id));
 		json_array_foreach(json_object_get(v, "findings"), i, f)
 			np_sb_printf(&fb, "%s%s", i ? "; " : "", json_string_value(f));
+		/* a node that stands out: its hardware faults beside its figures */
+		if (!np_json_streq(v, "status", "ok"))
+			json_array_foreach(json_object_get(v, "hardware"), i, f)
+				np_sb_printf(&fb, "%shardware: %s", fb.len ? "; " : "", json_string_value(f));
 		np_table_row(t, node, np_json_str(v, "status"), c[0], c[1], c[2], c[3], fb.s ? fb.s : "");
 		np_sb_free(&fb);
 	}
@@ -97,6 +102,42 @@ void np_screen_tables(json_t *res, np_report_t *r)
 			free(w);
 		}
 	}
+}
+
+void np_screen_hardware_tables(json_t *res, np_report_t *r)
+{
+	json_t *hw = json_object_get(json_object_get(json_object_get(res, "summary"), "screen"), "hardware");
+	json_t *n, *f, *v;
+	const char *node;
+	np_table_t *t;
+	size_t i, k;
+
+	if (!hw)
+		return;
+	t = np_table_new(r, "hardware", "Hardware: numaplan check on each node (a fault of the node, or a value "
+	                 "unlike the majority of its node type; see numaplan-check(1))", 7, "node", "status", "kind",
+	                 "object", "found", "expected", "why");
+	if (!t)
+		return;
+	/* in the screen's node order; nodes it lists that were not checked last */
+	json_array_foreach(json_object_get(json_object_get(json_object_get(res, "summary"), "screen"), "order"), k, v) {
+		unsigned rows = 0;
+		node = json_string_value(v);
+		if (!(n = json_object_get(json_object_get(hw, "nodes"), node))) {
+			np_table_row(t, node, "not checked", "", "", "", "", "numaplan check gave no result on it");
+			continue;
+		}
+		json_array_foreach(json_object_get(n, "findings"), i, f) {
+			np_table_row(t, node, np_json_str(f, "severity"), np_json_str(f, "kind"), np_json_str(f, "object"),
+			             np_json_str(f, "found"), np_json_str(f, "expected"), np_json_str(f, "detail"));
+			rows++;
+		}
+		if (!rows)
+			np_table_row(t, node, "ok", "", "", "", "", "");
+	}
+	t->note = np_strdup_printf("%zu node(s) checked, %zu with a fault or a difference.",
+	                           json_array_size(json_object_get(hw, "checked")),
+	                           json_array_size(json_object_get(hw, "faulty")));
 }
 
 /* The percentage part of the rule as a line: a node beyond it may stand

@@ -35,6 +35,9 @@ typedef struct np_kout {
 	json_t *series;             /* or NULL: [{size, value}] */
 	json_t *placement;          /* or NULL: where the kernel says it ran */
 	json_t *build;              /* or NULL: the kernel's compiler and flags */
+	/* or NULL: more members of the run record, which are no figures
+	 * (the hardware check's findings: "check") */
+	json_t *record;
 	bool valid;
 	char why[256];
 } np_kout_t;
@@ -92,7 +95,9 @@ typedef struct np_suite {
 	 * could not reach when the job ended ({node: "state: reason"}, not
 	 * empty): a suite that judges nodes says what that means for them. */
 	void (*node_states)(json_t *summary, json_t *states);
-	/* Report sections: tables (every format) and HTML plots. */
+	/* Report sections: tables (every format) and HTML plots; lead
+	 * tables come before the figures (the screen's Hardware). */
+	void (*lead_tables)(json_t *res, np_report_t *r);
 	void (*tables)(json_t *res, np_report_t *r);
 	void (*plots)(json_t *res, np_sb_t *b);
 } np_suite_t;

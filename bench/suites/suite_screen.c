@@ -3,8 +3,8 @@
  * suite_screen.c - screening every node of a partition or node list: the
  * suite's entry (options, reading its kernels' outputs).
  *
- * Each node runs HPL, STREAM per NUMA node and the latency matrix on its
- * own; with --pairs, bandwidth between pairs of nodes shows a degraded
+ * Each node runs numaplan check first, then HPL, STREAM per NUMA node and
+ * the latency matrix on its own; with --pairs, bandwidth between pairs of nodes shows a degraded
  * link; the nodes are judged against each other and the report has a
  * table per node and each figure over the nodes.  The work is in the
  * screen_*.c files (screen.h says which does what).
@@ -55,6 +55,8 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 		return np_suite_stream.parse(c, e, k);
 	if (strcmp(e->kernel, "screen-osu") == 0)
 		return np_suite_osu.parse(c, e, k);
+	if (strcmp(e->kernel, "screen-check") == 0)
+		return np_screen_check_parse(k);
 	rc = np_suite_hpl.parse(c, e, k);
 	/* efficiency of one node, whatever the job's node count */
 	if (rc == 0 && c->rpeak.gflops > 0 && json_is_number(json_object_get(k->values, "gflops")))
@@ -65,6 +67,12 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 
 static const char *primary(const np_exp_t *e, bool *higher)
 {
+	if (strcmp(e->kernel, "screen-check") == 0) {
+		/* no figure of it: the check judges, nodes are not ranked by
+		 * their count of faults (summary.screen.hardware) */
+		*higher = false;
+		return "check";
+	}
 	if (strcmp(e->kernel, "screen-hpl") == 0) {
 		*higher = true;
 		return "gflops";
@@ -79,9 +87,9 @@ static const char *primary(const np_exp_t *e, bool *higher)
 
 const np_suite_t np_suite_screen = {
 	.name = NP_SCREEN_NAME,
-	.summary = "every node of a partition or node list: HPL, STREAM per NUMA node, latency; outliers",
+	.summary = "every node of a partition or node list: hardware check, HPL, STREAM per NUMA node, latency; outliers",
 	.rpeak = true,
-	.kernels = (const char *const[]){ "screen-hpl", "screen-stream", "screen-osu", NULL },
+	.kernels = (const char *const[]){ "screen-check", "screen-hpl", "screen-stream", "screen-osu", NULL },
 	.programs = (const char *const[]){ "numaplan-hpl", "numaplan-stream", "numaplan-osu", NULL },
 	.opts = options,
 	.opts_size = sizeof(screen_opts_t),
@@ -92,6 +100,7 @@ const np_suite_t np_suite_screen = {
 	.strict_nodes = true,
 	.derive = np_screen_derive,
 	.node_states = np_screen_node_states,
+	.lead_tables = np_screen_hardware_tables,
 	.tables = np_screen_tables,
 	.plots = np_screen_plots,
 };

@@ -16,7 +16,7 @@
  * breaks a caller.  NUMAPLAN_API_VERSION is what a program was compiled
  * against; np_get_api_version() is what the library it runs with
  * implements. */
-#define NUMAPLAN_API_VERSION 0x000400
+#define NUMAPLAN_API_VERSION 0x000500
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define NP_API __attribute__((visibility("default")))

@@ -14,7 +14,8 @@ run "$NUMAVM" help
 check "help: exit 0, the usage names up, run, down, status and the shipped shapes" \
 	eval '[ "$RC" -eq 0 ] && for w in up run down status nps4 2s1n memnodes; do grep -qw "$w" <<<"$OUT" || exit 1; done'
 run "$NUMAVM" shapes
-check "shapes: nps4 2s1n memnodes devices intel2s" [ "$(sort <<<"$OUT" | tr '\n' ' ')" = "2s1n devices intel2s memnodes nps4 " ]
+check "shapes: nps4 2s1n memnodes devices intel2s check checkfault" \
+	[ "$(sort <<<"$OUT" | tr '\n' ' ')" = "2s1n check checkfault devices intel2s memnodes nps4 " ]
 
 # nps4: 2 sockets x 4 nodes of 2 cores, an L3 per node, 16 inside a
 # socket and 32 across, eth0 on node 5
@@ -34,6 +35,14 @@ run "$NUMAVM" shape devices
 check "shape devices: 2 nodes of 2 CPUs, eth0 on 1 and eth1 on 0 with rxe, GPUs on node 1 then node 0" eval \
 	'grep -qx "node 1 socket 1 cpus 2-3 mem 384" <<<"$OUT" && grep -qx "nic eth0 node 1" <<<"$OUT" && grep -qx "nic eth1 node 0" <<<"$OUT" &&
 	 [ "$(grep "^rxe " <<<"$OUT" | tr "\n" " ")" = "rxe eth0 rxe eth1 " ] && [ "$(grep "^gpu " <<<"$OUT" | tr "\n" " ")" = "gpu node 1 gpu node 0 " ]'
+# check and checkfault: eth1's root port capped by link=2.5x1 in the latter
+run "$NUMAVM" shape check
+check "shape check: 2 nodes of 2 CPUs and 6 GiB, eth0 on node 0, eth1 on node 1, no link cap" eval \
+	'grep -qx "node 1 socket 1 cpus 2-3 mem 6144" <<<"$OUT" && grep -qx "nic eth0 node 0" <<<"$OUT" && grep -qx "nic eth1 node 1" <<<"$OUT"'
+run "$NUMAVM" shape checkfault
+check "shape checkfault: node 1 at 4 GiB, eth1's link 2.5x1" eval \
+	'grep -qx "node 1 socket 1 cpus 2-3 mem 4096" <<<"$OUT" && grep -qx "nic eth1 node 1 link 2.5x1" <<<"$OUT" &&
+	 grep -qx "node 0 socket 0 cpus 0-1 mem 6144" <<<"$OUT"'
 run "$NUMAVM" shape memnodes
 check "shape memnodes: nodes 2 and 3 without CPUs or socket, 13 from their own socket" eval \
 	'grep -qx "node 2 socket - cpus - mem 256" <<<"$OUT" && grep -qx "node 3 socket - cpus - mem 256" <<<"$OUT" &&
@@ -64,6 +73,10 @@ bad_shape() { # what, expected message (regex), file body
 ok2='node 0 socket=0 cpus=2 mem=128M
 node 1 socket=1 cpus=2 mem=128M'
 bad_shape "unknown keyword" "line 2: unknown keyword 'cores'" $'sockets 2\ncores 4'
+bad_shape "a link of no PCIe speed" "line 3: nic eth0: link=3x1: link= takes SPEEDxWIDTH" \
+	$'sockets 1\nnode 0 socket=0 cpus=2 mem=128M\nnic eth0 node=0 link=3x1'
+bad_shape "a link of no PCIe width" "line 3: gpu node=0: link=8x3: link= takes" $'sockets 1\nnode 0 socket=0 cpus=2 mem=128M\ngpu node=0 link=8x3'
+bad_shape "a nic with two links" "usage: nic NAME node=N \\[link=" $'sockets 1\nnode 0 socket=0 cpus=2 mem=128M\nnic eth0 node=0 link=8x4 link=8x4'
 bad_shape "no sockets line" "no 'sockets' line" "$ok2"
 bad_shape "nodes out of order" "line 2: node 0 expected next" $'sockets 1\nnode 1 socket=0 cpus=2 mem=128M'
 bad_shape "cpus without socket" "line 2: node 0: a node with cpus needs socket=" $'sockets 1\nnode 0 cpus=2 mem=128M'

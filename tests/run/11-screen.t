@@ -49,8 +49,10 @@ check "every node on its own: sets 0 1 2 3" \
 check "pairs, round 1: 0,3 1,2" [ "$(exp "$D" '.[] | select(.name == "screen.bw.round1") | .sets')" = "0,3 1,2" ]
 check "pairs, round 2: 0,1 2,3" [ "$(exp "$D" '.[] | select(.name == "screen.bw.round2") | .sets')" = "0,1 2,3" ]
 check "one job of 4 whole nodes" sh -c "grep -qx '#SBATCH --nodes=4' '$D/job.sh' && grep -qx '#SBATCH --exclusive' '$D/job.sh'"
-check "HPL's step: np_sets runs a 64-rank srun per node" \
-	grep -q "^np_step 1 screen.hpl 1 4 -- np_sets screen.hpl 1 '0 1 2 3' 0 $ncores '' -- --ntasks-per-node=$ncores " "$D/job.sh"
+check "the first step: numaplan check on each node, exit 1 (findings) a result" \
+	grep -q "^np_step 1 screen.check 1 4 -- np_sets screen.check 1 '0 1 2 3' 0 1 '' -- .* bash -c 'numaplan check --json --site; \[ \$? -le 1 \]'$" "$D/job.sh"
+check "HPL's step, the second: np_sets runs a 64-rank srun per node" \
+	grep -q "^np_step 2 screen.hpl 1 4 -- np_sets screen.hpl 1 '0 1 2 3' 0 $ncores '' -- --ntasks-per-node=$ncores " "$D/job.sh"
 
 run numaplan run screen --dry-run --topology "$GRACE" --nodes 5 --pairs 1 -o "$tmp/five"
 # 5 nodes and a bye: 0-bye, 1-4, 2-3

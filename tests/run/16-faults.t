@@ -53,7 +53,8 @@ screen() {
 		--outlier 1000 --outlier-mad 0 -o "$1" >"$tmp/${1##*/}.out" 2>"$tmp/${1##*/}.err" &
 	PID=$!
 }
-# wait for the first K steps of the run in DIR to be done (at most 3 minutes)
+# wait for the first K steps of the run in DIR to be done (at most 3
+# minutes): 2 is the hardware check and HPL
 steps_done() { # dir k
 	local i
 	for i in $(seq 360); do
@@ -85,7 +86,7 @@ took() { diag "$1: $(($(date +%s) - T0)) s"; T0=$(date +%s); }
 # ---- the file system fills up ---------------------------------------------
 D=$FS/full
 screen "$D"
-steps_done "$D" 1
+steps_done "$D" 2
 check "full fs: HPL ran on the $N nodes first" [ "$(ls "$D"/raw/screen.hpl.r1.n*.out 2>/dev/null | wc -l)" -eq "$N" ]
 hpl_before=$(mtimes "$D"/raw/screen.hpl.r1.n*.out)
 dd if=/dev/zero of="$FS/filler" bs=64k 2>/dev/null
@@ -115,7 +116,7 @@ took "file system full"
 # ---- Ctrl-C ----------------------------------------------------------------
 D=$tmp/int
 screen "$D"
-steps_done "$D" 1
+steps_done "$D" 2
 hpl_before=$(mtimes "$D"/raw/screen.hpl.r1.n*.out)
 kill -INT "$PID"
 finish; rc=$?
@@ -139,7 +140,7 @@ took "Ctrl-C"
 # not see (3 unanswered polls)
 D=$tmp/ctld
 screen "$D"
-steps_done "$D" 1
+steps_done "$D" 2
 kill "$(cat "$VCDIR/run/slurmctld.pid")"
 sleep 10
 slurmctld -f "$SLURM_CONF" -i
@@ -155,7 +156,7 @@ took "slurmctld restart"
 # ---- a node is drained --------------------------------------------------------
 D=$tmp/drain
 screen "$D"
-steps_done "$D" 1
+steps_done "$D" 2
 scontrol update NodeName=n3 State=DRAIN Reason=fault-test
 finish; rc=$?
 check "n3 drained mid-run: exit 1" [ "$rc" -eq 1 ]
@@ -169,7 +170,7 @@ took "drain"
 # ---- a node's slurmd is killed -------------------------------------------------
 D=$tmp/kill
 screen "$D"
-steps_done "$D" 1
+steps_done "$D" 2
 hpl_before=$(mtimes "$D"/raw/screen.hpl.r1.n*.out)
 kill -KILL "$(cat "$VCDIR/run/slurmd-n7.pid")"
 finish; rc=$?

@@ -7,7 +7,8 @@
 # (plugstack sysfs=, built by fake-sysfs.sh from the XML) that the test
 # changes between steps, never touching the XML.  Also: the cache does not
 # decide either; hca=NAME:PORT; hca=eth0 with a real MPI job over UCX's
-# TCP transport; hca= refused with other policies; an untrusted sysfs=.
+# TCP transport; hca= refused with other policies; an untrusted sysfs=;
+# sysfs=DIR/%n, a tree per node.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
@@ -134,6 +135,24 @@ check "hca= alone with the site's default compact: refused, saying it is the def
 srun_ -N1 -n1 --numa-plan=hca-near,hca=mlx5_0:0 touch "$marker"
 check "hca=mlx5_0:0: refused at submit with the rule" \
 	eval '[ "$RC" -ne 0 ] && grep -q "port must be a number from 1 to 255" <<<"$ERR" && [ ! -e "$marker" ]'
+
+# ---- sysfs=DIR/%n: a tree per node, each node reads its own -------------------
+# (numaplan check --site reads the same, run/19-screen-check-live.t)
+mapfile -t vnodes < <(sinfo -h -N -o %N | sort -u)
+for nd in "${vnodes[@]}"; do cp -a "$dir/sys" "$dir/sys-$nd"; done
+$FAKE set "$dir/sys-${vnodes[0]}" mlx5_1 1 DOWN
+plugstack "topology=$dir/emu.xml sysfs=$dir/sys-%n"
+on() { run timeout "$NP_SRUN_TIMEOUT" salloc -N1 -w "$1" --exclusive srun --whole -n2 --numa-plan=hca-near,mem=none numaplan-probe --json; }
+on "${vnodes[0]}"
+check "sysfs=$dir/sys-%n: ${vnodes[0]}'s tree has mlx5_1 DOWN: both ranks on mlx5_0 there" \
+	eval '[ "$(pfield 0 .env.NUMAPLAN_HCA) $(pfield 1 .env.NUMAPLAN_HCA)" = "mlx5_0:1 mlx5_0:1" ]'
+if [ "${#vnodes[@]}" -ge 2 ]; then
+	on "${vnodes[1]}"
+	check "... ${vnodes[1]}'s tree has both ACTIVE: rank 0 on mlx5_1" [ "$(pfield 0 .env.NUMAPLAN_HCA)" = mlx5_1:1 ]
+else
+	skip "one node only"
+fi
+rm -rf "${vnodes[@]/#/$dir/sys-}"
 
 # ---- sysfs= must be root's and closed to others -----------------------------
 plugstack "topology=$dir/emu.xml sysfs=$dir/sys"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_accept.c - acceptance spec names: shell globs, aliases and the
- * node-count-independent "Nn" component (bench/accept) */
+ * node-count-independent "Nn" component; the hardware check's
+ * "check: no KIND" lines (bench/accept) */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -119,6 +121,37 @@ static void test_spec_keeps_nn(void **state)
 	np_spec_free(&s);
 }
 
+/* check: no KIND lines: one rule per kind, in order, with their line;
+ * a spec of them alone has something to accept; bad kinds are errors. */
+static void test_spec_check_kinds(void **state)
+{
+	np_spec_t s;
+	np_error_t err = { 0 };
+
+	(void)state;
+	assert_int_equal(np_spec_parse("# hardware\ncheck: no pcie-link, no memory-balance  # comment\n"
+	                               "check:no ecc\n", "t.accept", &s, &err), 0);
+	assert_int_equal(s.nforbids, 3);
+	assert_int_equal(s.nchecks, 0);
+	assert_string_equal(s.forbids[0].kind, "pcie-link");
+	assert_string_equal(s.forbids[0].text, "check: no pcie-link");
+	assert_int_equal(s.forbids[0].line, 2);
+	assert_string_equal(s.forbids[1].kind, "memory-balance");
+	assert_int_equal(s.forbids[1].line, 2);
+	assert_string_equal(s.forbids[2].kind, "ecc");
+	assert_int_equal(s.forbids[2].line, 3);
+	np_spec_free(&s);
+	for (const char *const *bad = (const char *const[]){ "check: no pcie_link\n", "check: pcie-link\n",
+	                                                     "check: no pcie-link,\n", "check:\n",
+	                                                     "check: no ecc no settings\n", NULL }; *bad; bad++) {
+		np_error_clear(&err);
+		if (np_spec_parse(*bad, "t.accept", &s, &err) != -EINVAL)
+			fail_msg("spec '%s' was accepted", *bad);
+		assert_non_null(strstr(err.msg, "t.accept:1: "));
+		np_spec_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_nn_only_a_whole_component),
 		cmocka_unit_test(test_nn_aliases),
 		cmocka_unit_test(test_spec_keeps_nn),
+		cmocka_unit_test(test_spec_check_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,14 @@ static void test_plugstack_expand(void **state)
 		assert_null(out);
 		assert_non_null(strstr(err.msg, "topology=/etc/np/%n/t.xml"));
 	}
+	/* sysfs= the same way, named in the message */
+	out = (char *)"untouched";
+	assert_int_equal(np_plugstack_expand_arg("sysfs", "/srv/sys/%n", "a/b", &out, &err), -EINVAL);
+	assert_null(out);
+	assert_non_null(strstr(err.msg, "sysfs=/srv/sys/%n: no usable node name"));
+	assert_int_equal(np_plugstack_expand_arg("sysfs", "/srv/sys/%n", "n3", &out, &err), 0);
+	assert_string_equal(out, "/srv/sys/n3");
+	free(out);
 	assert_false(np_plugstack_node_ok(".."));
 	assert_true(np_plugstack_node_ok("..."));
 	assert_true(np_plugstack_node_ok("."));
