@@ -23,24 +23,48 @@
 /* ---- collect (runs inside the job, on each node) ---- */
 
 /* One node's record: {node, numa: {os: cpulist}, processes: [...],
- * errors: [...], ports: [...]}.  Each process: pid, tid list with each
- * thread's cpus, step, localid (or null for a task's descendant), rank,
- * comm, cpus, mems_allowed, policy (the task's memory policy as
- * numa_maps shows it: "default", "bind:0", "interleave:0-3", ...),
- * pages_kb {numa: kB of anonymous memory}, env {NUMAPLAN_*,
- * SLURM_CPU_BIND_TYPE/LIST, SLURM_PROCID, SLURM_LOCALID}, devices (the
- * adapters and GPUs it holds open, common/open_devices.h: [{kind, file,
- * name, pci}], null when its descriptors could not be read),
- * devices_unreadable (its descriptors whose file could not be looked
- * at: they may hold any device).  ports:
- * every RDMA adapter port of the node, {adapter, port, state, seconds,
- * xmit_bytes, rcv_bytes, xmit_pkts, rcv_pkts} with the counts over the
- * collection, at least traffic_s seconds (-1: no such counter).  proc is
- * "/proc" and root (under which sys/ and proc/driver are read) "" but
- * for tests; the steps skipped are batch, extern and self_step (the
- * collector's own). */
-json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, const char *self_step,
-                         double traffic_s, np_error_t *err);
+ * records: [...], errors: [...], ports: [...]}.  Each process: pid,
+ * tid list with each thread's cpus, step, comm, cpus, mems_allowed,
+ * policy (the task's memory policy as numa_maps shows it: "default",
+ * "bind:0", "interleave:0-3", ...), pages_kb {numa: kB of anonymous
+ * memory}, env {NUMAPLAN_*, SLURM_CPU_BIND_TYPE/LIST, SLURM_PROCID,
+ * SLURM_LOCALID}, plan (np_audit_plan_of: what it is judged by),
+ * devices (the adapters and GPUs it holds open, common/open_devices.h:
+ * [{kind, file, name, pci}], null when its descriptors could not be
+ * read), devices_unreadable (its descriptors whose file could not be
+ * looked at: they may hold any device).  records: the plan records of
+ * the job's tasks on this node (np_audit_records), whether their process
+ * is still there or not.  ports: every RDMA adapter port of the node,
+ * {adapter, port, state, seconds, xmit_bytes, rcv_bytes, xmit_pkts,
+ * rcv_pkts} with the counts over the collection, at least traffic_s
+ * seconds (-1: no such counter).  proc is "/proc" and root (under which
+ * sys/ and proc/driver are read) "" but for tests; plans is the
+ * directory of plan records (NULL: none); every process of the job's
+ * cgroups is reported, batch, extern and interactive steps included,
+ * but self_step's (the collector's own) and root's slurmstepd. */
+json_t *np_audit_collect(const char *proc, const char *root, const char *plans, const char *jobid,
+                         const char *self_step, double traffic_s, np_error_t *err);
+
+/* ---- plan records (audit_records.c, audit_plan.c) ---- */
+
+/* Whether every component of dir is a directory (no link) of root's
+ * that nobody else may write: 0, or -EPERM and the like with a message. */
+int np_audit_records_dir_ok(const char *dir, np_error_t *err);
+/* The plan records of job jobid on node in dir (plugin/plan_record.h):
+ * {"STEP.TASK": {job, step, task, rank, pid, node, binding, policy, cpus,
+ * mems, hca, gpus, cpu_bind_type, cpu_bind_list}}, every value a string.
+ * A record that is not a plain file of root's alone (or dir not root's),
+ * or not a record, is named in errors and left out.  No dir: {}. */
+json_t *np_audit_records(const char *dir, const char *jobid, const char *node, json_t *errors);
+/* batch, extern and interactive: steps no plan places */
+bool np_audit_step_unplaced(const char *step);
+/* The plan a process of step is judged by: {source (record, step,
+ * environ or none), via (record: task or ancestor), binding (numaplan,
+ * slurm, step or none), rank, task, policy, cpus, mems, hca, gpus,
+ * cpu_bind_type, cpu_bind_list}.  parent(ctx, pid) is its parent's pid
+ * (0 when unknown). */
+json_t *np_audit_plan_of(json_t *recs, const char *step, long long pid, json_t *env,
+                         long long (*parent)(void *ctx, long long pid), void *ctx);
 
 /* Parsers of /proc text, for the collector and the tests. */
 /* numa_maps: the task's policy (its heap's or stack's VMA, else the most

@@ -2,11 +2,12 @@
 /*
  * audit_check.c - the deviations of a job's processes from their plan.
  *
- * The plan of a process is the one its task started with: NUMAPLAN_CPUS
- * and NUMAPLAN_MEMS (the SPANK plugin's, in the environment at exec, which
- * a process inherits and a later taskset does not change), else srun's
- * --cpu-bind mask or map for its local task (SLURM_CPU_BIND_LIST).  A
- * process with neither was not placed by a plan and is only counted.
+ * The plan of a process is its task's, as np_audit_plan_of finds it:
+ * the plan record slurmstepd wrote as root (CPUs, memory nodes, or srun's
+ * --cpu-bind mask or map for an explicit binding), else, for a step with
+ * no records, what the task's own environment says (NUMAPLAN_CPUS and
+ * NUMAPLAN_MEMS, SLURM_CPU_BIND_LIST), which its owner could rewrite.  A
+ * process with no plan at all is only counted.
  *
  *   re-bound        the process's affinity is not its task's CPUs
  *   thread-outside  a thread may run on a CPU outside them (a thread
@@ -16,6 +17,8 @@
  *   far-pages       more than far_pct percent of its anonymous memory on
  *                   NUMA nodes the plan does not give it (those of its
  *                   CPUs when the plan binds no memory)
+ *   env-changed     NUMAPLAN_* in its environment say other than its
+ *                   record: rewritten since the plugin set them
  */
 #include <ctype.h>
 #include <errno.h>
@@ -53,23 +56,30 @@ done:
 	return out;
 }
 
-/* The plan's CPUs of a process (malloc'ed cpulist) and where they come
- * from; NULL when it has none. */
-static char *planned_cpus(json_t *env, const char **from)
+/* The plan's CPUs of a process (malloc'ed cpulist), and where they come
+ * from; NULL when it has none.  *within: the process may run on any of
+ * them (its step's CPUs), not on exactly them. */
+static char *planned_cpus(json_t *plan, const char **from, bool *within)
 {
-	const char *cpus = np_json_str(env, "NUMAPLAN_CPUS"), *type = np_json_str(env, "SLURM_CPU_BIND_TYPE");
-	const char *list = np_json_str(env, "SLURM_CPU_BIND_LIST");
+	const char *binding = np_json_str(plan, "binding"), *type = np_json_str(plan, "cpu_bind_type");
+	const char *list = np_json_str(plan, "cpu_bind_list");
+	bool environ = strcmp(np_json_str(plan, "source"), "environ") == 0;
 	unsigned local, k = 0, n = 1;
 	char *copy, *tok, *save = NULL, *res = NULL;
 
-	if (*cpus) {
-		*from = "numaplan";
-		return strdup(cpus);
+	*within = false;
+	if (strcmp(binding, "numaplan") == 0 || strcmp(binding, "step") == 0) {
+		if (!*np_json_str(plan, "cpus"))
+			return NULL;
+		*within = strcmp(binding, "step") == 0;
+		*from = *within ? "the step's CPUs (not a task's process)" : environ ? "numaplan (the task's own environment)"
+		                                                                     : "numaplan";
+		return strdup(np_json_str(plan, "cpus"));
 	}
 	/* srun --cpu-bind=mask_cpu:M0,M1 or map_cpu:C0,C1: task i has item i
 	 * (modulo their count, as Slurm wraps them) */
-	if (!*list || (!strstr(type, "mask_cpu") && !strstr(type, "map_cpu")) ||
-	    np_parse_uint(np_json_str(env, "SLURM_LOCALID"), 0, UINT_MAX, &local) < 0)
+	if (strcmp(binding, "slurm") != 0 || !*list || (!strstr(type, "mask_cpu") && !strstr(type, "map_cpu")) ||
+	    np_parse_uint(np_json_str(plan, "task"), 0, UINT_MAX, &local) < 0)
 		return NULL;
 	for (const char *p = list; *p; p++)
 		n += *p == ',';
@@ -84,7 +94,7 @@ static char *planned_cpus(json_t *env, const char **from)
 			break;
 		}
 	free(copy);
-	*from = "srun --cpu-bind";
+	*from = environ ? "srun --cpu-bind (the task's own environment)" : "srun --cpu-bind";
 	return res;
 }
 
@@ -113,8 +123,7 @@ static void split_policy(const char *pol, char *mode, size_t mn, char *nodes, si
 static void add(json_t *devs, const char *node, json_t *p, json_int_t tid, const char *kind, const char *expected,
                 const char *found, const char *plan)
 {
-	json_t *env = json_object_get(p, "env");
-	const char *rank = np_json_str(env, "SLURM_PROCID");
+	const char *rank = np_json_str(json_object_get(p, "plan"), "rank");
 
 	json_array_append_new(devs, json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s}", "node", node,
 	                      "step", np_json_str(p, "step"), "rank", *rank ? rank : "?", "pid",
@@ -175,12 +184,39 @@ static void far_pages(json_t *devs, const char *node, json_t *numa, json_t *p, c
 	np_cpuset_free(near);
 }
 
+/* A task's NUMAPLAN_* that say something else than its plan record: the
+ * variables were rewritten after the plugin set them (an exec with new
+ * values).  A variable that is gone (env -i) says nothing. */
+static void env_changed(json_t *devs, const char *node, json_t *p, const char *plan)
+{
+	static const char *const vars[][2] = { { "NUMAPLAN_CPUS", "cpus" }, { "NUMAPLAN_MEMS", "mems" },
+	                                      { "NUMAPLAN_HCA", "hca" }, { "NUMAPLAN_GPUS", "gpus" } };
+	json_t *pl = json_object_get(p, "plan"), *env = json_object_get(p, "env");
+
+	if (strcmp(np_json_str(pl, "source"), "record") != 0 || strcmp(np_json_str(pl, "binding"), "numaplan") != 0)
+		return;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		json_t *v = json_object_get(env, vars[i][0]);
+		char *e, *f;
+
+		if (!v || strcmp(json_string_value(v), np_json_str(pl, vars[i][1])) == 0)
+			continue;
+		e = np_strdup_printf("%s=%s", vars[i][0], np_json_str(pl, vars[i][1]));
+		f = np_strdup_printf("%s=%s", vars[i][0], json_string_value(v));
+		add(devs, node, p, json_integer_value(json_object_get(p, "pid")), "env-changed", e ? e : "", f ? f : "",
+		    plan);
+		free(e);
+		free(f);
+	}
+}
+
 static void check_process(json_t *devs, const char *node, json_t *numa, json_t *p, const np_audit_opts_t *o,
                           json_t *summary)
 {
-	json_t *env = json_object_get(p, "env"), *t;
-	const char *from = NULL, *mems = np_json_str(env, "NUMAPLAN_MEMS");
-	char *want = planned_cpus(env, &from), *plan, mode[32], nodes[64];
+	json_t *pl = json_object_get(p, "plan"), *t;
+	const char *from = NULL, *mems = np_json_str(pl, "mems");
+	bool within = false;
+	char *want = planned_cpus(pl, &from, &within), *plan, mode[32], nodes[64];
 	np_cpuset_t *ws = want ? set_of(want) : NULL, *s;
 	json_int_t pid = json_integer_value(json_object_get(p, "pid"));
 	size_t i;
@@ -193,11 +229,13 @@ static void check_process(json_t *devs, const char *node, json_t *numa, json_t *
 		free(want);
 		return;
 	}
-	plan = np_strdup_printf("%s%s%s", from, *np_json_str(env, "NUMAPLAN_POLICY") ? " " : "",
-	                        np_json_str(env, "NUMAPLAN_POLICY"));
-	/* the process itself: its affinity is its task's */
-	if ((s = set_of(np_json_str(p, "cpus"))) && !np_cpuset_equal(s, ws)) {
-		char *e = np_strdup_printf("cpus %s", want), *f = np_strdup_printf("cpus %s", np_json_str(p, "cpus"));
+	plan = np_strdup_printf("%s%s%s", from, *np_json_str(pl, "policy") ? " " : "", np_json_str(pl, "policy"));
+	env_changed(devs, node, p, plan ? plan : "");
+	/* the process itself: its affinity is its task's (within its step's,
+	 * for a process of no task) */
+	if ((s = set_of(np_json_str(p, "cpus"))) && (within ? !np_cpuset_included(s, ws) : !np_cpuset_equal(s, ws))) {
+		char *e = np_strdup_printf("%scpus %s", within ? "within " : "", want);
+		char *f = np_strdup_printf("cpus %s", np_json_str(p, "cpus"));
 		add(devs, node, p, pid, "re-bound", e ? e : "", f ? f : "", plan ? plan : "");
 		free(e);
 		free(f);
@@ -235,6 +273,17 @@ static void check_process(json_t *devs, const char *node, json_t *numa, json_t *
 	free(plan);
 }
 
+static void count_by(json_t *summary, const char *what, const char *key)
+{
+	json_t *o = json_object_get(summary, what);
+
+	if (!o) {
+		json_object_set_new(summary, what, json_object());
+		o = json_object_get(summary, what);
+	}
+	json_object_set_new(o, key, json_integer(json_integer_value(json_object_get(o, key)) + 1));
+}
+
 json_t *np_audit_check(json_t *nodes, const np_audit_opts_t *o, json_t *summary)
 {
 	json_t *devs = json_array(), *n, *p, *tasks = json_object();
@@ -244,15 +293,20 @@ json_t *np_audit_check(json_t *nodes, const np_audit_opts_t *o, json_t *summary)
 	json_object_set_new(summary, "processes", json_integer(0));
 	json_object_set_new(summary, "threads", json_integer(0));
 	json_object_set_new(summary, "unplanned", json_integer(0));
+	json_object_set_new(summary, "by_source", json_object());
 	json_array_foreach(nodes, i, n) {
 		json_array_foreach(json_object_get(n, "processes"), k, p) {
-			json_t *env = json_object_get(p, "env");
+			json_t *pl = json_object_get(p, "plan");
+			const char *src = np_json_str(pl, "source");
 			json_object_set_new(summary, "processes",
 			                    json_integer(json_integer_value(json_object_get(summary, "processes")) + 1));
+			/* an environment that plans nothing is no claim to judge */
+			count_by(summary, "by_source", !strcmp(src, "environ") &&
+			         !strcmp(np_json_str(pl, "binding"), "none") ? "none" : *src ? src : "?");
 			/* a task: a rank of a step on a node, with its descendants */
-			if (*np_json_str(env, "SLURM_PROCID")) {
+			if (*np_json_str(pl, "rank")) {
 				char *key = np_strdup_printf("%s/%s/%s", np_json_str(n, "node"), np_json_str(p, "step"),
-				                             np_json_str(env, "SLURM_PROCID"));
+				                             np_json_str(pl, "rank"));
 				if (key)
 					json_object_set_new(tasks, key, json_true());
 				free(key);

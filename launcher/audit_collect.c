@@ -313,10 +313,29 @@ static json_t *devices_of(const char *proc, const char *root, const char *pid, j
 	return a;
 }
 
-/* One process of the job: what its binding is now.  NULL when it went
- * away meanwhile. */
-static json_t *process(const char *proc, const char *root, const char *pid, const char *step, json_t *errors,
-                       unsigned *lost)
+/* The parent of a process, from its status (0 when it is gone) */
+typedef struct parent_ctx {
+	const char *proc;
+} parent_ctx_t;
+
+static long long parent_of(void *ctx, long long pid)
+{
+	char id[32], *st, *pp;
+	long long v;
+
+	snprintf(id, sizeof(id), "%lld", pid);
+	st = read_proc(((parent_ctx_t *)ctx)->proc, id, "status", NULL);
+	pp = st ? np_audit_status_field(st, "PPid") : NULL;
+	v = pp ? atoll(pp) : 0;
+	free(st);
+	free(pp);
+	return v;
+}
+
+/* One process of the job: what its binding is now, and the plan it is
+ * judged by (recs).  NULL when it went away meanwhile, or is slurmstepd. */
+static json_t *process(const char *proc, const char *root, const char *pid, const char *step, json_t *recs,
+                       json_t *errors, unsigned *lost)
 {
 	size_t elen = 0;
 	char *status = read_proc(proc, pid, "status", NULL);
@@ -325,41 +344,37 @@ static json_t *process(const char *proc, const char *root, const char *pid, cons
 	char *cpus = status ? np_audit_status_field(status, "Cpus_allowed_list") : NULL;
 	char *mems = status ? np_audit_status_field(status, "Mems_allowed_list") : NULL;
 	char *comm = status ? np_audit_status_field(status, "Name") : NULL;
-	json_t *pages = json_object(), *p = NULL, *env, *threads, *devices;
+	char *uid = status ? np_audit_status_field(status, "Uid") : NULL;
+	json_t *pages = json_object(), *p = NULL, *env, *threads, *devices, *plan;
+	parent_ctx_t pc = { proc };
 	unsigned tlost = 0, unread = 0;
 	char policy[96];
 
 	if (!cpus)
 		goto out;
-	/* a task or a process it started (slurmstepd joins the step's cgroup
-	 * too, without a rank) */
-	if (environ && !memmem(environ, elen, "SLURM_PROCID=", 13))
+	/* slurmstepd joins the step's cgroup too: root's, and no task of a
+	 * user's can be root.  Every other process is reported, with a rank
+	 * or without: an `env -i` child is still the job's. */
+	if (comm && strcmp(comm, "slurmstepd") == 0 && uid && atoi(uid) == 0)
 		goto out;
-	/* the same slurmstepd, root's, when the job's owner collects (as root
-	 * does for a user's job): no task can be root and named so */
-	if (!environ && comm && strcmp(comm, "slurmstepd") == 0 && getuid() != 0) {
-		char *uid = np_audit_status_field(status, "Uid");
-		bool root = uid && atoi(uid) == 0;
-		free(uid);
-		if (root)
-			goto out;
-	}
 	if (!environ || !maps)
 		json_array_append_new(errors, json_sprintf("process %s: cannot read its %s (not its owner?)", pid,
 		                                           !environ ? "environ" : "numa_maps"));
 	env = environ ? env_of(environ, elen) : json_object();
+	plan = np_audit_plan_of(recs, step, atoll(pid), env, parent_of, &pc);
 	np_audit_numa_maps(maps ? maps : "", policy, sizeof(policy), pages);
 	threads = threads_of(proc, pid, &tlost);
 	devices = devices_of(proc, root, pid, errors, &unread);
-	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "pid", (json_int_t)atoll(pid),
+	p = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "pid", (json_int_t)atoll(pid),
 	              "step", jstr0(step), "comm", jstr0(comm), "cpus", jstr0(cpus), "mems_allowed", jstr0(mems),
-	              "policy", jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "threads", threads,
-	              "devices", devices, "devices_unreadable", (int)unread);
+	              "policy", jstr0(maps ? policy : "?"), "pages_kb", pages, "env", env, "plan",
+	              plan ? plan : json_null(), "threads", threads, "devices", devices, "devices_unreadable",
+	              (int)unread);
 	pages = NULL;
 	/* a task the audit cannot show is said so, not left out */
-	if (!p || tlost) {
+	if (!p || tlost || !plan) {
 		json_array_append_new(errors, json_sprintf("process %s: %s could not be reported (out of memory)", pid,
-		                                           p ? "some of its threads" : "it"));
+		                                           p ? "some of it" : "it"));
 		++*lost;
 	}
 out:
@@ -370,6 +385,7 @@ out:
 	free(cpus);
 	free(mems);
 	free(comm);
+	free(uid);
 	return p;
 }
 
@@ -427,10 +443,11 @@ static json_t *ports_of(const np_devport_t *a, size_t na, const np_devport_t *b,
 	return arr;
 }
 
-json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, const char *self_step,
-                         double traffic_s, np_error_t *err)
+json_t *np_audit_collect(const char *proc, const char *root, const char *plans, const char *jobid,
+                         const char *self_step, double traffic_s, np_error_t *err)
 {
-	json_t *node, *procs = json_array(), *errors = json_array(), *numa, *prefixes, *ports;
+	json_t *node, *procs = json_array(), *errors = json_array(), *numa, *prefixes, *ports, *recs, *list, *rec;
+	const char *rk;
 	np_devport_t *pa = NULL, *pb = NULL;
 	size_t na = 0, nb = 0;
 	double t0;
@@ -464,6 +481,16 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, 
 		json_decref(numa);
 		return NULL;
 	}
+	recs = np_audit_records(plans, jobid, host, errors);
+	if (!recs) {
+		closedir(d);
+		json_decref(procs);
+		json_decref(errors);
+		json_decref(numa);
+		free(pa);
+		np_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
 	prefixes = job_prefixes(proc, jobid);
 	if (!json_object_size(prefixes))
 		json_array_append_new(errors, json_sprintf("this step is in no cgroup of job %s: the job's processes "
@@ -474,11 +501,11 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		cg = read_proc(proc, de->d_name, "cgroup", NULL);
-		/* batch and extern are not tasks of a step; our own step is us */
-		if (cg && step_of(cg, jobid, prefixes, step, sizeof(step)) && strcmp(step, "batch") != 0 &&
-		    strcmp(step, "extern") != 0 && strcmp(step, "interactive") != 0 &&
+		/* every step but ours (which is us); batch, extern and
+		 * interactive are listed, with no plan to judge them by */
+		if (cg && step_of(cg, jobid, prefixes, step, sizeof(step)) &&
 		    !(self_step && strcmp(step, self_step) == 0) &&
-		    (p = process(proc, root, de->d_name, step, errors, &lost)))
+		    (p = process(proc, root, de->d_name, step, recs, errors, &lost)))
 			json_array_append_new(procs, p);
 		free(cg);
 	}
@@ -491,8 +518,13 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, 
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
+	list = json_array();
+	json_object_foreach(recs, rk, rec)
+		json_array_append(list, rec);
+	json_decref(recs);
 	if (np_devport_scan(root, &pb, &nb, err) < 0) {
 		free(pa);
+		json_decref(list);
 		json_decref(procs);
 		json_decref(errors);
 		json_decref(numa);
@@ -501,8 +533,8 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *jobid, 
 	ports = ports_of(pa, na, pb, nb, now_s() - t0);
 	free(pa);
 	free(pb);
-	node = json_pack("{s:o, s:o, s:o, s:o, s:i, s:o}", "node", jstr0(host), "numa", numa, "processes", procs,
-	                 "errors", errors, "unreported", (int)lost, "ports", ports);
+	node = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "node", jstr0(host), "numa", numa, "processes", procs,
+	                 "records", list, "errors", errors, "unreported", (int)lost, "ports", ports);
 	if (!node)
 		np_error_set(err, -ENOMEM, "out of memory");
 	return node;

@@ -4,10 +4,10 @@
  * against those its plan gave it.
  *
  * A task is a rank of a step on a node, with every process it started
- * (they inherit its SLURM_PROCID): what any of them holds open, the task
- * holds.  The plan is the SPANK plugin's, in the task's environment at
- * exec: NUMAPLAN_HCA (the adapter, "mlx5_0:1") and NUMAPLAN_GPUS (PCI
- * bus ids).  The variables the plan gives the libraries (UCX_NET_DEVICES,
+ * (np_audit_plan_of): what any of them holds open, the task holds.  The
+ * plan is the SPANK plugin's record of the task (else, for a step with
+ * no records, its environment at exec): the adapter ("mlx5_0:1", as
+ * NUMAPLAN_HCA) and the GPUs (PCI bus ids, as NUMAPLAN_GPUS).  The variables the plan gives the libraries (UCX_NET_DEVICES,
  * CUDA_VISIBLE_DEVICES, ...) are not the plan: a user's value wins
  * there, and that is what the audit is to catch.
  *
@@ -109,8 +109,8 @@ static json_t *tasks_of(json_t *n)
 	size_t i, k;
 
 	json_array_foreach(json_object_get(n, "processes"), i, p) {
-		json_t *env = json_object_get(p, "env"), *t, *devices = json_object_get(p, "devices");
-		const char *rank = np_json_str(env, "SLURM_PROCID");
+		json_t *pl = json_object_get(p, "plan"), *t, *devices = json_object_get(p, "devices");
+		const char *rank = np_json_str(pl, "rank");
 		char *key;
 
 		if (!*rank || !(key = np_strdup_printf("%s/%s", np_json_str(p, "step"), rank)))
@@ -118,8 +118,8 @@ static json_t *tasks_of(json_t *n)
 		if (!(t = json_object_get(tasks, key))) {
 			t = json_pack("{s:s, s:s, s:O, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:b}", "step",
 			              np_json_str(p, "step"), "rank", rank, "pid", json_object_get(p, "pid"), "comm",
-			              np_json_str(p, "comm"), "policy", np_json_str(env, "NUMAPLAN_POLICY"), "hca",
-			              np_json_str(env, "NUMAPLAN_HCA"), "gpus", np_json_str(env, "NUMAPLAN_GPUS"),
+			              np_json_str(p, "comm"), "policy", np_json_str(pl, "policy"), "hca",
+			              np_json_str(pl, "hca"), "gpus", np_json_str(pl, "gpus"),
 			              "nic_open", json_object(), "gpu_open", json_object(), "kfd", 0, "unreadable", 0);
 			json_object_set_new(tasks, key, t);
 		}

@@ -70,22 +70,26 @@ static const char *shape(json_t *o, const char *const *keys, const char *types)
  * what is not so. */
 static const char *record_wrong(json_t *rec)
 {
-	static const char *const keys[] = { "node", "numa", "processes", "errors", "unreported", "ports", NULL };
+	static const char *const keys[] = { "node", "numa", "processes", "records", "errors", "unreported", "ports",
+	                                    NULL };
 	const char *bad;
 	json_t *v;
 	size_t i;
 
 	if (!json_is_object(rec))
 		return "not a JSON object";
-	if ((bad = shape(rec, keys, "soaaia")))
+	if ((bad = shape(rec, keys, "soaaaia")))
 		return strcmp(bad, "an unknown member") == 0 ? bad : "a member missing or of another type";
 	if (!*json_string_value(json_object_get(rec, "node")) ||
 	    json_integer_value(json_object_get(rec, "unreported")) < 0)
 		return "an empty node name or a negative count";
 	json_array_foreach(json_object_get(rec, "processes"), i, v)
 		if (!json_is_object(v) || !json_is_integer(json_object_get(v, "pid")) ||
-		    !json_is_string(json_object_get(v, "step")))
+		    !json_is_string(json_object_get(v, "step")) || !json_is_object(json_object_get(v, "plan")))
 			return "a process that is not one";
+	json_array_foreach(json_object_get(rec, "records"), i, v)
+		if (!json_is_object(v))
+			return "a plan record that is not one";
 	json_array_foreach(json_object_get(rec, "errors"), i, v)
 		if (!json_is_string(v))
 			return "an error that is not a string";

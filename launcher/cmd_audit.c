@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "site_topo.h"
 #include "cli/optparse.h"
 #include "commands.h"
 #include "opts.h"
@@ -262,7 +263,8 @@ static int run_step(const char *cmd, const struct passwd *owner, unsigned limit_
 static int collect(const char *jobid, double traffic)
 {
 	const char *mine, *step;
-	np_error_t err = { 0 };
+	char *plans = NULL, *why = NULL;
+	np_error_t err = { 0 }, derr = { 0 };
 	json_t *node;
 	char *s;
 
@@ -277,7 +279,19 @@ static int collect(const char *jobid, double traffic)
 		return np_opt_fail("audit", "--collect runs inside the job it audits (numaplan audit JOBID runs it)");
 	if (!step)
 		step = getenv("SLURM_STEPID");
-	if (!(node = np_audit_collect("/proc", "", jobid, step, traffic, &err)))
+	if (np_site_plan_records(&plans, &why) < 0)
+		return np_opt_fail("audit --collect", "out of memory");
+	/* a directory the job's owner could change holds no proof */
+	if (plans && np_audit_records_dir_ok(plans, &derr) < 0 && derr.code != -ENOENT) {
+		free(plans);
+		plans = NULL;
+	}
+	node = np_audit_collect("/proc", "", plans, jobid, step, traffic, &err);
+	if (node && plans == NULL && derr.code)
+		json_array_append_new(json_object_get(node, "errors"), json_sprintf("plan records: %s", derr.msg));
+	free(plans);
+	free(why);
+	if (!node)
 		return np_opt_fail("audit --collect", err.msg);
 	s = json_dumps(node, JSON_COMPACT);
 	if (s)
@@ -457,13 +471,20 @@ static json_t *gather(const job_t *j, const char *cmd, const struct passwd *owne
 
 static void print_json(const job_t *j, json_t *summary, json_t *devs, json_t *tasks, json_t *nodes)
 {
-	json_t *ports = json_object(), *n, *all;
-	size_t i;
+	json_t *ports = json_object(), *steps = json_object(), *n, *p, *all;
+	size_t i, k;
 
-	json_array_foreach(nodes, i, n)
+	json_array_foreach(nodes, i, n) {
+		json_t *st = json_object();
 		json_object_set(ports, np_json_str(n, "node"), json_object_get(n, "ports"));
-	all = json_pack("{s:s, s:O, s:O, s:O, s:o}", "job", j->id, "summary", summary, "deviations", devs, "devices",
-	                tasks, "ports", ports);
+		json_array_foreach(json_object_get(n, "processes"), k, p) {
+			const char *name = np_json_str(p, "step");
+			json_object_set_new(st, name, json_integer(json_integer_value(json_object_get(st, name)) + 1));
+		}
+		json_object_set_new(steps, np_json_str(n, "node"), st);
+	}
+	all = json_pack("{s:s, s:O, s:O, s:O, s:o, s:o}", "job", j->id, "summary", summary, "deviations", devs,
+	                "devices", tasks, "ports", ports, "steps", steps);
 	/* ASCII only: the processes' names and values reach a terminal */
 	char *s = all ? np_audit_dumps(all, JSON_INDENT(2)) : NULL;
 
@@ -504,7 +525,7 @@ static void print_devices(json_t *tasks)
 		    !*np_json_str(t, "gpu_open") && !json_is_true(json_object_get(t, "kfd")))
 			continue;
 		if (!head)
-			printf("devices (the plan's NUMAPLAN_HCA and NUMAPLAN_GPUS, and the files each task holds open):\n");
+			printf("devices (the plan's adapter and GPUs, and the files each task holds open):\n");
 		head = true;
 		/* every field is a process's or its node's: escaped */
 		np_escape(node, sizeof(node), np_json_str(t, "node"));
@@ -549,6 +570,56 @@ static void print_ports(json_t *nodes)
 		}
 }
 
+/* What the processes were judged by: root's records, or only what the
+ * tasks say of themselves (which their owner can rewrite). */
+static void print_sources(json_t *summary)
+{
+	json_t *by = json_object_get(summary, "by_source");
+	long long rec = json_integer_value(json_object_get(by, "record"));
+	long long step = json_integer_value(json_object_get(by, "step"));
+	long long env = json_integer_value(json_object_get(by, "environ"));
+
+	if (rec || step)
+		printf("plans: %lld process(es) judged by their task's plan record (root's), %lld by their step's "
+		       "CPUs (no task of theirs is an ancestor)\n", rec, step);
+	if (env)
+		printf("warning: %lld process(es) judged by their own environment (NUMAPLAN_*, SLURM_CPU_BIND_*): "
+		       "their step has no plan record on the node (no numaplan.so there, or one that writes none): "
+		       "the job's owner could have rewritten it\n", env);
+}
+
+/* Each step with processes on each node, those no plan places included */
+static void print_steps(json_t *nodes)
+{
+	json_t *n, *p, *steps;
+	size_t i, k;
+	const char *name;
+	json_t *v;
+
+	json_array_foreach(nodes, i, n) {
+		char node[NP_ESCAPED_SIZE(64)];
+		np_sb_t b;
+
+		steps = json_object();
+		json_array_foreach(json_object_get(n, "processes"), k, p) {
+			const char *st = np_json_str(p, "step");
+			json_object_set_new(steps, st, json_integer(json_integer_value(json_object_get(steps, st)) + 1));
+		}
+		np_sb_init(&b);
+		np_sb_add(&b, "");
+		json_object_foreach(steps, name, v) {
+			char esc[NP_ESCAPED_SIZE(32)];
+			np_escape(esc, sizeof(esc), name);
+			np_sb_printf(&b, "%s%s (%lld)", b.len ? ", " : "", esc, (long long)json_integer_value(v));
+		}
+		np_escape(node, sizeof(node), np_json_str(n, "node"));
+		if (b.len && b.s)
+			printf("steps on %s (processes): %s\n", node, b.s);
+		np_sb_free(&b);
+		json_decref(steps);
+	}
+}
+
 static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *devs, json_t *tasks)
 {
 	json_t *n, *e;
@@ -566,9 +637,11 @@ static void print_text(const job_t *j, json_t *nodes, json_t *summary, json_t *d
 	if (count(summary, "device_unverified"))
 		printf("note: %lld task(s) hold none of their planned adapter or GPUs yet, or could not be read: "
 		       "not verified\n", count(summary, "device_unverified"));
+	print_sources(summary);
+	print_steps(nodes);
 	if (count(summary, "unplanned"))
-		printf("note: %lld process(es) carry no plan (neither numaplan's NUMAPLAN_CPUS nor srun "
-		       "--cpu-bind masks): not compared\n", count(summary, "unplanned"));
+		printf("note: %lld process(es) carry no plan (batch, extern or interactive steps, a step numaplan "
+		       "did not bind, or no --cpu-bind masks): not compared\n", count(summary, "unplanned"));
 	json_array_foreach(nodes, i, n)
 		json_array_foreach(json_object_get(n, "errors"), k, e)
 			np_opt_print("audit: %s: %s", np_json_str(n, "node"), json_string_value(e));

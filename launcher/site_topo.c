@@ -93,3 +93,25 @@ int np_site_sysfs(char **path, char **why)
 {
 	return site_path("sysfs", "the live /sys", path, why);
 }
+
+int np_site_plan_records(char **dir, char **why)
+{
+	char *plans = NULL;
+	/* the plugin's plans= (plugin/plan_record.h), its default without one */
+	int rc = site_path("plans", "the default /run/numaplan/plans", &plans, why);
+
+	*dir = NULL;
+	if (rc < 0)
+		return rc;
+	if (plans && strcmp(plans, "none") == 0) {
+		free(plans);
+		return 0;
+	}
+	*dir = plans ? plans : strdup("/run/numaplan/plans");
+	if (!*dir) {
+		free(*why);
+		*why = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}

@@ -20,5 +20,9 @@ int np_site_topology(char **path, char **why);
  * plugin reads adapter states, %n expanded likewise): *path, or NULL for
  * the live /sys. */
 int np_site_sysfs(char **path, char **why);
+/* Where the plugin keeps the tasks' plan records (plugin/plan_record.h):
+ * its plans=DIR, else /run/numaplan/plans; NULL with plans=none.  *dir
+ * and *why malloc'ed; -ENOMEM only. */
+int np_site_plan_records(char **dir, char **why);
 
 #endif /* NP_SITE_TOPO_H */

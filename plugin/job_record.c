@@ -56,8 +56,8 @@ static int jobs_dir(const char *base, bool create, int *dfd, np_error_t *err)
 int nps_job_record_write(const char *base, unsigned job_id, const char *node,
                          const char *partition, np_error_t *err)
 {
-	char name[NAME_MAX + 1], tmp[NAME_MAX + 8];
-	int dfd, fd, rc;
+	char name[NAME_MAX + 1], text[NPS_PARTITION_MAX + 2], dir[PATH_MAX];
+	int dfd, rc;
 	size_t n;
 
 	if (!nps_partition_name_ok(partition))
@@ -67,27 +67,12 @@ int nps_job_record_write(const char *base, unsigned job_id, const char *node,
 		return rc;
 	if ((rc = jobs_dir(base, true, &dfd, err)) < 0)
 		return rc;
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	(void)unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		close(dfd);
-		return np_error_set(err, rc, "cannot write %s/jobs/%s: %s", base, tmp, strerror(-rc));
-	}
 	n = strlen(partition);
-	errno = 0;
-	if (write(fd, partition, n) != (ssize_t)n || write(fd, "\n", 1) != 1 ||
-	    fchmod(fd, 0644) < 0)
-		rc = -(errno ? errno : EIO);
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		(void)unlinkat(dfd, tmp, 0);
-		np_error_set(err, rc, "cannot write %s/jobs/%s: %s", base, name, strerror(-rc));
-	}
+	memcpy(text, partition, n);
+	text[n] = '\n';
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/jobs", base) >= sizeof(dir))
+		dir[0] = '\0';
+	rc = nps_file_replace(dfd, dir, name, text, n + 1, err);
 	close(dfd);
 	return rc;
 }

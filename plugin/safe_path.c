@@ -234,3 +234,31 @@ int nps_path_open_parent(const char *path, int *dirfd, char *name, size_t namele
 {
 	return walk(path, true, 0, false, dirfd, NULL, name, namelen, err);
 }
+
+int nps_file_replace(int dfd, const char *dir, const char *name, const char *text, size_t len,
+                     np_error_t *err)
+{
+	char tmp[NAME_MAX + 8];
+	int fd, rc = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
+		return np_error_set(err, -ENAMETOOLONG, "%s/%s: name too long", dir, name);
+	(void)unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		return np_error_set(err, rc, "cannot write %s/%s: %s", dir, tmp, strerror(-rc));
+	}
+	errno = 0;
+	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, 0644) < 0)
+		rc = -(errno ? errno : EIO);
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		(void)unlinkat(dfd, tmp, 0);
+		np_error_set(err, rc, "cannot write %s/%s: %s", dir, name, strerror(-rc));
+	}
+	return rc;
+}

@@ -45,4 +45,12 @@ int nps_path_open(const char *path, int flags, bool follow_last, int *fd, struct
 int nps_path_open_parent(const char *path, int *dirfd, char *name, size_t namelen,
                          np_error_t *err);
 
+/* Replace name in the directory dfd (one of root's, opened through the
+ * rules above) with len bytes of text, mode 0644: written to ".NAME.tmp"
+ * (created afresh, no link followed) and renamed over it, so a reader
+ * sees the old file or the new one, whole.  dir names the directory in
+ * messages. */
+int nps_file_replace(int dfd, const char *dir, const char *name, const char *text, size_t len,
+                     np_error_t *err);
+
 #endif /* NPS_SAFE_PATH_H */

@@ -21,6 +21,7 @@
 #include "node_plan.h"
 #include "report.h"
 #include "sequence.h"
+#include "plan_record.h"
 #include "step_cpus.h"
 
 /* ---- messages ------------------------------------------------------------ */
@@ -932,6 +933,95 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 	}
 }
 
+/* ---- the plan records the audit trusts (root) ---------------------------- */
+
+static const char *record_binding(const nps_seq_t *q)
+{
+	switch (q->state) {
+	case NPS_SEQ_PLANNED:
+		return q->plan ? "numaplan" : "none";
+	case NPS_SEQ_RESPECT:
+		return "slurm";
+	default:
+		return "none";
+	}
+}
+
+int nps_seq_task_init_privileged(nps_seq_t *q, const nps_host_t *h)
+{
+	nps_plan_rec_t rec = { 0 };
+	char type[128] = "", list[1024] = "";
+	char *cpus = NULL, *mems = NULL, *hca = NULL, *gpus = NULL;
+	np_error_t err = { 0 };
+	int task = -1;
+
+	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE || q->state == NPS_SEQ_IDLE || !q->site_ok ||
+	    !nps_site_plans_dir(&q->site) || h->ops->task_id(h->ctx, &task) < 0 || task < 0)
+		return 0;
+	if (h->ops->job_id(h->ctx, &rec.job) < 0 || h->ops->step_id(h->ctx, &rec.step) < 0) {
+		log_(h, NPS_LOG_ERROR, "numaplan: %s task %d: no job or step id: no plan record", q->node, task);
+		return 0;
+	}
+	rec.task = (unsigned)task;
+	rec.rank = (unsigned)task;
+	rec.pid = (long)getpid();
+	rec.node = q->node;
+	rec.binding = record_binding(q);
+	rec.policy = np_policy_name(q->decision.policy);
+	if (q->state == NPS_SEQ_PLANNED && q->plan && (unsigned)task < q->plan->nranks) {
+		const np_rank_t *r = &q->plan->ranks[task];
+
+		rec.rank = r->rank;
+		if (!r->bound) {
+			rec.binding = "none";
+		} else {
+			cpus = np_cpuset_format(r->cpus);
+			mems = r->mem != NP_MEM_NONE && r->mems ? np_cpuset_format(r->mems) : strdup("");
+			hca = nps_rank_hca(r);
+			gpus = nps_rank_gpus(r);
+			if (!cpus || !mems || !hca || !gpus) {
+				log_(h, NPS_LOG_ERROR, "numaplan: %s task %d: out of memory: no plan record", q->node, task);
+				goto out;
+			}
+		}
+	} else if (q->state == NPS_SEQ_PLANNED) {
+		rec.binding = "none";
+	}
+	if (q->state == NPS_SEQ_RESPECT) {
+		/* srun's --cpu-bind as slurmstepd got it, before the task runs */
+		(void)h->ops->getenv(h->ctx, "SLURM_CPU_BIND_TYPE", type, sizeof(type));
+		(void)h->ops->getenv(h->ctx, "SLURM_CPU_BIND_LIST", list, sizeof(list));
+		rec.cpu_bind_type = type;
+		rec.cpu_bind_list = list;
+	}
+	rec.cpus = cpus;
+	rec.mems = mems;
+	rec.hca = hca;
+	rec.gpus = gpus;
+	if (nps_plan_record_write(nps_site_plans_dir(&q->site), &rec, &err) < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: %s task %d: no plan record for the audit: %s", q->node, task,
+		     err.msg);
+out:
+	free(cpus);
+	free(mems);
+	free(hca);
+	free(gpus);
+	return 0;
+}
+
+void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h)
+{
+	np_error_t err = { 0 };
+	unsigned job = 0, step = 0;
+
+	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE || q->state == NPS_SEQ_IDLE || !q->site_ok ||
+	    !nps_site_plans_dir(&q->site) || !q->node[0] || h->ops->job_id(h->ctx, &job) < 0 ||
+	    h->ops->step_id(h->ctx, &step) < 0)
+		return;
+	if (nps_plan_record_remove(nps_site_plans_dir(&q->site), job, step, false, q->node, &err) < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: job %u step %u: %s", job, step, err.msg);
+}
+
 /* ---- the job's prolog and epilog (root) ---------------------------------- */
 
 /* The job's partition from the prolog's environment, which slurmd made from
@@ -967,10 +1057,13 @@ static int job_epilog(nps_seq_t *q, const nps_host_t *h)
 	np_error_t err = { 0 };
 	unsigned job = 0;
 
-	if (!q->site_ok || !q->site.nparts || h->ops->job_id(h->ctx, &job) < 0 ||
-	    h->ops->node_name(h->ctx, node, sizeof(node)) < 0)
+	if (!q->site_ok || h->ops->job_id(h->ctx, &job) < 0 || h->ops->node_name(h->ctx, node, sizeof(node)) < 0)
 		return 0;
-	if (nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
+	/* a step's slurmstepd that died left its tasks' plan records */
+	if (nps_site_plans_dir(&q->site) &&
+	    nps_plan_record_remove(nps_site_plans_dir(&q->site), job, 0, true, node, &err) < 0)
+		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
+	if (q->site.nparts && nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
 	return 0;
 }

@@ -36,6 +36,9 @@
  *                       (slurmstepd is in the step cpuset by now) and GPUs
  *                       (gpu_alloc.h), restrict, plan the node's local tasks with their
  *                       global ranks.
+ *   each task (root)    task_init_privileged: the task's plan record, for
+ *                       the audit (plan_record.h); slurm_spank_exit
+ *                       removes the step's.
  *   each task (user)    task_init: after Slurm's own task binding and just
  *                       before exec: drop inherited NUMAPLAN_*, bind, read
  *                       back, export the environment, print the verbose
@@ -111,6 +114,13 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h);
+/* task_init_privileged (the task's process, root): the task's plan
+ * record (plan_record.h); step_end (slurm_spank_exit, slurmstepd, root):
+ * the step's records on the node removed.  Neither fails anything: a
+ * record that cannot be written is said in Slurm's log, and the audit
+ * then finds no record for the task. */
+int nps_seq_task_init_privileged(nps_seq_t *q, const nps_host_t *h);
+void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h);
 /* slurm_spank_job_prolog / _epilog (root, the job's prolog environment):
  * Slurm calls no init or exit around them, so each reads the arguments
  * itself; always 0 (a failing prolog would drain the node). */

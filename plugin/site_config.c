@@ -16,7 +16,7 @@
 	"enforce[[PART,...]][=yes|no], " \
 	"topology=/ABSOLUTE/PATH (%n = node name), cache=/ABSOLUTE/DIR|none, " \
 	"on_error=warn|fail, verbose, respect_cpu_bind=yes|no, respect_gpu_bind=yes|no, " \
-	"sysfs=/ABSOLUTE/DIR"
+	"sysfs=/ABSOLUTE/DIR, plans=/ABSOLUTE/DIR|none"
 
 void nps_site_init(nps_site_t *s)
 {
@@ -37,6 +37,7 @@ void nps_site_free(nps_site_t *s)
 	free(s->parts);
 	free(s->topology);
 	free(s->cache);
+	free(s->plans);
 	free(s->sysfs);
 	nps_site_init(s);
 }
@@ -216,6 +217,24 @@ out:
 	return rc;
 }
 
+/* KEY=DIR|none for a directory root creates and trusts: an absolute path
+ * with no way out of it */
+static int dir_arg(const char *key, const char *v, char **dir, bool *off, np_error_t *err)
+{
+	free(*dir);
+	*dir = NULL;
+	*off = !strcmp(v, "none");
+	if (*off)
+		return 0;
+	if (v[0] != '/' || strstr(v, "/../") || !strcmp(v, "/") ||
+	    (strlen(v) >= 3 && !strcmp(v + strlen(v) - 3, "/..")))
+		return np_error_set(err, -EINVAL,
+			"plugstack.conf: %s=%s: must be an absolute directory path or 'none'", key, v);
+	if (!(*dir = strdup(v)))
+		return np_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 {
 	const char *eq = strchr(arg, '=');
@@ -243,19 +262,9 @@ static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 		if (!(s->topology = strdup(v)))
 			return np_error_set(err, -ENOMEM, "out of memory");
 	} else if (KEY("cache") && v) {
-		free(s->cache);
-		s->cache = NULL;
-		s->cache_off = !strcmp(v, "none");
-		if (s->cache_off)
-			return 0;
-		/* root creates and trusts this directory: an absolute path
-		 * with no way out of it */
-		if (v[0] != '/' || strstr(v, "/../") || !strcmp(v, "/") ||
-		    (strlen(v) >= 3 && !strcmp(v + strlen(v) - 3, "/..")))
-			return np_error_set(err, -EINVAL,
-				"plugstack.conf: cache=%s: must be an absolute directory path or 'none'", v);
-		if (!(s->cache = strdup(v)))
-			return np_error_set(err, -ENOMEM, "out of memory");
+		return dir_arg("cache", v, &s->cache, &s->cache_off, err);
+	} else if (KEY("plans") && v) {
+		return dir_arg("plans", v, &s->plans, &s->plans_off, err);
 	} else if (KEY("sysfs") && v) {
 		/* where adapter states are read (tests with emulated adapters);
 		 * its ownership is checked where it is used, in slurmstepd */
@@ -406,6 +415,13 @@ fail:
 	return rc;
 }
 
+const char *nps_site_plans_dir(const nps_site_t *s)
+{
+	if (s->plans_off)
+		return NULL;
+	return s->plans ? s->plans : NPS_PLANS_DEFAULT;
+}
+
 const char *nps_site_cache_dir(const nps_site_t *s)
 {
 	if (s->cache_off || s->topology)
@@ -508,6 +524,8 @@ char *nps_site_describe(const nps_site_t *s)
 	else
 		fprintf(f, "  topology           : live discovery (not cached)\n");
 	fprintf(f, "  adapter states     : read at launch from %s\n", s->sysfs ? s->sysfs : "/sys");
+	fprintf(f, "  plan records       : %s\n", nps_site_plans_dir(s) ? nps_site_plans_dir(s) :
+	        "none (plans=none: numaplan audit judges tasks by their environment)");
 	fprintf(f, "  on error           : %s\n",
 		s->on_error == NPS_ON_ERROR_FAIL ? "fail the step" : "warn and run unbound");
 	fprintf(f, "  verbose for all    : %s\n", s->verbose ? "yes" : "no");

@@ -64,6 +64,10 @@ typedef struct nps_site {
 	/* sysfs=DIR: adapter states from DIR/class/... instead of /sys (an
 	 * emulated node's adapters); NULL for /sys */
 	char *sysfs;
+	/* plans=DIR: the tasks' plan records for the audit (plan_record.h);
+	 * NULL: NPS_PLANS_DEFAULT; plans_off: plans=none, no records */
+	char *plans;
+	bool plans_off;
 } nps_site_t;
 
 void nps_site_init(nps_site_t *s);
@@ -104,6 +108,11 @@ int nps_site_sysfs_path(const nps_site_t *s, const char *node, char **out, np_er
  * or because topology= names the site's own files). */
 #define NPS_CACHE_DEFAULT "/run/numaplan"
 const char *nps_site_cache_dir(const nps_site_t *s);
+
+#define NPS_PLANS_DEFAULT "/run/numaplan/plans"
+/* Where the tasks' plan records go: plans=, else NPS_PLANS_DEFAULT; NULL
+ * with plans=none. */
+const char *nps_site_plans_dir(const nps_site_t *s);
 
 /* Where the plugin keeps what it learned about the node: the cache file
  * and the list of topology files that passed the checker (topo_trust.h).

@@ -149,6 +149,15 @@ static int job_id(void *sp, unsigned *id)
 	return rc;
 }
 
+static int step_id(void *sp, unsigned *id)
+{
+	uint32_t v = 0;
+	int rc = item_rc(spank_get_item((spank_t)sp, S_JOB_STEPID, &v));
+
+	*id = v;
+	return rc;
+}
+
 /* srun's, or the job prolog's (which slurmd made) */
 static int process_getenv(void *sp, const char *name, char *buf, size_t len)
 {
@@ -219,7 +228,7 @@ static const nps_host_ops_t slurm_ops = {
 	.job_argc = job_argc, .is_job_step = is_job_step, .local_tasks = local_tasks,
 	.cpus_per_task = cpus_per_task, .global_rank = global_rank,
 	.alloc_cores = alloc_cores, .task_id = task_id, .node_name = node_name,
-	.job_id = job_id, .getenv = getenv_, .setenv = setenv_, .unsetenv = unsetenv_,
+	.job_id = job_id, .step_id = step_id, .getenv = getenv_, .setenv = setenv_, .unsetenv = unsetenv_,
 	.srun_setenv = srun_setenv, .process_getenv = process_getenv, .log = log_, .say = say,
 };
 
@@ -281,6 +290,18 @@ int slurm_spank_task_init(spank_t sp, int ac, char *av[])
 	return nps_seq_task_init(&g, &h);
 }
 
+/* In the task's process, as root, before it becomes the user's: the
+ * only place both the plan and root's rights are at hand, for the
+ * record the audit trusts (plan_record.h). */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char *av[])
+{
+	nps_host_t h = host(sp);
+
+	(void)ac;
+	(void)av;
+	return nps_seq_task_init_privileged(&g, &h);
+}
+
 /* Defining these makes slurmd run `slurmstepd spank prolog|epilog` for
  * every job (a fork and exec per job and node), whatever the arguments. */
 int slurm_spank_job_prolog(spank_t sp, int ac, char *av[])
@@ -299,9 +320,11 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char *av[])
 
 int slurm_spank_exit(spank_t sp, int ac, char *av[])
 {
-	(void)sp;
+	nps_host_t h = host(sp);
+
 	(void)ac;
 	(void)av;
+	nps_seq_step_end(&g, &h);
 	nps_seq_exit(&g);
 	return 0;
 }

@@ -16,10 +16,12 @@
  *   numaplan-spank-harness prolog|epilog [ARG...]
  *
  * ARG are plugstack.conf arguments; for request, bind, cores and topology,
- * unless they have a cache=, cache=none is added, so that a test does not
- * write the default cache directory.
+ * unless they have a cache= (plans=), cache=none (plans=none) is added, so
+ * that a test does not write the default cache (plan record) directory.
  *
- * The job id (S_JOB_ID) is NUMAPLAN_HARNESS_JOB_ID; `prolog` and `epilog`
+ * The job id (S_JOB_ID) is NUMAPLAN_HARNESS_JOB_ID, the step id
+ * NUMAPLAN_HARNESS_STEP_ID (default 0); with a job id, `bind` writes the
+ * task's plan record (plan_record.h) as task_init_privileged does; `prolog` and `epilog`
  * are the job's prolog and epilog on node "harness" (SLURM_JOB_PARTITION
  * of this environment as the credential's), which keep the partition the
  * slurmstepd side of `request` and `bind` then reads.
@@ -190,6 +192,16 @@ static int h_job_id(void *ctx, unsigned *id)
 	return v && np_parse_uint(v, 0, 4000000000u, id) == 0 ? 0 : -ENOENT;
 }
 
+/* NUMAPLAN_HARNESS_STEP_ID, else step 0 */
+static int h_step_id(void *ctx, unsigned *id)
+{
+	const char *v = getenv("NUMAPLAN_HARNESS_STEP_ID");
+
+	(void)ctx;
+	*id = 0;
+	return !v || np_parse_uint(v, 0, 4000000000u, id) == 0 ? 0 : -EINVAL;
+}
+
 /* the job's environment and srun's are this process's */
 static int h_getenv(void *ctx, const char *name, char *buf, size_t len)
 {
@@ -237,7 +249,7 @@ static const nps_host_ops_t harness_ops = {
 	.job_argc = h_job_argc, .is_job_step = h_is_job_step, .local_tasks = h_local_tasks,
 	.cpus_per_task = h_cpus_per_task, .global_rank = h_global_rank,
 	.alloc_cores = h_alloc_cores, .task_id = h_task_id, .node_name = h_node_name,
-	.job_id = h_job_id, .getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
+	.job_id = h_job_id, .step_id = h_step_id, .getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
 	.srun_setenv = h_setenv, .process_getenv = h_getenv, .log = h_log, .say = h_say,
 };
 
@@ -250,25 +262,29 @@ static nps_host_t host_of(step_t *st, nps_ctx_t ctx)
 	return (nps_host_t){ &harness_ops, st, "/proc/self/cmdline", NPS_STEP_CPUS_SRC_DEFAULT };
 }
 
-/* plugstack.conf arguments, with cache=none added unless one says cache= */
+/* plugstack.conf arguments, with cache=none and plans=none added unless
+ * one says cache= or plans= */
 static char **site_args(int argc, char **argv, int *n)
 {
-	char **v = calloc((size_t)argc + 2, sizeof(char *));
-	bool have = false;
+	char **v = calloc((size_t)argc + 3, sizeof(char *));
+	bool have = false, plans = false;
 
 	if (!v)
 		return NULL;
 	for (int i = 0; i < argc; i++) {
 		v[i] = argv[i];
 		have |= argv[i] && !strncmp(argv[i], "cache=", 6);
+		plans |= argv[i] && !strncmp(argv[i], "plans=", 6);
 	}
 	*n = argc;
 	if (!have)
 		v[(*n)++] = (char *)"cache=none";
+	if (!plans)
+		v[(*n)++] = (char *)"plans=none";
 	return v;
 }
 
-/* nps_site_parse, with cache=none added unless an argument says cache= */
+/* nps_site_parse, with site_args' additions */
 static int parse_site(nps_site_t *s, int argc, char **argv, np_error_t *err)
 {
 	char **v;
@@ -525,6 +541,9 @@ static int run_step(step_t *st, const nps_host_t *h, const char *value, int argc
 		np_cpuset_free(saved);
 		return fail(&err);
 	}
+	/* a job id says where the plan record goes (cache=), as in Slurm */
+	if (getenv("NUMAPLAN_HARNESS_JOB_ID"))
+		(void)nps_seq_task_init_privileged(&stepd_seq, h);
 	(void)nps_seq_task_init(&stepd_seq, h);
 	if ((msg = nps_seq_error(&stepd_seq))) {
 		print_escaped(stderr, "numaplan: %s", msg);

@@ -53,6 +53,7 @@ typedef struct nps_host_ops {
 	/* this node's name, as slurmd calls it */
 	int (*node_name)(void *ctx, char *buf, size_t len);
 	int (*job_id)(void *ctx, unsigned *id);                 /* S_JOB_ID */
+	int (*step_id)(void *ctx, unsigned *id);                /* S_JOB_STEPID */
 
 	/* ---- the job's environment (spank_getenv, _setenv, _unsetenv) */
 	/* 0, -ENOENT (unset), -ENOSPC (value cut to len - 1 bytes), other <0 */

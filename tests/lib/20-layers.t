@@ -175,6 +175,8 @@ launcher_bench_allowed="\
 launcher/audit_check.c: bench/bench_util.h
 launcher/audit_collect.c: bench/bench_util.h
 launcher/audit_devices.c: bench/bench_util.h
+launcher/audit_plan.c: bench/bench_util.h
+launcher/audit_records.c: bench/bench_util.h
 launcher/cmd_audit.c: bench/bench_util.h
 launcher/cmd_audit.c: bench/slurm/slurm_adapter.h"
 lb=$(edges '^launcher/' '^bench/' | grep -v ': bench/bench\.h$' | sort)

@@ -171,10 +171,10 @@ check "rank 1's render node is named by its PCI function; no GPU planned, not ju
 check "a regular file named /dev/kfd is no device" holds '.kfd == false' <<<"$(task 1)"
 check "exit status 1" [ "$RC" -eq 1 ]
 run numaplan audit "$job" --traffic 0
-check "text: the deviation's row" grep -qE "^n[0-9]+ +0 +1 +[0-9]+ +[0-9]+ +nic-mismatch +adapter mlx5_0 +open mlx5_1 " <<<"$OUT"
+check "text: the deviation's row" grep -qE "^n[0-9]+ +[0-9]+ +1 +[0-9]+ +[0-9]+ +nic-mismatch +adapter mlx5_0 +open mlx5_1 " <<<"$OUT"
 check "text: a line per task, planned and open" \
-	eval 'grep -qE "^  n[0-9]+ step 0 rank 0: nic planned mlx5_0:1, open mlx5_0 \(match\)" <<<"$OUT" &&
-		grep -qE "^  n[0-9]+ step 0 rank 1: nic planned mlx5_0:1, open mlx5_1 \(mismatch\); gpu planned -, open 0000:00:02.0 \(-\)" <<<"$OUT"'
+	eval 'grep -qE "^  n[0-9]+ step [0-9]+ rank 0: nic planned mlx5_0:1, open mlx5_0 \(match\)" <<<"$OUT" &&
+		grep -qE "^  n[0-9]+ step [0-9]+ rank 1: nic planned mlx5_0:1, open mlx5_1 \(mismatch\); gpu planned -, open 0000:00:02.0 \(-\)" <<<"$OUT"'
 check "text: the adapters' ports, both ACTIVE" \
 	eval '[ "$(grep -cE "^  n[0-9]+ mlx5_[01]:1 ACTIVE" <<<"$OUT")" -eq 2 ]'
 # the port of the planned adapter goes down while the job runs

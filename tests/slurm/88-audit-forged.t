@@ -11,10 +11,13 @@
 #                forever; it must end after --timeout, name that node
 #                (and only it) as not answering, exit 2, and leave no
 #                collector behind
-#   a liar       names its rank with a terminal title sequence, DEL, a C1
-#                control, a letter past ASCII and a newline followed by a
-#                forged "(match)" line: the text must show it escaped, on
-#                its own line, and --json in ASCII that reads back as it was
+#   a liar       re-binds itself and execs with SLURM_PROCID and
+#                NUMAPLAN_GPUS rewritten to a terminal title sequence,
+#                DEL, a C1 control, a letter past ASCII and a newline
+#                followed by a forged "(match)" line (item 1): its rank
+#                and plan must be the plugin's record, the rewrite an
+#                env-changed deviation shown escaped on its own line, and
+#                --json in ASCII that reads back as it was
 #   nobody       (a job of the user nobody) tries to open the collector's
 #                output: refused, the collector is not dumpable
 # Each expectation follows from the rule (numaplan-audit(1), DESCRIPTION,
@@ -137,9 +140,10 @@ done
 check "... and the audit step is gone, the stopped collector with it" [ $gone = yes ]
 scancel "$job"
 
-# ---- a liar: rank 1 re-binds itself (a row of the table) and names its
-# rank with control bytes and a forged line; its plan names a GPU it does
-# not hold (a line of the devices)
+# ---- a liar: rank 1 re-binds itself (a row of the table), then execs
+# with SLURM_PROCID and NUMAPLAN_GPUS rewritten to control bytes and a
+# forged line.  Its rank and plan are the plugin's record of the task,
+# not what it says; what it wrote is shown, escaped, as what it changed.
 cat >"$tmp/liar.sh" <<EOF
 #!/bin/bash
 mine=\$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
@@ -149,7 +153,7 @@ evil=\$(printf '1\033]0;owned\007\177\302\205\303\251\n  %s step 0 rank 0: nic p
 printf '%s' "\$evil" >$tmp/evil
 echo "\$SLURMD_NODENAME" >$tmp/liar.node
 taskset -pc \$other \$\$ >/dev/null
-exec env SLURM_PROCID="\$evil" NUMAPLAN_GPUS=0000:3b:00.0 sleep 300
+exec env SLURM_PROCID="\$evil" NUMAPLAN_GPUS="\$evil" sleep 300
 EOF
 chmod 0755 "$tmp/liar.sh"
 rm -f "$tmp/evil"
@@ -157,28 +161,31 @@ job=$(sbatch --parsable -N1 -n2 -o /dev/null --wrap "srun -n2 --numa-plan=compac
 jobs="$jobs $job"
 for i in $(seq 60); do
 	run numaplan audit "$job" --traffic 0
-	[ -s "$tmp/evil" ] && grep -q "; 1 deviation(s)" <<<"$OUT" && break
+	[ -s "$tmp/evil" ] && grep -q "; 2 deviation(s)" <<<"$OUT" && break
 	sleep 1
 done
 evil=$(cat "$tmp/evil" 2>/dev/null)
 lnode=$(cat "$tmp/liar.node" 2>/dev/null)
-check "the liar's rank is audited: 1 deviation, exit 1" eval '[ "$RC" -eq 1 ] && [ -n "$evil" ]'
+check "the liar is audited: 2 deviations (re-bound, its environment changed), exit 1" \
+	eval '[ "$RC" -eq 1 ] && [ -n "$evil" ] && grep -q "; 2 deviation(s)" <<<"$OUT"'
+check "its rank is the plugin's record of it, 1, not the one it named" \
+	eval 'grep -E " re-bound " <<<"$OUT" | grep -qE "^ *$lnode +[0-9]+ +1 "'
 # printable ASCII and newlines only: no ESC, BEL, DEL, C1 or other byte
 check "text: every byte printable ASCII" eval '[ -z "$(LC_ALL=C tr -d "\n\040-\176" <<<"$OUT")" ]'
 forged="  $lnode step 0 rank 0: nic planned mlx5_0:1, open mlx5_0 (match); gpu planned -, open none (-)"
 check "text: the forged '(match)' line is not a line of its own" eval '! grep -qxF "$forged" <<<"$OUT"'
 # np_escape: \xHH for each control and byte past ASCII, \n for the newline
-esc='1\x1b]0;owned\x07\x7f\xc2\x85\xc3\xa9\n  '"$lnode"' step 0 rank 0: nic planned'
-check "text: the rank in the deviation's row, escaped" \
-	eval 'grep -E " re-bound " <<<"$OUT" | grep -qF "$esc"'
-check "text: the rank in its devices line, escaped, on that one line" \
-	eval 'grep -F "  $lnode step 0 rank $esc" <<<"$OUT" | grep -q "; gpu planned 0000:3b:00.0, open none (none-open)\$"'
+esc='NUMAPLAN_GPUS=1\x1b]0;owned\x07\x7f\xc2\x85\xc3\xa9\n  '"$lnode"' step 0 rank 0: nic planned'
+check "text: what it wrote into NUMAPLAN_GPUS, escaped, in its env-changed row" \
+	eval 'grep -E " env-changed " <<<"$OUT" | grep -qF "$esc"'
+check "text: no GPU is planned for it: the record has none, whatever it named" \
+	eval '! grep -q "gpu planned 0000" <<<"$OUT"'
 run numaplan audit "$job" --traffic 0 --json
 check "--json: every byte printable ASCII" eval '[ "$RC" -eq 1 ] && [ -z "$(LC_ALL=C tr -d "\n\040-\176" <<<"$OUT")" ]'
 ujson='\u001b]0;owned\u0007\u007f\u0085\u00e9'
 check "--json: ESC, BEL, DEL, the C1 control and the letter as \\u escapes" grep -qiF "$ujson" <<<"$OUT"
-check "--json: the rank reads back as the task named it" \
-	eval 'jq -e --arg r "$evil" "[.deviations[] | select(.rank == \$r and .kind == \"re-bound\")] | length == 1" <<<"$OUT" >/dev/null'
+check "--json: what it wrote reads back, as found of its env-changed deviation of rank 1" \
+	eval 'jq -e --arg r "NUMAPLAN_GPUS=$evil" "[.deviations[] | select(.found == \$r and .kind == \"env-changed\" and .rank == \"1\")] | length == 1" <<<"$OUT" >/dev/null'
 scancel "$job"
 
 # ---- nobody's job: its task cannot open the collector's output

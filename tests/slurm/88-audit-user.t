@@ -47,7 +47,7 @@ check "... and belongs to nobody" [ "$(squeue -h -j "$job" -o %u)" = nobody ]
 # audit until every task runs under its new name and rank 1's re-binding
 # is what the audit sees (a task between its start and its exec, or
 # before taskset, is another state; one deviation alone may be that one)
-rebound="^n[0-9]+ +0 +1 .*re-bound +cpus ${pus[1]} +cpus ${pus[0]} +numaplan compact"
+rebound="^n[0-9]+ +[0-9]+ +1 .*re-bound +cpus ${pus[1]} +cpus ${pus[0]} +numaplan compact"
 for i in $(seq 60); do
 	run numaplan audit "$job"
 	grep -q " 4 task(s), .*; 1 deviation(s)" <<<"$OUT" && grep -qE "$rebound" <<<"$OUT" && break

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "audit.h"
+#include "bench_util.h"
 #include "common/text.h"
 
 static void test_status_field(void **state)
@@ -92,10 +93,34 @@ static json_t *node(json_t *procs)
 	                 "processes", procs, "errors");
 }
 
+/* A step with no plan records: each process judged by its environment */
+static long long no_parent(void *ctx, long long pid)
+{
+	(void)ctx;
+	(void)pid;
+	return 0;
+}
+
+static void plans_from_env(json_t *nodes)
+{
+	json_t *none = json_object(), *n, *p;
+	size_t i, k;
+
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "processes"), k, p)
+			json_object_set_new(p, "plan", np_audit_plan_of(none, np_json_str(p, "step"), 0,
+			                                                json_object_get(p, "env"), no_parent, NULL));
+	json_decref(none);
+}
+
 static json_t *proc(int pid, const char *cpus, const char *policy, json_t *pages, json_t *env, json_t *threads)
 {
-	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "pid", pid, "step", "0", "comm", "app", "cpus",
-	                 cpus, "policy", policy, "pages_kb", pages, "env", env, "threads", threads);
+	json_t *none = json_object();
+	json_t *p = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "pid", pid, "step", "0", "comm", "app",
+	                      "cpus", cpus, "policy", policy, "pages_kb", pages, "env", env, "threads", threads, "plan",
+	                      np_audit_plan_of(none, "0", pid, env, no_parent, NULL));
+	json_decref(none);
+	return p;
 }
 
 static json_t *plan(const char *rank, const char *cpus, const char *mems)
@@ -238,7 +263,7 @@ static void test_collect_invalid_utf8(void **state)
 	put(dir, "100/task/100/status", t1, sizeof(t1) - 1);
 	put(dir, "100/task/101/status", t2, sizeof(t2) - 1);
 
-	node = np_audit_collect(dir, "", "77", "9", 0, &err);
+	node = np_audit_collect(dir, "", NULL, "77", "9", 0, &err);
 	assert_non_null(node);
 	procs = json_object_get(node, "processes");
 	assert_int_equal(json_array_size(procs), 1);
@@ -317,7 +342,7 @@ static void test_collect_devices(void **state)
 	assert_int_equal(symlink("/nonexistent/dev/infiniband/uverbs0", sub), 0);
 	snprintf(sub, sizeof(sub), "%s/proc", dir);
 
-	node = np_audit_collect(sub, dir, "77", "9", 0, &err);
+	node = np_audit_collect(sub, dir, NULL, "77", "9", 0, &err);
 	assert_non_null(node);
 	p = json_array_get(json_object_get(node, "processes"), 0);
 	assert_non_null(p);
@@ -366,7 +391,8 @@ static void test_collect_devices(void **state)
 static char *rec(const char *node, const char *extra)
 {
 	return np_strdup_printf("{\"node\":\"%s\",\"numa\":{\"0\":\"0-3\"},\"processes\":[{\"pid\":10,\"step\":\"0\","
-	                        "\"env\":{\"SLURM_PROCID\":\"0\"}}],\"errors\":[],\"unreported\":0,\"ports\":[]%s}",
+	                        "\"env\":{\"SLURM_PROCID\":\"0\"},\"plan\":{}}],\"records\":[],\"errors\":[],\"unreported\":0,"
+	                        "\"ports\":[]%s}",
 	                        node, extra);
 }
 
@@ -576,6 +602,7 @@ static void test_devices(void **state)
 
 	(void)state;
 	assert_non_null(nodes);
+	plans_from_env(nodes);
 	tasks = np_audit_devices(nodes, devs, sum);
 	assert_int_equal(json_array_size(tasks), 8);
 	json_array_foreach(tasks, i, t) {
@@ -622,6 +649,210 @@ static void test_devices(void **state)
 	json_decref(nodes);
 }
 
+/* A plan record as slurmstepd writes it (plugin/plan_record.c) */
+static void put_record(const char *dir, const char *name, const char *step, const char *task, const char *rank,
+                       const char *pid, const char *node, const char *cpus, const char *mems)
+{
+	char *text = np_strdup_printf("job=77\nstep=%s\ntask=%s\nrank=%s\npid=%s\nnode=%s\nbinding=numaplan\n"
+	                              "policy=numa\ncpus=%s\nmems=%s\nhca=mlx5_0:1\ngpus=\ncpu_bind_type=\n"
+	                              "cpu_bind_list=\n", step, task, rank, pid, node, cpus, mems);
+	assert_non_null(text);
+	put(dir, name, text, strlen(text));
+	free(text);
+}
+
+static size_t errors_matching(json_t *errors, const char *part)
+{
+	json_t *e;
+	size_t i, n = 0;
+
+	json_array_foreach(errors, i, e)
+		n += strstr(json_string_value(e), part) != NULL;
+	return n;
+}
+
+/* Only root's records of the job on the node are read; one another user
+ * could have written is named and left out, and so is a directory
+ * anyone may change (/tmp's sticky bit gives no trust). */
+static void test_records(void **state)
+{
+	char dir[] = "/tmp/np-plans-XXXXXX", path[600], cmd[700];
+	json_t *errors = json_array(), *recs;
+	np_error_t err = { 0 };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* a record is only trusted when root owns it */
+	assert_non_null(mkdtemp(dir));
+	put_record(dir, "77.0.0@n1", "0", "0", "4", "100", "n1", "0-1", "0");
+	put_record(dir, "77.0.1@n1", "0", "1", "5", "200", "n1", "2-3", "0");
+	put_record(dir, "77.0.0@n2", "0", "0", "6", "100", "n2", "0-1", "0");     /* another node's */
+	put_record(dir, "770.0.0@n1", "0", "0", "0", "100", "n1", "0-1", "0");    /* another job's */
+	put_record(dir, "77.1.0@n1", "1", "0", "0", "300", "n1", "0-7", "");      /* anyone's to write */
+	snprintf(path, sizeof(path), "%s/77.1.0@n1", dir);
+	assert_int_equal(chmod(path, 0666), 0);
+	put_record(dir, "77.2.0@n1", "2", "0", "0", "301", "n1", "0-7", "");      /* a user's */
+	snprintf(path, sizeof(path), "%s/77.2.0@n1", dir);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	put(dir, "77.3.0@n1", "job=77\nstep=3\ncpus=0\n", 21);                    /* not a record */
+
+	recs = np_audit_records(dir, "77", "n1", errors);
+	assert_int_equal(json_object_size(recs), 2);
+	assert_string_equal(np_json_str(json_object_get(recs, "0.0"), "rank"), "4");
+	assert_string_equal(np_json_str(json_object_get(recs, "0.1"), "cpus"), "2-3");
+	assert_int_equal(errors_matching(errors, "77.1.0@n1: not a file of root's alone"), 1);
+	assert_int_equal(errors_matching(errors, "77.2.0@n1: not a file of root's alone"), 1);
+	assert_int_equal(errors_matching(errors, "77.3.0@n1: unreadable"), 1);
+	assert_int_equal(json_array_size(errors), 3);
+	json_decref(recs);
+	/* the whole directory another user's to change: nothing from it */
+	assert_int_equal(chmod(dir, 0777), 0);
+	json_array_clear(errors);
+	recs = np_audit_records(dir, "77", "n1", errors);
+	assert_int_equal(json_object_size(recs), 0);
+	assert_int_equal(errors_matching(errors, "not a directory of root's alone"), 1);
+	json_decref(recs);
+	/* and its path: /tmp is anyone's */
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(np_audit_records_dir_ok(dir, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "component tmp is not root's alone"));
+	assert_int_equal(np_audit_records_dir_ok("/", &err), 0);
+	json_decref(errors);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A fake /proc process: its status (name, parent, owner, CPUs) and environ */
+static void fake_process(const char *dir, const char *pid, const char *cgroup, const char *name, const char *ppid,
+                         const char *uid, const char *cpus, const char *env, size_t envlen)
+{
+	char rel[128], *st;
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, pid);
+	assert_int_equal(mkdir(rel, 0755), 0);
+	snprintf(rel, sizeof(rel), "%s/%s/task", dir, pid);
+	assert_int_equal(mkdir(rel, 0755), 0);
+	snprintf(rel, sizeof(rel), "%s/cgroup", pid);
+	put(dir, rel, cgroup, strlen(cgroup));
+	st = np_strdup_printf("Name:\t%s\nPPid:\t%s\nUid:\t%s\t%s\t%s\t%s\nCpus_allowed_list:\t%s\n"
+	                      "Mems_allowed_list:\t0\n", name, ppid, uid, uid, uid, uid, cpus);
+	snprintf(rel, sizeof(rel), "%s/status", pid);
+	put(dir, rel, st, strlen(st));
+	free(st);
+	snprintf(rel, sizeof(rel), "%s/environ", pid);
+	put(dir, rel, env, envlen);
+	snprintf(rel, sizeof(rel), "%s/numa_maps", pid);
+	put(dir, rel, "", 0);
+}
+
+static json_t *process_of(json_t *node, int pid)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(node, "processes"), i, p)
+		if (json_integer_value(json_object_get(p, "pid")) == pid)
+			return p;
+	return NULL;
+}
+
+/* Each process of the job is judged by its task's record, not by what it
+ * says of itself: a task that rewrote NUMAPLAN_CPUS and its affinity to
+ * match, a forged SLURM_PROCID, an `env -i` child (no SLURM_PROCID), a
+ * process that left its task's tree, the batch step; root's slurmstepd
+ * is not the job's. */
+static void test_collect_records(void **state)
+{
+	static const char rewritten[] = "SLURM_PROCID=0\0NUMAPLAN_POLICY=numa\0NUMAPLAN_CPUS=0-3\0NUMAPLAN_MEMS=0\0";
+	static const char forged[] = "SLURM_PROCID=7\0NUMAPLAN_CPUS=2-3\0";
+	static const char bare[] = "PATH=/bin\0";
+	const char *step0 = "0::/slurm/job_77/step_0/user/task_0\n", *batch = "0::/slurm/job_77/step_batch/user\n";
+	char dir[] = "/tmp/np-fakeproc-XXXXXX", plans[600], sub[600], cmd[700];
+	np_audit_opts_t o = { .far_pct = 50 };
+	np_error_t err = { 0 };
+	json_t *node, *nodes, *devs, *sum, *d, *p;
+	size_t i;
+	int kinds = 0;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/proc", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/proc/self", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(plans, sizeof(plans), "%s/plans", dir);
+	assert_int_equal(mkdir(plans, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/proc", dir);
+	put(sub, "self/cgroup", "0::/slurm/job_77/step_9/user/task_0\n", 36);
+	put_record(plans, "77.0.0@n1", "0", "0", "0", "100", "n1", "0-1", "0");
+	put_record(plans, "77.0.1@n1", "0", "1", "1", "200", "n1", "2-3", "0");
+	/* task 0: its plan says 0-1; it runs on 0-3 and says so itself */
+	fake_process(sub, "100", step0, "app", "50", "1000", "0-3", rewritten, sizeof(rewritten) - 1);
+	/* task 0's child under env -i: its task's, on the task's CPUs */
+	fake_process(sub, "150", step0, "helper", "100", "1000", "0-1", bare, sizeof(bare) - 1);
+	/* task 1 claims rank 7 */
+	fake_process(sub, "200", step0, "app", "50", "1000", "2-3", forged, sizeof(forged) - 1);
+	/* two orphans of step 0: within the step's CPUs, and outside */
+	fake_process(sub, "300", step0, "daemon", "1", "1000", "0-3", bare, sizeof(bare) - 1);
+	fake_process(sub, "301", step0, "daemon", "1", "1000", "4-5", bare, sizeof(bare) - 1);
+	/* the batch script, and root's slurmstepd in the step */
+	fake_process(sub, "400", batch, "bash", "1", "1000", "0-7", bare, sizeof(bare) - 1);
+	fake_process(sub, "500", step0, "slurmstepd", "1", "0", "0-7", "", 0);
+
+	setenv("SLURMD_NODENAME", "n1", 1);
+	node = np_audit_collect(sub, dir, plans, "77", "9", 0, &err);
+	unsetenv("SLURMD_NODENAME");
+	assert_non_null(node);
+	assert_int_equal(json_array_size(json_object_get(node, "processes")), 6);
+	assert_null(process_of(node, 500));
+	assert_int_equal(json_array_size(json_object_get(node, "records")), 2);
+	p = process_of(node, 150);
+	assert_string_equal(np_json_str(json_object_get(p, "plan"), "source"), "record");
+	assert_string_equal(np_json_str(json_object_get(p, "plan"), "via"), "ancestor");
+	assert_string_equal(np_json_str(json_object_get(p, "plan"), "rank"), "0");
+	assert_string_equal(np_json_str(json_object_get(process_of(node, 200), "plan"), "rank"), "1");
+	assert_string_equal(np_json_str(json_object_get(process_of(node, 300), "plan"), "source"), "step");
+	assert_string_equal(np_json_str(json_object_get(process_of(node, 300), "plan"), "cpus"), "0-3");
+	assert_string_equal(np_json_str(json_object_get(process_of(node, 400), "plan"), "source"), "none");
+	assert_string_equal(np_json_str(process_of(node, 400), "step"), "batch");
+
+	nodes = json_pack("[o]", node);
+	sum = json_object();
+	devs = np_audit_check(nodes, &o, sum);
+	/* task 0 re-bound (its environment does not make it right) and its
+	 * environment rewritten; the orphan outside its step's CPUs */
+	json_array_foreach(devs, i, d) {
+		const char *kind = np_json_str(d, "kind");
+		json_int_t pid = json_integer_value(json_object_get(d, "pid"));
+		if (pid == 100 && !strcmp(kind, "re-bound")) {
+			assert_string_equal(np_json_str(d, "expected"), "cpus 0-1");
+			assert_string_equal(np_json_str(d, "rank"), "0");
+			kinds |= 1;
+		} else if (pid == 100 && !strcmp(kind, "env-changed")) {
+			assert_string_equal(np_json_str(d, "expected"), "NUMAPLAN_CPUS=0-1");
+			assert_string_equal(np_json_str(d, "found"), "NUMAPLAN_CPUS=0-3");
+			kinds |= 2;
+		} else if (pid == 301 && !strcmp(kind, "re-bound")) {
+			assert_string_equal(np_json_str(d, "expected"), "within cpus 0-3");
+			kinds |= 4;
+		}
+	}
+	assert_int_equal(kinds, 7);
+	assert_int_equal(json_array_size(devs), 3);
+	/* ranks 0 and 1 on n1 (not 7); the batch script is counted, unplanned */
+	assert_int_equal(json_integer_value(json_object_get(sum, "tasks")), 2);
+	assert_int_equal(json_integer_value(json_object_get(sum, "unplanned")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(sum, "by_source"), "record")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(sum, "by_source"), "step")), 2);
+	json_decref(devs);
+	json_decref(sum);
+	json_decref(nodes);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +863,8 @@ int main(void)
 		cmocka_unit_test(test_collect_invalid_utf8),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_collect_devices),
+		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_collect_records),
 		cmocka_unit_test(test_gather),
 		cmocka_unit_test(test_dumps_ascii),
 	};
