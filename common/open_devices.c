@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -243,14 +244,14 @@ int np_devopen_render_of(const char *root, const char *pci, long *num)
  * this, what it says is not read */
 #define NP_NVIDIA_INFO_MAX 16384
 
-/* The minor the driver's information file of a GPU says: "Device
- * Minor: 0"; -ENOENT when it says none, -EINVAL when it is not a
- * regular file (a FIFO would hold the reader forever). */
-static long nvidia_minor(const char *dir, const char *busid)
+/* The value of "KEY:" in the driver's information file of a GPU, trimmed,
+ * into buf; -ENOENT when it says none, -EINVAL when it is not a regular
+ * file (a FIFO would hold the reader forever). */
+static int nvidia_info(const char *dir, const char *busid, const char *key, char *buf, size_t n)
 {
 	char *info = NULL, *text = malloc(NP_NVIDIA_INFO_MAX);
-	long minor = -ENOENT;
-	int rc;
+	size_t kl = strlen(key);
+	int rc, found = -ENOENT;
 
 	if (!text || asprintf(&info, "%s/%s/information", dir, busid) < 0) {
 		free(text);
@@ -258,17 +259,78 @@ static long nvidia_minor(const char *dir, const char *busid)
 	}
 	rc = np_kfile_read(info, text, NP_NVIDIA_INFO_MAX, NULL);
 	free(info);
-	for (const char *p = rc == 0 ? text : NULL; p && *p && minor < 0; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		char *end;
-		long v;
-		if (strncmp(p, "Device Minor:", 13) != 0)
+	for (const char *p = rc == 0 ? text : NULL; p && *p && found < 0; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *v = p + kl + 1;
+		size_t l;
+		if (strncmp(p, key, kl) != 0 || p[kl] != ':')
 			continue;
-		v = strtol(p + 13, &end, 10);
-		if (end != p + 13 && v >= 0)
-			minor = v;
+		v += strspn(v, " \t");
+		l = strcspn(v, "\n");
+		while (l && (v[l - 1] == ' ' || v[l - 1] == '\t'))
+			l--;
+		if (l < n) {
+			snprintf(buf, n, "%.*s", (int)l, v);
+			found = 0;
+		}
 	}
 	free(text);
-	return rc == -EINVAL ? -EINVAL : minor;
+	return rc == -EINVAL ? -EINVAL : found;
+}
+
+/* The minor the driver's information file of a GPU says: "Device
+ * Minor: 0"; -ENOENT when it says none, -EINVAL as nvidia_info. */
+static long nvidia_minor(const char *dir, const char *busid)
+{
+	char v[32], *end;
+	long minor;
+	int rc = nvidia_info(dir, busid, "Device Minor", v, sizeof(v));
+
+	if (rc < 0)
+		return rc;
+	minor = strtol(v, &end, 10);
+	return end != v && !*end && minor >= 0 ? minor : -ENOENT;
+}
+
+int np_devopen_nvidia_uuid(const char *root, const char *uuid, char *busid, size_t n, long *minor)
+{
+	char *dir = path_of(root, "/proc/driver/nvidia/gpus", "", 0);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	size_t ul = strlen(uuid);
+	int matches = 0;
+	bool bad = false;
+
+	/* CUDA takes a UUID or any prefix of it that names one GPU; "GPU-"
+	 * alone names none */
+	while (d && ul > 4 && (de = readdir(d))) {
+		char u[96];
+		long m;
+		int rc;
+		if (!pci_like(de->d_name, strlen(de->d_name)) || strlen(de->d_name) >= n)
+			continue;
+		rc = nvidia_info(dir, de->d_name, "GPU UUID", u, sizeof(u));
+		bad |= rc == -EINVAL;
+		if (rc < 0 || strncasecmp(u, uuid, ul) != 0)
+			continue;
+		if ((m = nvidia_minor(dir, de->d_name)) < 0) {
+			bad |= m == -EINVAL;
+			continue;
+		}
+		if (++matches == 1) {
+			snprintf(busid, n, "%s", de->d_name);
+			for (char *c = busid; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			*minor = m;
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (matches > 1)
+		return -EEXIST;
+	if (matches == 1)
+		return 0;
+	return bad ? -EINVAL : -ENOENT;
 }
 
 /* Each GPU's directory is named by its bus id.  -EINVAL, not -ENOENT,

@@ -90,6 +90,13 @@ int np_devopen_uverbs_name(const char *root, long num, char *buf, size_t n);
 int np_devopen_rdma_pci(const char *root, const char *adapter, char *buf, size_t n);
 int np_devopen_drm_pci(const char *root, const char *node, char *buf, size_t n);
 int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n);
+/* The NVIDIA GPU a CUDA_VISIBLE_DEVICES UUID names ("GPU-2f5255ea-...",
+ * or a prefix of it that names one GPU, as CUDA takes it), from the
+ * driver's information files ("GPU UUID:"): its bus id into busid (n
+ * bytes) and its minor.  0; -ENOENT: no GPU has it; -EEXIST: the prefix
+ * names several; -EINVAL: none found and some GPU's file, not a regular
+ * one, was not read. */
+int np_devopen_nvidia_uuid(const char *root, const char *uuid, char *busid, size_t n, long *minor);
 int np_devopen_cxi_pci(const char *root, const char *adapter, char *buf, size_t n);
 /* The uverbs number of an adapter (the inverse of uverbs_name), and the
  * render node number of a PCI function ("renderD128" -> 128); -ENOENT. */

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/open_devices.h"
@@ -182,11 +183,31 @@ static int open_gpus(struct np_probe_info *pi, const char *var, np_devkind_t kin
 	snprintf(why, sizeof(why), "%s=%.100s", var, v);
 	for (tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
 		size_t d = strspn(tok, "0123456789");
-		char file[64];
+		char file[64], busid[32];
 		unsigned long i;
+		long minor;
+		int u;
+		/* CUDA's GPU-UUID (or a prefix of it naming one GPU): the
+		 * driver's information files say which GPU, and its minor */
+		if (kind == NP_DEVK_NVIDIA && strncasecmp(tok, "GPU-", 4) == 0) {
+			if ((u = np_devopen_nvidia_uuid("", tok, busid, sizeof(busid), &minor)) == 0) {
+				snprintf(file, sizeof(file), "/dev/nvidia%ld", minor);
+				rc = open_one(pi, file, why);
+			} else {
+				rc = note(pi, "%s: %s", why, u == -EEXIST ? "the UUID prefix names more than one GPU" :
+				          "no GPU of the driver (/proc/driver/nvidia/gpus) has that UUID");
+			}
+			continue;
+		}
+		if (kind == NP_DEVK_NVIDIA && strncasecmp(tok, "MIG-", 4) == 0) {
+			rc = note(pi, "%s: '%s' is a MIG instance, which only NVML maps to its GPU: not opened "
+			          "(name its GPU by index or GPU-UUID)", why, tok);
+			continue;
+		}
 		/* Level Zero's DEV.SUB is a part of DEV */
 		if (!d || (tok[d] && !(tok[d] == '.' && strcmp(var, "ZE_AFFINITY_MASK") == 0))) {
-			rc = note(pi, "%s: '%s' is not a GPU index (UUIDs are not read)", why, tok);
+			rc = note(pi, kind == NP_DEVK_NVIDIA ? "%s: '%s' is not a GPU index nor a GPU-UUID" :
+			          "%s: '%s' is not a GPU index", why, tok);
 			continue;
 		}
 		i = strtoul(tok, NULL, 10);

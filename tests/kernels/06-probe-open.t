@@ -7,7 +7,9 @@
 # are small trees written here:
 #   mlx5_0 = /dev/infiniband/uverbs0, mlx5_1 = uverbs1
 #   NVIDIA: 0000:3b:00.0 with minor 8, 0000:af:00.0 with minor 7
-#           (so CUDA's index 1, bus order, is /dev/nvidia7)
+#           (so CUDA's index 1, bus order, is /dev/nvidia7); their UUIDs
+#           GPU-2f5255ea-7ffa-... (the captured H200's) and
+#           GPU-2f5255ea-0000-..., in the driver's "GPU UUID:" lines
 #   AMD:    renderD129 at 0000:c1:00.0, renderD128 at 0000:05:00.0
 #           (so ROCr's index 0 is renderD128)
 # A device is its number, not its name (numaplan-audit(1), DEVICES): the
@@ -47,8 +49,10 @@ in_tree() {
 		ln -s /sys/class/.pci/0000:c1:00.0 /sys/class/drm/renderD129/device
 		mount -t tmpfs -o mode=0755 npdriver /proc/driver
 		mkdir -p /proc/driver/nvidia/gpus/0000:3b:00.0 /proc/driver/nvidia/gpus/0000:af:00.0
-		printf "Model: A\nDevice Minor: 8\n" >/proc/driver/nvidia/gpus/0000:3b:00.0/information
-		printf "Model: B\nDevice Minor: 7\n" >/proc/driver/nvidia/gpus/0000:af:00.0/information
+		printf "Model: A\nGPU UUID: \t GPU-2f5255ea-7ffa-c868-d750-837ad136ffc5\nDevice Minor: 8\n" \
+			>/proc/driver/nvidia/gpus/0000:3b:00.0/information
+		printf "Model: B\nGPU UUID: \t GPU-2f5255ea-0000-c868-d750-837ad136ffc5\nDevice Minor: 7\n" \
+			>/proc/driver/nvidia/gpus/0000:af:00.0/information
 		mount -t tmpfs -o mode=0755 npdevchar /sys/dev/char
 		for d in 3:null 5:infiniband/uverbs0 7:infiniband/uverbs1 8:dri/renderD128 9:kfd; do
 			[ -n "${NP_NVIDIA:-}" ] && case $d in 7:*|8:*) continue;; esac
@@ -89,8 +93,26 @@ check "CUDA_VISIBLE_DEVICES=1: the second NVIDIA GPU by bus id, 0000:af:00.0, wh
 run in_tree env UCX_NET_DEVICES=mlx5_0 ROCR_VISIBLE_DEVICES=0 $P --open
 check "ROCR_VISIBLE_DEVICES=0: /dev/kfd and the first AMD GPU by bus id, renderD128 at 0000:05:00.0" \
 	grep -q " devices=rdma:mlx5_0,kfd:kfd,drm:0000:05:00.0 " <<<"$OUT"
+export NP_NVIDIA=1
+run in_tree env UCX_NET_DEVICES=mlx5_0 CUDA_VISIBLE_DEVICES=GPU-2f5255ea-0000-c868-d750-837ad136ffc5 $P --open --json
+check "CUDA_VISIBLE_DEVICES=GPU-UUID: the GPU whose driver file says it, 0000:af:00.0, minor 7" \
+	eval '[ "$RC" -eq 0 ] && [ "$(devs)" = "[[\"rdma\",\"mlx5_0\",\"\"],[\"nvidia\",\"nvidia7\",\"0000:af:00.0\"]]" ]'
+run in_tree env UCX_NET_DEVICES=mlx5_0 CUDA_VISIBLE_DEVICES=GPU-2f5255ea-7ffa $P --open --json
+check "a UUID prefix that names one GPU, as CUDA takes it: 0000:3b:00.0, minor 8" \
+	eval '[ "$RC" -eq 0 ] && [ "$(devs)" = "[[\"rdma\",\"mlx5_0\",\"\"],[\"nvidia\",\"nvidia8\",\"0000:3b:00.0\"]]" ]'
+run in_tree env UCX_NET_DEVICES=mlx5_0 CUDA_VISIBLE_DEVICES=GPU-2f5255ea $P --open
+check "a prefix of both UUIDs: exit 1, said so" \
+	eval '[ "$RC" -eq 1 ] && grep -q "the UUID prefix names more than one GPU" <<<"$ERR"'
 run in_tree env UCX_NET_DEVICES=mlx5_0 CUDA_VISIBLE_DEVICES=GPU-1234 $P --open
-check "a GPU UUID is not read: exit 1, said so" eval '[ "$RC" -eq 1 ] && grep -q "not a GPU index" <<<"$ERR"'
+check "a UUID no GPU has: exit 1, said so" \
+	eval '[ "$RC" -eq 1 ] && grep -q "no GPU of the driver .* has that UUID" <<<"$ERR"'
+run in_tree env UCX_NET_DEVICES=mlx5_0 CUDA_VISIBLE_DEVICES=MIG-7c3a6bc2-5a66-5d1f-a5a4-4b4e2b2b1c1d $P --open
+unset NP_NVIDIA
+check "a MIG UUID: exit 1, said that only NVML maps it" \
+	eval '[ "$RC" -eq 1 ] && grep -q "is a MIG instance, which only NVML maps" <<<"$ERR"'
+run in_tree env UCX_NET_DEVICES=mlx5_0 CUDA_VISIBLE_DEVICES=first $P --open
+check "neither an index nor a UUID: exit 1, said so" \
+	eval '[ "$RC" -eq 1 ] && grep -q "is not a GPU index nor a GPU-UUID" <<<"$ERR"'
 run in_tree env UCX_NET_DEVICES=mlx5_0 ROCR_VISIBLE_DEVICES=2 $P --open
 check "an index past the vendor's GPUs: exit 1, said so" eval '[ "$RC" -eq 1 ] && grep -q "no such GPU here (2 of" <<<"$ERR"'
 run $P

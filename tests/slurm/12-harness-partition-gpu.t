@@ -158,6 +158,15 @@ if command -v valgrind >/dev/null 2>&1; then
 	check "valgrind: gpu-near fallback" vg env -u SLURM_STEP_GPUS $H bind gpu-near,mem=none,verbose 1 0
 	check "valgrind: bad SLURM_STEP_GPUS" vg env SLURM_STEP_GPUS=0,,x $H bind gpu-near,mem=none 1 0
 	check "valgrind: unmappable SLURM_STEP_GPUS" vg env SLURM_STEP_GPUS=5 $H bind compact,mem=none 1 0
+	# the task's plan record (task_init_privileged) and the epilog's removal
+	check "valgrind: bind with a plan record" vg env -u SLURM_STEP_GPUS NUMAPLAN_HARNESS_JOB_ID=46 \
+		NUMAPLAN_HARNESS_STEP_ID=3 $H bind compact,mem=none 1 0 "plans=$tmp/plans"
+	check "... the record: job 46 step 3 task 0, this harness's process, the CPUs it exported" \
+		eval 'f="$tmp/plans/46.3.0@harness"; [ "$(stat -c "%u %a" "$f")" = "0 644" ] &&
+			grep -qx "pid=[0-9]*" "$f" && grep -qx binding=numaplan "$f" &&
+			[ "$(sed -n "s/^cpus=//p" "$f")" = "$(sed -n "s/^NUMAPLAN_CPUS=//p" "$tmp/vg.out")" ]'
+	check "valgrind: the epilog removes it" vg env NUMAPLAN_HARNESS_JOB_ID=46 $H epilog "plans=$tmp/plans"
+	check "... gone" [ ! -e "$tmp/plans/46.3.0@harness" ]
 else
 	skip "valgrind not installed"
 fi

@@ -567,6 +567,62 @@ static void test_scan_self(void **state)
 	close(p[1]);
 }
 
+/* A GPU of a driver tree named by its UUID, as CUDA_VISIBLE_DEVICES may:
+ * the H200's captured information file ("GPU UUID", "Bus Location" and
+ * "Device Minor" as the driver wrote them), and a second GPU whose file
+ * is the same with another minor, bus id and a UUID sharing its first
+ * 8 hex digits, so that a short prefix names both. */
+static void test_nvidia_uuid(void **state)
+{
+	char tree[] = "/tmp/np-uuid-XXXXXX", path[1024], cmd[700], busid[32], *text, *other, *p;
+	long minor = -1;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(tree));
+	text = np_read_file(NP_NVDATA "/h200-information", NULL, NULL);
+	assert_non_null(text);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/proc/driver/nvidia/gpus/0000:00:06.0' "
+	         "'%s/proc/driver/nvidia/gpus/0000:AF:00.0'", tree, tree);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/0000:00:06.0/information", tree);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	/* the second GPU: minor 1, UUID GPU-2f5255ea-0000-... */
+	other = strdup(text);
+	assert_non_null(other);
+	assert_non_null(p = strstr(other, "GPU-2f5255ea-7ffa"));
+	memcpy(p + 13, "0000", 4);
+	assert_non_null(p = strstr(other, "Device Minor:"));
+	p[strcspn(p, "0123456789")] = '1';
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/0000:AF:00.0/information", tree);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(other, f);
+	fclose(f);
+
+	/* the whole UUID, in either case: the H200 at 0000:00:06.0, minor 0 */
+	assert_int_equal(np_devopen_nvidia_uuid(tree, "GPU-2f5255ea-7ffa-c868-d750-837ad136ffc5", busid, sizeof(busid),
+	                                        &minor), 0);
+	assert_string_equal(busid, "0000:00:06.0");
+	assert_int_equal(minor, 0);
+	assert_int_equal(np_devopen_nvidia_uuid(tree, "GPU-2F5255EA-7FFA-C868-D750-837AD136FFC5", busid, sizeof(busid),
+	                                        &minor), 0);
+	assert_int_equal(minor, 0);
+	/* a prefix that names one GPU (CUDA's rule) */
+	assert_int_equal(np_devopen_nvidia_uuid(tree, "GPU-2f5255ea-0", busid, sizeof(busid), &minor), 0);
+	assert_string_equal(busid, "0000:af:00.0");
+	assert_int_equal(minor, 1);
+	/* one that names both, none, or nothing at all */
+	assert_int_equal(np_devopen_nvidia_uuid(tree, "GPU-2f5255ea", busid, sizeof(busid), &minor), -EEXIST);
+	assert_int_equal(np_devopen_nvidia_uuid(tree, "GPU-ffff", busid, sizeof(busid), &minor), -ENOENT);
+	assert_int_equal(np_devopen_nvidia_uuid(tree, "GPU-", busid, sizeof(busid), &minor), -ENOENT);
+	free(text);
+	free(other);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_scan_tree),
 		cmocka_unit_test(test_scan_rebound),
 		cmocka_unit_test(test_scan_h200),
+		cmocka_unit_test(test_nvidia_uuid),
 		cmocka_unit_test(test_driver_files),
 		cmocka_unit_test(test_lookups),
 		cmocka_unit_test(test_gpus),
