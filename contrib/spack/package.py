@@ -26,14 +26,14 @@ class Numaplan(AutotoolsPackage):
     plugin numaplan.so (srun --numa-plan) and MPI benchmark kernels."""
 
     homepage = "https://github.com/numaplan/numaplan"
-    url = "https://github.com/numaplan/numaplan/releases/download/v0.1.0/numaplan-0.1.0.tar.gz"
+    url = "https://github.com/numaplan/numaplan/releases/download/v0.4.0/numaplan-0.4.0.tar.gz"
 
     license("BSD-3-Clause")
 
     # One line per release tarball; `make spack-recipe` rewrites this block
     # with the version and sha256 of the tarball it made.
     # BEGIN versions
-    version("0.1.0")
+    version("0.4.0")
     # END versions
 
     variant("slurm", default=True, description="Build the Slurm SPANK plugin numaplan.so")
