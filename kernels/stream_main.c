@@ -127,6 +127,12 @@ static int place_threads(struct np_k_place **out, int *n,
 	return 0;
 }
 
+/* STREAM's rule: each array at least 4x the last-level cache in use */
+static int below_rule(size_t n, uint64_t llc)
+{
+	return llc > 0 && (uint64_t)n * sizeof(double) < 4 * llc;
+}
+
 static void print_header(const struct np_stream_arrays *s, int threads,
                          uint64_t llc, int domains, int defaulted, int nt,
                          long huge_kb)
@@ -148,6 +154,11 @@ static void print_header(const struct np_stream_arrays *s, int threads,
 		printf("Array size chosen as 4x the last-level cache in use "
 		       "(%d domain(s), %.1f MiB).\n", domains,
 		       (double)llc / 1048576.0);
+	else if (below_rule(s->n, llc))
+		printf("WARNING: each array is less than 4x the last-level "
+		       "cache in use (%d domain(s), %.1f MiB): part of each "
+		       "kernel may run from cache (STREAM's rule).\n",
+		       domains, (double)llc / 1048576.0);
 	else if (defaulted)
 		printf("Last-level cache size unknown: STREAM's default array "
 		       "size.\n");
@@ -242,6 +253,12 @@ static json_t *to_json(const struct np_stream_arrays *s,
 	                         "stores", nt ? "nt" : "normal",
 	                         "llc_bytes", (json_int_t)llc,
 	                         "llc_domains", domains);
+
+	if (root && json_object_set_new(root, "below_4x_llc",
+	                                json_boolean(below_rule(s->n, llc))) != 0) {
+		json_decref(root);
+		root = NULL;
+	}
 	json_t *times = json_object();
 	json_t *place = np_k_place_json(pl, (size_t)npl);
 	int k;
@@ -309,6 +326,19 @@ int main(int argc, char **argv)
 	n = (size_t)o.size;
 	if (n == 0 && np_stream_default_size(&n, &llc, &domains, &err) < 0)
 		return np_k_usage_error(PROG, err.msg);
+	/* a size given: the cache is still measured, to say when the size
+	 * breaks STREAM's rule (an unknown cache says nothing) */
+	if (o.size != 0) {
+		size_t unused;
+		np_error_t ignored = { 0 };
+
+		if (np_stream_default_size(&unused, &llc, &domains, &ignored) < 0)
+			llc = 0;
+		if (o.json && below_rule(n, llc))
+			fprintf(stderr, PROG ": warning: each array (%.1f MiB) is less than 4x the last-level "
+			        "cache in use (%.1f MiB): part of each kernel may run from cache (STREAM's rule)\n",
+			        (double)n * sizeof(double) / 1048576.0, (double)llc / 1048576.0);
+	}
 	if (place_threads(&pl, &npl, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return NP_K_EXIT_FAIL;

@@ -156,6 +156,17 @@ check "human output names the LLC rule" grep -q "^Array size chosen as 4x the la
 run env NUMAPLAN_STREAM_LLC_BYTES=64KiB numaplan-stream --threads "$T" --json
 check "NUMAPLAN_STREAM_LLC_BYTES=64KiB is 64K (the byte-count syntax of every numaplan tool)" \
 	jqe ".size == $free_size" <<<"$OUT"
+# STREAM's rule with a size given: each array at least 4x the LLC in use
+# ($D domain(s) of 64K: $want elements); one element short warns
+run env NUMAPLAN_STREAM_LLC_BYTES=64K numaplan-stream --threads "$T" --size $((want - 1)) --json
+check "--size one element under 4x the LLC: below_4x_llc, warned on stderr" \
+	eval 'jqe ".below_4x_llc == true and .llc_bytes == $((D * 65536))" <<<"$OUT" &&
+		grep -q "less than 4x the last-level cache in use" <<<"$ERR"'
+run env NUMAPLAN_STREAM_LLC_BYTES=64K numaplan-stream --threads "$T" --size $((want - 1))
+check "... and in the human header, as a WARNING line" grep -q "^WARNING: each array is less than 4x the last-level cache" <<<"$OUT"
+run env NUMAPLAN_STREAM_LLC_BYTES=64K numaplan-stream --threads "$T" --size "$want" --json
+check "--size of exactly 4x the LLC: no warning" \
+	eval 'jqe ".below_4x_llc == false" <<<"$OUT" && ! grep -q "less than 4x" <<<"$ERR"'
 run env NUMAPLAN_STREAM_LLC_BYTES=64Q numaplan-stream --threads 1
 check "bad NUMAPLAN_STREAM_LLC_BYTES: exit 2, named, no output" bash -c '
 	[ "$1" -eq 2 ] && grep -q "NUMAPLAN_STREAM_LLC_BYTES: .64Q." <<<"$2" && [ -z "$3" ]' _ "$RC" "$ERR" "$OUT"
