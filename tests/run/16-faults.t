@@ -199,5 +199,11 @@ check "n7 back, finished: exit 0, n7 passes, nothing else ran again" \
 took "slurmd killed"
 # ---- audit and report over the whole partition ---------------------------------
 run numaplan report "$D" --format md
-check "report of the $N-node screen: a row per node" [ "$(grep -cE '^\| n[0-9]+ \| (ok|outlier|failed) ' <<<"$OUT")" -eq "$N" ]
+# the screen's table of nodes (the Hardware table after it has a row per
+# node as well: "ok" where numaplan check found nothing)
+screen_table() { awk '/^## Screen: each node/ { on = 1; next } /^## / { on = 0 } on' <<<"$OUT"; }
+check "report of the $N-node screen: a row per node" \
+	[ "$(screen_table | grep -cE '^\| n[0-9]+ \| (ok|outlier|failed) ')" -eq "$N" ]
+check "... and the Hardware table names every node" \
+	[ "$(awk '/^## Hardware: / { on = 1; next } /^## / { on = 0 } on' <<<"$OUT" | grep -oE '^\| n[0-9]+ ' | sort -u | wc -l)" -eq "$N" ]
 done_testing
