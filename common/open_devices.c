@@ -576,7 +576,10 @@ int np_devopen_scan(const char *proc, const char *root, const char *pid, np_devo
 			/* one device held twice: shown by its lowest descriptor and
 			 * that descriptor's link, whatever order readdir gives */
 			if (atoi(de->d_name) < v[i].fd) {
+				/* describe fills the whole entry anew */
 				describe(root, kind, num, node, l > 0 ? link : "?", &v[i]);
+				v[i].major = ma;
+				v[i].minor = mi;
 				v[i].fd = atoi(de->d_name);
 			}
 			continue;

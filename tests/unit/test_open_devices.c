@@ -192,6 +192,59 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* One device held by several descriptors: the lowest one, its own link,
+ * and the device's number, whatever order readdir gives (the Debian 13
+ * root's tmpfs gave a higher one first, and the number was lost with the
+ * entry).  The processes' fd directories are on a tmpfs (/dev/shm),
+ * whose readdir gives the newest name first: process 1 made fd 3 last,
+ * process 2 first, so each order is met.  (An ext4 directory's order is
+ * a hash of the names, the same for both.) */
+static void test_scan_twice(void **state)
+{
+	char shm[] = "/dev/shm/np-twice-XXXXXX", path[1024], target[1024], want[600], cmd[700];
+	np_devopen_t *v;
+	size_t n;
+	unsigned unread = 9;
+	np_error_t err = { 0 };
+
+	(void)state;
+	if (!nodes || !mkdtemp(shm)) {
+		print_message("# not root, or no /dev/shm: not checked\n");
+		return;
+	}
+	snprintf(target, sizeof(target), "%s/dev/infiniband/uverbs1", root);
+	for (int p = 1; p <= 2; p++) {
+		snprintf(path, sizeof(path), "%s/%d", shm, p);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/%d/fd", shm, p);
+		assert_int_equal(mkdir(path, 0755), 0);
+		for (int k = p == 1 ? 9 : 3; k <= 12; k = k == 3 ? 9 : k + 1) {
+			snprintf(path, sizeof(path), "%s/%d/fd/%d", shm, p, k);
+			assert_int_equal(symlink(target, path), 0);
+		}
+		if (p == 1) {
+			snprintf(path, sizeof(path), "%s/1/fd/3", shm);
+			assert_int_equal(symlink(target, path), 0);
+		}
+	}
+	snprintf(want, sizeof(want), "%s/dev/infiniband/uverbs1", root);
+	for (int p = 1; p <= 2; p++) {
+		char pid[8];
+		snprintf(pid, sizeof(pid), "%d", p);
+		assert_int_equal(np_devopen_scan(shm, root, pid, &v, &n, &unread, &err), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(unread, 0);
+		assert_int_equal(v[0].fd, 3);
+		assert_string_equal(v[0].name, "mlx5_1");
+		assert_string_equal(v[0].file, want);
+		assert_int_equal(v[0].major, 231);
+		assert_int_equal(v[0].minor, 193);
+		free(v);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", shm);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_classify(void **state)
 {
 	np_devkind_t k;
@@ -629,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_scan_tree),
 		cmocka_unit_test(test_scan_rebound),
+		cmocka_unit_test(test_scan_twice),
 		cmocka_unit_test(test_scan_h200),
 		cmocka_unit_test(test_nvidia_uuid),
 		cmocka_unit_test(test_driver_files),
