@@ -194,12 +194,13 @@ check "n3 throttled to 5% of one CPU" [ "$RC" -eq 0 ]
 # nodes, and the z-score test, whose MAD over 3 such nodes is that noise,
 # is off (--outlier-mad 0; the unit tests and the --collect checks above
 # hold it).
-# Latency at 500 iterations, not the default 10000: on n3 one round trip
-# of two ranks busy-polling within 5% of a CPU takes some 17 ms (10 us on
-# the others), so 10000 took 340-370 s a repetition under a one-core
-# stress load and the script ran out of time; 500 still set n3 three
-# orders of magnitude apart.  The screen's own limit is below the
-# script's, so that a slow run is a failure that says so.
+# Latency at 500 iterations, not the default 10000: once two ranks
+# busy-polling on n3 outrun its 5% CPU quota, a round trip waits for the
+# next window (some 17 ms), so 10000 took 340-370 s a repetition under a
+# one-core stress load and the script ran out of time.  500 fit in one
+# window: n3 is then not slow in latency, and the test holds it to HPL.
+# The screen's own limit is below the script's, so that a slow run is a
+# failure that says so.
 D=$tmp/live
 run timeout 600 numaplan run screen --repeat 3 --hpl-n 600 --nb 64 --stream-size 4000000 --iterations 500 \
 	--outlier 85 --outlier-mad 0 -o "$D"
@@ -209,10 +210,12 @@ R=$D/results.json
 check "every node screened, every check passed" \
 	jqt "($S.nodes | keys) == [\"n1\",\"n2\",\"n3\",\"n4\"] and $S.failed == [] and $S.not_screened == []" "$R"
 check "exactly n3 flagged" jqt "$S.outliers == [\"n3\"]" "$R"
-# (HPL and latency; STREAM not always: its best iteration, a few ms, can
-# fit in one window of n3's CPU quota - seen at 42821 MB/s against 55000)
-check "n3 flagged by HPL and latency alike" \
-	jqt "($S.nodes.n3.findings | map(select(test(\"screen.hpl|screen.lat\"))) | length) == 2" "$R"
+# (by HPL, whose seconds of work always outlast n3's CPU quota; STREAM's
+# best iteration and 500 latency round trips, a few ms, can fit in one
+# window of the quota: seen at 42821 MB/s against 55000, and at 0.61 us
+# against 0.66)
+check "n3 flagged by HPL" \
+	jqt "($S.nodes.n3.findings | map(select(test(\"screen.hpl\"))) | length) == 1" "$R"
 check "no other node in any experiment's outliers" \
 	jqt '[.experiments[].outliers[].node] | unique == ["n3"]' "$R"
 jq -r '.experiments[] | "\(.name): per node \(.per_node | tojson) outliers \([.outliers[]? | "\(.node) \(.value // "") \(.deviation_pct // "")"])"' "$R" 2>/dev/null |
