@@ -69,8 +69,8 @@ check "left out: the libtool archives and the contrib tools' pages, nothing else
 main=$(rpmfile numaplan) slurm=$(rpmfile numaplan-slurm) bench=$(rpmfile numaplan-benchmarks) devel=$(rpmfile numaplan-devel)
 check "numaplan: the command, the library, the checker, numaplan(1)" \
 	eval 'l=$(files_of "$main"); for f in /usr/bin/numaplan /usr/lib64/libnumaplan.so.$NP_SOMAJOR /usr/libexec/numaplan/numaplan-topo-check /usr/share/man/man1/numaplan.1; do grep -qx "$f" <<<"$l" || exit 1; done'
-check "numaplan: LICENSE, README.md and INSTALL.md as documentation" \
-	eval '[ "$(rpm -qp --licensefiles "$main" | sed "s|.*/||")" = LICENSE ] && [ "$(rpm -qp --docfiles "$main" | grep "^/usr/share/doc/" | sed "s|.*/||" | sort | tr "\n" " ")" = "INSTALL.md README.md " ]'
+check "numaplan: LICENSE, README.md, INSTALL.md and NEWS as documentation" \
+	eval '[ "$(rpm -qp --licensefiles "$main" | sed "s|.*/||")" = LICENSE ] && [ "$(rpm -qp --docfiles "$main" | grep "^/usr/share/doc/" | sed "s|.*/||" | sort | tr "\n" " ")" = "INSTALL.md NEWS README.md " ]'
 check "numaplan-devel: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc, numaplan(3)" \
 	eval 'l=$(files_of "$devel"); for f in /usr/include/numaplan.h /usr/include/numaplan/plan.h /usr/lib64/libnumaplan.so /usr/lib64/pkgconfig/numaplan.pc /usr/share/man/man3/numaplan.3; do grep -qx "$f" <<<"$l" || exit 1; done'
 check "numaplan-slurm: the plugin in $plugindir, the snippet, numaplan-spank(8), nothing else" \
