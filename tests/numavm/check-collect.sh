@@ -9,17 +9,7 @@ source "$NP_SRCDIR/tests/numavm/collect-lib.sh"
 
 {
 	# as collect_facts writes them (check_guest_is_shape reads these)
-	for d in /sys/devices/system/node/node[0-9]*; do
-		n=${d##*node}
-		echo "node $n cpulist $(cat "$d/cpulist")"
-		echo "node $n distance $(cat "$d/distance")"
-		echo "node $n memtotal_kb $(awk '/MemTotal/ {print $4}' "$d/meminfo")"
-	done
-	for d in /sys/devices/system/cpu/cpu[0-9]*; do
-		c=${d##*cpu}
-		echo "cpu $c package $(cat "$d/topology/physical_package_id")"
-		echo "cpu $c l3 $(cat "$d/cache/index3/shared_cpu_list" 2>/dev/null || echo -)"
-	done
+	node_cpu_facts
 	for d in /sys/class/net/*/device; do
 		[ -e "$d" ] || continue
 		n=${d#/sys/class/net/}

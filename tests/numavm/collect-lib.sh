@@ -43,21 +43,29 @@ save() {
 	echo "$name $t0 $t1" >>"$O/timing"
 }
 
+# The NUMA nodes and CPUs as the guest kernel shows them, a line each:
+# facts of collect_facts and of check-collect.sh, which
+# check_guest_is_shape reads.
+node_cpu_facts() {
+	local n c d
+	for d in /sys/devices/system/node/node[0-9]*; do
+		n=${d##*node}
+		echo "node $n cpulist $(cat "$d/cpulist")"
+		echo "node $n distance $(cat "$d/distance")"
+		echo "node $n memtotal_kb $(awk '/MemTotal/ {print $4}' "$d/meminfo")"
+	done
+	for d in /sys/devices/system/cpu/cpu[0-9]*; do
+		c=${d##*cpu}
+		echo "cpu $c package $(cat "$d/topology/physical_package_id")"
+		echo "cpu $c l3 $(cat "$d/cache/index3/shared_cpu_list" 2>/dev/null || echo -)"
+	done
+}
+
 # The machine as the guest kernel, Slurm and numaplan see it.
 collect_facts() {
 	local n c d
 	{
-		for d in /sys/devices/system/node/node[0-9]*; do
-			n=${d##*node}
-			echo "node $n cpulist $(cat "$d/cpulist")"
-			echo "node $n distance $(cat "$d/distance")"
-			echo "node $n memtotal_kb $(awk '/MemTotal/ {print $4}' "$d/meminfo")"
-		done
-		for d in /sys/devices/system/cpu/cpu[0-9]*; do
-			c=${d##*cpu}
-			echo "cpu $c package $(cat "$d/topology/physical_package_id")"
-			echo "cpu $c l3 $(cat "$d/cache/index3/shared_cpu_list" 2>/dev/null || echo -)"
-		done
+		node_cpu_facts
 		for d in /sys/class/net/*/device/numa_node; do
 			[ -e "$d" ] && { n=${d#/sys/class/net/}; echo "net ${n%%/*} numa_node $(cat "$d")"; }
 		done
