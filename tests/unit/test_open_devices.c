@@ -229,7 +229,7 @@ static void test_scan_twice(void **state)
 	}
 	snprintf(want, sizeof(want), "%s/dev/infiniband/uverbs1", root);
 	for (int p = 1; p <= 2; p++) {
-		char pid[8];
+		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", p);
 		assert_int_equal(np_devopen_scan(shm, root, pid, &v, &n, &unread, &err), 0);
 		assert_int_equal(n, 1);
