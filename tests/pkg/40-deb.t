@@ -235,12 +235,14 @@ check "vcluster without NP_PLUGIN or a build tree: plugstack.conf loads $PLUGIN 
 # the slurm group, against the installed packages
 installed "$VC" plugstack '' >/dev/null
 check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
-# Scripts left out here for CI's hour (about 2 of this group's 4 minutes):
-# they drive the same installed plugin through code the others already
-# reach (partition re-check, slurmctld load, audit's variants, the cache
-# check), and the whole group runs against the build tree and, with Slurm
-# 24.11, in tests/deb13.  NP_PKG_SLURM_SKIP='' runs every script.
-skip_list=${NP_PKG_SLURM_SKIP-88-partitions-hetjob 88-partitions 90-load 87-topology-check 88-audit-devices 88-audit-gpu 88-audit-user 88-audit-forged}
+# Scripts left out here for CI's budget (about 5 of the group's 8
+# minutes; pkg runs alone, after both lanes of tests/run-all): they drive
+# the same installed plugin through code the others already reach
+# (partition re-check, slurmctld load, audit's variants, the cache and
+# shape checks, the SPANK harness, which loads the .so without slurmd, GPU
+# partitions), and the whole group runs against the build tree and, with
+# Slurm 24.11, in tests/deb13.  NP_PKG_SLURM_SKIP='' runs every script.
+skip_list=${NP_PKG_SLURM_SKIP-88-partitions-hetjob 88-partitions 90-load 87-topology-check 88-audit-devices 88-audit-gpu 88-audit-user 88-audit-forged 88-audit 10-harness 12-harness-partition-gpu 86-topology-shape 89-gpu-partitions 91-gpu-loud}
 start=$SECONDS
 for t in "$NP_SRCDIR"/tests/slurm/*.t; do
 	case " $skip_list " in *" $(basename "$t" .t) "*) continue;; esac
