@@ -3,6 +3,8 @@
  * report_bars.c - the bar plots the suites draw of their own experiments
  * (np_bars_t in report.h), for the HTML report.
  */
+#include <math.h>
+
 #include "report/report.h"
 #include "suites/suite.h"
 #include "report/svg.h"
@@ -26,6 +28,10 @@ void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec)
 			vals[n] = np_json_real(json_object_get(e, "derived"), spec->metric);
 		else
 			vals[n] = np_rep_stat(e, spec->metric, "median");
+		/* a derived figure is defined for some experiments only (an
+		 * efficiency for N > 1 nodes): the others get no bar */
+		if (spec->derived && !isfinite(vals[n]))
+			continue;
 		n++;
 	}
 	if (!n)

@@ -113,26 +113,52 @@ static const char *primary(const np_exp_t *e, bool *higher)
 	return "mflops";
 }
 
-/* derived.efficiency against the 1-node run, and summary.himeno_scaling */
+/* The node type an experiment ran on ("" when the run had one type). */
+static const char *node_type(json_t *e)
+{
+	const char *t = np_json_str(json_object_get(e, "params"), "node_type");
+	return t ? t : "";
+}
+
+/* The 1-node median of e's node type: efficiency is only defined against
+ * a run of the same hardware, never another type's (two CPUs of one
+ * machine probed apart were two types once, and made a "1-node scaling"
+ * of 0.8). */
+static double h1_of(json_t *exps, json_t *e)
+{
+	double h1 = NAN;
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(exps, i, o)
+		if (np_suite_has(&np_suite_himeno, o) && json_integer_value(json_object_get(o, "nodes")) == 1 &&
+		    strcmp(node_type(o), node_type(e)) == 0)
+			h1 = np_rep_stat(o, "mflops", "median");
+	return h1;
+}
+
+/* derived.efficiency of each run on N > 1 nodes against its type's 1-node
+ * run, and summary.himeno_scaling: a row per experiment, named */
 static void derive(json_t *exps, json_t *summary)
 {
 	json_t *e, *scal = json_array();
-	double h1 = NAN;
 	size_t i;
 
-	json_array_foreach(exps, i, e)
-		if (np_suite_has(&np_suite_himeno, e) && json_integer_value(json_object_get(e, "nodes")) == 1)
-			h1 = np_rep_stat(e, "mflops", "median");
 	json_array_foreach(exps, i, e) {
 		json_int_t n = json_integer_value(json_object_get(e, "nodes"));
-		double m = np_rep_stat(e, "mflops", "median"), sys = np_rep_stat(e, "sys_pct", "median");
-		double eff = isfinite(m) && isfinite(h1) && h1 > 0 ? m / (n * h1) : NAN;
+		double m, sys, h1, eff = NAN;
 		if (!np_suite_has(&np_suite_himeno, e))
 			continue;
+		m = np_rep_stat(e, "mflops", "median");
+		sys = np_rep_stat(e, "sys_pct", "median");
+		h1 = n > 1 ? h1_of(exps, e) : NAN;
+		if (isfinite(m) && isfinite(h1) && h1 > 0)
+			eff = m / ((double)n * h1);
 		if (isfinite(eff))
 			json_object_set_new(json_object_get(e, "derived"), "efficiency", json_real(eff));
-		json_array_append_new(scal, json_pack("{s:I, s:o, s:o, s:o}", "nodes", n,
-		                      "mflops", isfinite(m) ? json_real(m) : json_null(),
+		json_array_append_new(scal, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "experiment",
+		                      np_json_str(e, "name") ? np_json_str(e, "name") : "", "node_type", node_type(e),
+		                      "nodes", n, "mflops", isfinite(m) ? json_real(m) : json_null(),
 		                      "efficiency", isfinite(eff) ? json_real(eff) : json_null(),
 		                      "sys_pct", isfinite(sys) ? json_real(sys) : json_null()));
 	}
@@ -144,29 +170,44 @@ static void derive(json_t *exps, json_t *summary)
 static void tables(json_t *res, np_report_t *r)
 {
 	json_t *s = json_object_get(json_object_get(res, "summary"), "himeno_scaling"), *e;
+	unsigned multi = 0, scaled = 0;
 	np_table_t *t;
 	size_t i;
 
 	if (!json_array_size(s))
 		return;
-	t = np_table_new(r, "himeno", "Himeno scaling: efficiency = MFLOPS(N) / (N x MFLOPS(1))", 4, "nodes",
-	                 "MFLOPS (median)", "efficiency", "%sys");
+	t = np_table_new(r, "himeno", "Himeno scaling: efficiency = MFLOPS(N) / (N x MFLOPS(1)), one node type", 5,
+	                 "experiment", "nodes", "MFLOPS (median)", "efficiency", "%sys");
 	if (!t)
 		return;
 	json_array_foreach(s, i, e) {
-		char n[16], m[32], ef[32], sy[32];
-		snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(e, "nodes")));
+		json_int_t n = json_integer_value(json_object_get(e, "nodes"));
+		char nn[16], m[32], ef[48], sy[32];
+		snprintf(nn, sizeof(nn), "%lld", (long long)n);
 		np_fmt_num(m, sizeof(m), np_json_real(e, "mflops"));
-		np_fmt_num(ef, sizeof(ef), np_json_real(e, "efficiency"));
+		if (n > 1)
+			multi++;
+		if (n == 1)
+			snprintf(ef, sizeof(ef), "(the reference)");
+		else if (isfinite(np_json_real(e, "efficiency")))
+			scaled++, np_fmt_num(ef, sizeof(ef), np_json_real(e, "efficiency"));
+		else
+			snprintf(ef, sizeof(ef), "no 1-node run of this type");
 		np_fmt_num(sy, sizeof(sy), np_json_real(e, "sys_pct"));
-		np_table_row(t, n, m, ef, sy);
+		np_table_row(t, np_json_str(e, "experiment"), nn, m, ef, sy);
 	}
+	if (!multi)
+		t->note = strdup("No multi-node Himeno ran: there is no scaling efficiency to show (it needs runs on "
+		                 "1 and on 2 or more nodes of one node type).");
+	else if (!scaled)
+		t->note = strdup("No efficiency: no multi-node run has a 1-node run of its own node type.");
 }
 
 static void plots(json_t *res, np_sb_t *b)
 {
 	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_himeno, .metric = "mflops",
-	               .title = "Himeno MFLOPS by node count", .ylabel = "MFLOPS" });
+	               .title = "Himeno MFLOPS by experiment", .ylabel = "MFLOPS" });
+	/* only the runs that have one: no bar for 1 node, no empty chart */
 	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_himeno, .metric = "efficiency", .derived = true,
 	               .title = "Himeno scaling efficiency", .ylabel = "MFLOPS(N) / (N x MFLOPS(1))",
 	               .ref = 1.0, .reflabel = "ideal" });

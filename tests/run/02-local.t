@@ -73,8 +73,19 @@ check "the summary names the failure" grep -q 'failed: rep 1' <<<"$OUT"
 # himeno and wrf locally (a stand-in wrf.exe that writes a real sample)
 run numaplan run himeno --local --repeat 2 --size XS --iterations 5 -o "$tmp/m"
 check "run himeno --local exits 0" [ "$RC" -eq 0 ]
-check "himeno 1-node efficiency is 1" \
-	jqt '.experiments[0].derived.efficiency == 1 and .summary.himeno_scaling[0].nodes == 1' "$tmp/m/results.json"
+# one node: efficiency MFLOPS(N) / (N x MFLOPS(1)) is not defined for it
+# (it would be 1 by construction), and the report says no scaling ran
+# rather than drawing a table of one "1.000"
+check "himeno on 1 node: no efficiency, a summary row naming the experiment" \
+	jqt '(.experiments[0].derived | has("efficiency") | not) and .summary.himeno_scaling ==
+	     [{experiment: "himeno.1n", node_type: "", nodes: 1, mflops: .experiments[0].stats.mflops.median,
+	       efficiency: null, sys_pct: .experiments[0].stats.sys_pct.median}]' "$tmp/m/results.json"
+run numaplan report "$tmp/m" --format md
+check "... and the report says no multi-node Himeno ran, with no efficiency figure" \
+	eval 'grep -q "No multi-node Himeno ran" <<<"$OUT" && ! grep -qE "^\| himeno\.1n \| 1 \|.*\| [0-9.]+ \|[^|]*\|$" <<<"$OUT"'
+run numaplan report "$tmp/m" --format html
+check "... and the HTML has no efficiency chart (nothing to draw)" \
+	eval '[ "$RC" -eq 0 ] && ! grep -q "Himeno scaling efficiency" <<<"$OUT"'
 mkdir -p "$tmp/wrf"
 cp "$DATA/wrf-fixed/namelist.input" "$tmp/wrf/"
 # Each rank writes its own rsl.error.NNNN, as WRF does: two ranks copying

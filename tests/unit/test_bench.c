@@ -364,6 +364,48 @@ static void test_node_outlier(void **state)
 	assert_false(np_node_outlier(5, 10, 10, 0.1, 4, false, 10, 3.5, &dev, &z));
 }
 
+/* Himeno efficiency: per node type, against that type's own 1-node run,
+ * and only for N > 1.  Type a: 1 node 100 MFLOPS, 2 nodes 180 -> 180 / (2 x
+ * 100) = 0.9; type b: 1 node 50 and no 2-node run -> none; a 2-node run of
+ * a type with no 1-node run (c) -> none, never another type's. */
+static void test_himeno_efficiency(void **state)
+{
+	(void)state;
+	json_error_t je;
+	json_t *exps = json_loads("["
+		"{\"name\":\"himeno.1n@a\",\"suite\":\"himeno\",\"kernel\":\"himeno\",\"nodes\":1,"
+		"\"params\":{\"node_type\":\"a\"},\"derived\":{},\"stats\":{\"mflops\":{\"median\":100}}},"
+		"{\"name\":\"himeno.1n@b\",\"suite\":\"himeno\",\"kernel\":\"himeno\",\"nodes\":1,"
+		"\"params\":{\"node_type\":\"b\"},\"derived\":{},\"stats\":{\"mflops\":{\"median\":50}}},"
+		"{\"name\":\"himeno.2n@a\",\"suite\":\"himeno\",\"kernel\":\"himeno\",\"nodes\":2,"
+		"\"params\":{\"node_type\":\"a\"},\"derived\":{},\"stats\":{\"mflops\":{\"median\":180}}},"
+		"{\"name\":\"himeno.2n@c\",\"suite\":\"himeno\",\"kernel\":\"himeno\",\"nodes\":2,"
+		"\"params\":{\"node_type\":\"c\"},\"derived\":{},\"stats\":{\"mflops\":{\"median\":90}}}"
+		"]", 0, &je);
+	json_t *summary = json_object(), *rows, *d;
+	const np_suite_t *himeno = np_suite_find("himeno");
+	size_t i;
+
+	assert_non_null(exps);
+	assert_non_null(himeno);
+	assert_true(himeno->derive != NULL);
+	himeno->derive(exps, summary);
+	for (i = 0; i < 4; i++) {
+		d = json_object_get(json_object_get(json_array_get(exps, i), "derived"), "efficiency");
+		if (i == 2)
+			assert_true(fabs(json_real_value(d) - 0.9) < 1e-12);
+		else
+			assert_null(d);
+	}
+	rows = json_object_get(summary, "himeno_scaling");
+	assert_int_equal(json_array_size(rows), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "experiment")), "himeno.2n@a");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "node_type")), "a");
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 3), "efficiency")));
+	json_decref(exps);
+	json_decref(summary);
+}
+
 static void test_hosts(void **state)
 {
 	/* n1 and n2 one kernel sharing CPU 1; n3 another machine; n4 with no boot id */
@@ -408,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_node_outlier),
 		cmocka_unit_test(test_stats_others_all),
 		cmocka_unit_test(test_hosts),
+		cmocka_unit_test(test_himeno_efficiency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
