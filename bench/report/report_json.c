@@ -11,8 +11,11 @@ int np_report_json(FILE *f, json_t *res)
 {
 	json_t *out = json_object(), *list = json_array(), *e;
 	static const char *const keep[] = { "schema", "suite", "created", "mode", "command", "repeat",
-	                                    "software", "topology", "rpeak", "jobs", "summary", "outliers",
-	                                    "failed_experiments", "failed_runs", "total_runs" };
+	                                    "software", "topology", "rpeak", "binding", "jobs", "nodes",
+	                                    "same_machine", "shared_cpus", "summary", "outliers", "left_out",
+	                                    "failed_experiments", "failed_runs", "total_runs",
+	                                    "misplaced_experiments", "misplaced_runs", "interrupted_runs",
+	                                    "node_states" };
 	size_t i;
 	int rc;
 
@@ -27,7 +30,7 @@ int np_report_json(FILE *f, json_t *res)
 		static const char *const ek[] = { "name", "suite", "kernel", "group", "placement", "nodes", "ntasks",
 		                                  "threads", "status", "runs_ok", "runs_total", "primary_metric",
 		                                  "unit", "higher_is_better", "stats", "derived", "per_node",
-		                                  "series_stats", "params" };
+		                                  "series_stats", "params", "placement_check" };
 		size_t k;
 		for (k = 0; k < sizeof(ek) / sizeof(ek[0]); k++) {
 			json_t *v = json_object_get(e, ek[k]);

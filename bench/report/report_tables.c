@@ -95,6 +95,12 @@ static void run_table(json_t *res, np_report_t *r)
 		         "misplaced_experiments")), (long long)json_integer_value(json_object_get(res, "misplaced_runs")));
 		np_table_row(t, "WARNING placement", buf);
 	}
+	/* what did not run because its node type was too small: said here,
+	 * never only on stderr */
+	json_array_foreach(json_object_get(res, "left_out"), i, j) {
+		snprintf(buf, sizeof(buf), "%s: %s", np_json_str(j, "name"), np_json_str(j, "reason"));
+		np_table_row(t, "LEFT OUT", buf);
+	}
 	jobs = json_object_get(res, "jobs");
 	json_array_foreach(jobs, i, j) {
 		snprintf(buf, sizeof(buf), "%s %s (exit %s, %s)", np_json_str(j, "id"), np_json_str(j, "state"),

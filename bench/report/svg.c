@@ -394,6 +394,9 @@ void np_svg_heatmap(np_sb_t *b, const char *title, const char *xlabel, const cha
 				np_fmt_num(lab, sizeof(lab), x);
 				text(b, ML + i * cw + cw / 2, MT + j * ch + ch / 2 + 4, "middle",
 				     f > 0.6 ? "fill=\"#ffffff\"" : NULL, lab);
+			} else {
+				/* grey alone reads as a value; say what it is */
+				text(b, ML + i * cw + cw / 2, MT + j * ch + ch / 2 + 4, "middle", NULL, "not measured");
 			}
 		}
 		text(b, ML - 6, MT + j * ch + ch / 2 + 4, "end", NULL, yl[j]);

@@ -152,6 +152,12 @@ typedef struct np_run_ctx {
 	json_t *probe_jobs;         /* the Slurm job of the topology probe */
 	bool pin_nodes;             /* the job asks for the probed nodes */
 	const char *name_suffix;    /* "@n3" when there are several node types */
+	unsigned type_nodes;        /* > 0 with several node types: the nodes
+	                             * of the one being planned
+	                             * (np_run_type_nodes) */
+	json_t *left_out;           /* experiments a node type could not hold:
+	                             * each as in experiments.json, with its
+	                             * reason in "left_out" */
 	bool made_outdir;           /* the run created its directory */
 	char *outdir;               /* absolute */
 	int outfd;                  /* outdir, checked (outdir.h): every file
@@ -204,6 +210,10 @@ int np_exp_alias(const np_run_ctx_t *c, np_exp_t *e, const char *alias);
 /* Suite helpers: the node count of a suite's experiments (--nodes, else
  * the suite's default; 1 with --local) */
 unsigned np_run_nodes(const np_run_ctx_t *c, const struct np_suite *s);
+/* The same, at most the nodes of the node type being planned: for a suite
+ * whose one experiment is sized to the nodes it gets (HPL: hpl.1n on a
+ * type of one node rather than an hpl.2n left out). */
+unsigned np_run_type_nodes(const np_run_ctx_t *c, const struct np_suite *s);
 /* Symbolic domains of a node (suite_util.c): array indexes, -1 for none. */
 typedef struct np_domains {
 	int hca_local;              /* NUMA node of the adapter */

@@ -127,11 +127,20 @@ int np_run_collect(const np_run_opts_t *in)
 		c.probe_jobs = json_incref(json_object_get(meta, "probe_jobs"));
 	restore_rpeak(json_object_get(meta, "rpeak"), &c.rpeak);
 	c.array_tasks = (unsigned)json_integer_value(json_object_get(meta, "array_tasks"));
-	json_array_foreach(exps, i, x)
+	json_array_foreach(exps, i, x) {
+		/* an experiment its node type could not hold did not run: it
+		 * stays listed, with its reason, and is not collected */
+		if (json_is_string(json_object_get(x, "left_out"))) {
+			if (!c.left_out)
+				c.left_out = json_array();
+			json_array_append(c.left_out, x);
+			continue;
+		}
 		if (!np_exp_from_json(&c, x, &err)) {
 			np_opt_print("run --collect: %s", err.msg);
 			goto out;
 		}
+	}
 	/* keep the Slurm jobs a previous collection recorded */
 	if ((old = json_load_file(rp, 0, &je)) && json_is_array(json_object_get(old, "jobs")))
 		jobs = json_deep_copy(json_object_get(old, "jobs"));
@@ -161,6 +170,7 @@ out:
 	json_decref(res);
 	np_exp_list_free(&c.exps);
 	np_node_types_free(&c);
+	json_decref(c.left_out);
 	free(c.outdir);
 	if (c.outfd >= 0)
 		close(c.outfd);

@@ -17,6 +17,35 @@
 #include "suites/suite.h"
 #include "slurm/slurm_adapter.h"
 
+/* An experiment a node type cannot hold is said, not dropped: it is kept
+ * in c->left_out with its reason (experiments.json, results.json, the
+ * report's Run section), and the plan written for it goes, so that
+ * plans/ holds only what ran. */
+static int leave_out(np_run_ctx_t *c, np_exp_t *e, const np_node_type_t *t, np_error_t *err)
+{
+	json_t *j = np_exp_to_json(e);
+	char *why = np_strdup_printf("node type %s has %u node%s; %s needs %u", t->name, t->nnodes,
+	                             t->nnodes > 1 ? "s" : "", e->name, e->nodes);
+	char *plan = np_strdup_printf("plans/%s.json", e->name);
+	int rc = 0;
+
+	if (!c->left_out)
+		c->left_out = json_array();
+	if (!j || !why || !plan || !c->left_out)
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+	if (!rc) {
+		json_object_set_new(j, "node_type", json_string(t->name));
+		json_object_set_new(j, "left_out", json_string(why));
+		json_array_append(c->left_out, j);
+		if (unlinkat(c->outfd, plan, 0) < 0 && errno != ENOENT)
+			rc = np_error_set(err, -errno, "%s/%s: %s", c->outdir, plan, strerror(errno));
+	}
+	json_decref(j);
+	free(why);
+	free(plan);
+	return rc;
+}
+
 /* With several node types, an experiment runs on the nodes of its own
  * type: a per-node experiment on as many of them as there are, any other
  * only when the type has the nodes it needs. */
@@ -25,6 +54,7 @@ static int fit_type(np_run_ctx_t *c, const np_node_type_t *t, unsigned n0, np_er
 	unsigned i, k, kept = n0, dropped = 0;
 	char first[96] = "";
 	np_sb_t b;
+	int rc;
 
 	for (i = n0; i < c->exps.n; i++) {
 		np_exp_t *e = c->exps.v[i];
@@ -33,6 +63,8 @@ static int fit_type(np_run_ctx_t *c, const np_node_type_t *t, unsigned n0, np_er
 			e->nodes = t->nnodes;
 			e->ntasks = per * t->nnodes;
 		} else if (e->nodes > t->nnodes) {
+			if ((rc = leave_out(c, e, t, err)) < 0)
+				return rc;
 			if (!dropped++)
 				snprintf(first, sizeof(first), "%s", e->name);
 			np_exp_free(e);
@@ -71,12 +103,14 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 		if (c->ntypes > 1) {
 			snprintf(suffix, sizeof(suffix), "@%s", c->types[k].name);
 			c->name_suffix = suffix;
+			c->type_nodes = c->types[k].nnodes;
 		}
 		rc = o->suite->generate(c, err);
 		if (rc == 0 && c->ntypes > 1)
 			rc = fit_type(c, &c->types[k], n0, err);
 	}
 	c->name_suffix = NULL;
+	c->type_nodes = 0;
 	c->topo = c->types[0].topo;
 	return rc;
 }
@@ -150,6 +184,7 @@ void np_run_ctx_free(np_run_ctx_t *c)
 		close(c->outfd);
 	free(c->enforced);
 	json_decref(c->summary);
+	json_decref(c->left_out);
 	memset(c, 0, sizeof(*c));
 	c->outfd = -1;
 }
@@ -178,6 +213,9 @@ static int write_experiments(np_run_ctx_t *c, np_error_t *err)
 
 	for (i = 0; i < c->exps.n; i++)
 		json_array_append_new(a, np_exp_to_json(c->exps.v[i]));
+	/* then those left out, marked so (--collect passes them over) */
+	if (c->left_out)
+		json_array_extend(a, c->left_out);
 	rc = np_outdir_write_json(c->outfd, c->outdir, "experiments.json", a, JSON_INDENT(2), err);
 	json_decref(a);
 	return rc;

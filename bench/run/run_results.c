@@ -31,6 +31,20 @@ static const char *primary_metric(const np_exp_t *e, bool *higher)
 }
 
 /* Figures across experiments, suite by suite in registry order. */
+/* The experiments a node type could not hold: name, node type, nodes
+ * needed and why (an empty list when none was). */
+static json_t *left_out(const np_run_ctx_t *c)
+{
+	json_t *a = json_array(), *x;
+	size_t i;
+
+	json_array_foreach(c->left_out, i, x)
+		json_array_append_new(a, json_pack("{s:O?, s:O?, s:O?, s:O?}", "name", json_object_get(x, "name"),
+		                      "node_type", json_object_get(x, "node_type"), "nodes",
+		                      json_object_get(x, "nodes"), "reason", json_object_get(x, "left_out")));
+	return a;
+}
+
 static void derive(json_t *exps, json_t *summary)
 {
 	unsigned i;
@@ -320,6 +334,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		free(ht);
 	}
 	json_object_set_new(res, "experiments", exps);
+	json_object_set_new(res, "left_out", left_out(c));
 	json_object_set_new(res, "summary", summary);
 	json_object_set_new(res, "outliers", outl);
 	json_object_set_new(res, "failed_experiments", json_integer(failed));

@@ -128,7 +128,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
 	const hpl_opts_t *ho = np_suite_opts(o, &np_suite_hpl);
-	unsigned nodes = np_run_nodes(c, &np_suite_hpl);
+	unsigned nodes = np_run_type_nodes(c, &np_suite_hpl);
 	unsigned per_node = o->ntasks ? (o->ntasks + nodes - 1) / nodes : c->topo->ncores;
 	unsigned ntasks = o->ntasks ? o->ntasks : per_node * nodes;
 	unsigned nb = ho->nb, p, q;

@@ -297,67 +297,124 @@ static const char *primary(const np_exp_t *e, bool *higher)
 	return "triad_mbps";
 }
 
-/* summary.stream_matrix: Triad medians by CPU node (rows) and memory node. */
-static void derive(json_t *exps, json_t *summary)
+static const char *node_type(json_t *e)
+{
+	const char *t = np_json_str(json_object_get(e, "params"), "node_type");
+	return t ? t : "";
+}
+
+static bool is_cell(json_t *e, const char *type)
+{
+	return np_suite_has(&np_suite_stream, e) && np_json_streq(e, "group", "matrix") &&
+	       strcmp(node_type(e), type) == 0;
+}
+
+static void add_unique(json_t *a, json_int_t v)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(a, i, x)
+		if (json_integer_value(x) == v)
+			return;
+	json_array_append_new(a, json_integer(v));
+}
+
+/* One node type's matrix: Triad medians by CPU node (rows) and memory node,
+ * each cell found by the experiment's params (numa_cpu, numa_mem), never by
+ * its name, which carries @TYPE when a run has several types. */
+static json_t *matrix_of(json_t *exps, const char *type)
 {
 	json_t *cpus = json_array(), *mems = json_array(), *rows = json_array(), *e, *x, *y;
 	size_t i, a, b;
 
-	json_array_foreach(exps, i, e) {
-		json_t *p = json_object_get(e, "params");
-		json_int_t cn, mn;
-		bool hc = false, hm = false;
-		if (!np_suite_has(&np_suite_stream, e) || !np_json_streq(e, "group", "matrix"))
-			continue;
-		cn = json_integer_value(json_object_get(p, "numa_cpu"));
-		mn = json_integer_value(json_object_get(p, "numa_mem"));
-		json_array_foreach(cpus, a, x) hc |= json_integer_value(x) == cn;
-		json_array_foreach(mems, b, x) hm |= json_integer_value(x) == mn;
-		if (!hc)
-			json_array_append_new(cpus, json_integer(cn));
-		if (!hm)
-			json_array_append_new(mems, json_integer(mn));
-	}
-	if (!json_array_size(cpus)) {
-		json_decref(cpus);
-		json_decref(mems);
-		json_decref(rows);
-		return;
-	}
+	json_array_foreach(exps, i, e)
+		if (is_cell(e, type)) {
+			add_unique(cpus, json_integer_value(json_object_get(json_object_get(e, "params"), "numa_cpu")));
+			add_unique(mems, json_integer_value(json_object_get(json_object_get(e, "params"), "numa_mem")));
+		}
 	json_array_foreach(cpus, a, x) {
 		json_t *row = json_array();
 		json_array_foreach(mems, b, y) {
-			char name[96];
-			json_t *f = NULL, *g;
-			size_t k;
-			double v;
-			snprintf(name, sizeof(name), "stream.matrix.c%lld.m%lld",
-			         (long long)json_integer_value(x), (long long)json_integer_value(y));
-			json_array_foreach(exps, k, g)
-				if (np_suite_has(&np_suite_stream, g) && np_json_streq(g, "name", name))
-					f = g;
-			v = f ? np_rep_stat(f, "triad_mbps", "median") : NAN;
+			double v = NAN;
+			json_array_foreach(exps, i, e) {
+				json_t *p = json_object_get(e, "params");
+				if (is_cell(e, type) &&
+				    json_integer_value(json_object_get(p, "numa_cpu")) == json_integer_value(x) &&
+				    json_integer_value(json_object_get(p, "numa_mem")) == json_integer_value(y))
+					v = np_rep_stat(e, "triad_mbps", "median");
+			}
 			json_array_append_new(row, isfinite(v) ? json_real(v) : json_null());
 		}
 		json_array_append_new(rows, row);
 	}
-	json_object_set_new(summary, "stream_matrix", json_pack("{s:o, s:o, s:o, s:s}", "cpu_nodes", cpus,
-	                    "mem_nodes", mems, "triad_mbps", rows, "unit", "MB/s"));
+	return json_pack("{s:s, s:o, s:o, s:o, s:s}", "node_type", type, "cpu_nodes", cpus, "mem_nodes", mems,
+	                 "triad_mbps", rows, "unit", "MB/s");
 }
 
-static void tables(json_t *res, np_report_t *r)
+/* summary.stream_matrices: one matrix per node type; summary.stream_matrix:
+ * the first of them (the only one, when the run has one type) */
+static void derive(json_t *exps, json_t *summary)
 {
-	json_t *m = json_object_get(json_object_get(res, "summary"), "stream_matrix");
+	json_t *all = json_array(), *e, *m;
+	size_t i, k;
+
+	json_array_foreach(exps, i, e) {
+		bool seen = false;
+		if (!np_suite_has(&np_suite_stream, e) || !np_json_streq(e, "group", "matrix"))
+			continue;
+		json_array_foreach(all, k, m)
+			seen |= strcmp(np_json_str(m, "node_type"), node_type(e)) == 0;
+		if (!seen)
+			json_array_append_new(all, matrix_of(exps, node_type(e)));
+	}
+	if (json_array_size(all)) {
+		json_object_set(summary, "stream_matrix", json_array_get(all, 0));
+		json_object_set(summary, "stream_matrices", all);
+	}
+	json_decref(all);
+}
+
+/* The matrices of a results.json: stream_matrices, or the one
+ * stream_matrix of a run written before there were several; a new
+ * reference, which the caller drops. */
+static json_t *matrices(json_t *res)
+{
+	json_t *s = json_object_get(res, "summary"), *all = json_object_get(s, "stream_matrices");
+
+	if (json_is_array(all))
+		return json_incref(all);
+	all = json_array();
+	if (json_object_get(s, "stream_matrix"))
+		json_array_append(all, json_object_get(s, "stream_matrix"));
+	return all;
+}
+
+static bool any_cell(json_t *m)
+{
+	json_t *row, *c;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(m, "triad_mbps"), i, row)
+		json_array_foreach(row, j, c)
+			if (json_is_number(c))
+				return true;
+	return false;
+}
+
+static void matrix_table(json_t *m, np_report_t *r)
+{
 	json_t *cpus = json_object_get(m, "cpu_nodes"), *mems = json_object_get(m, "mem_nodes");
 	json_t *rows = json_object_get(m, "triad_mbps"), *x;
-	unsigned nc, i, j;
+	const char *type = np_json_str(m, "node_type");
+	unsigned nc, i, j, missing = 0;
+	char title[256];
 	np_table_t *t;
 
-	if (!m)
-		return;
 	nc = (unsigned)json_array_size(mems);
-	t = np_table_new(r, "stream_matrix", "STREAM Triad (MB/s) by CPU node (rows) and memory node (columns); "
-	                 "in brackets: share of the local figure", 1, "CPU node \\ memory node");
+	snprintf(title, sizeof(title), "STREAM Triad (MB/s) by CPU node (rows) and memory node (columns)%s%s; "
+	         "in brackets: share of the local figure", type && *type ? ", node type " : "", type ? type : "");
+	t = np_table_new(r, "stream_matrix", title, 1, "CPU node \\ memory node");
 	if (!t || np_table_add_cols(t, nc) < 0)
 		return;
 	for (j = 0; j < nc; j++)
@@ -375,8 +432,13 @@ static void tables(json_t *res, np_report_t *r)
 		for (j = 0; j < nc; j++) {
 			json_t *c = json_array_get(rw, j);
 			char num[32];
-			np_fmt_num(num, sizeof(num), json_is_number(c) ? json_number_value(c) : NAN);
-			if (json_is_number(c) && isfinite(local) && local > 0)
+			if (!json_is_number(c)) {
+				v[j + 1] = strdup("not measured");
+				missing++;
+				continue;
+			}
+			np_fmt_num(num, sizeof(num), json_number_value(c));
+			if (isfinite(local) && local > 0)
 				v[j + 1] = np_strdup_printf("%s (%.0f%%)", num, 100 * json_number_value(c) / local);
 			else
 				v[j + 1] = strdup(num);
@@ -384,19 +446,37 @@ static void tables(json_t *res, np_report_t *r)
 		np_table_row_v(t, v);
 		np_strv_free(v, nc + 1);
 	}
+	if (!any_cell(m))
+		t->note = strdup("No cell of the matrix was measured: every run of it failed or was left out.");
+	else if (missing)
+		t->note = np_strdup_printf("%u cell%s not measured (failed or left out).", missing,
+		                           missing > 1 ? "s" : "");
 }
 
-static void heatmap(json_t *res, np_sb_t *b)
+static void tables(json_t *res, np_report_t *r)
 {
-	json_t *m = json_object_get(json_object_get(res, "summary"), "stream_matrix");
+	json_t *all = matrices(res), *m;
+	size_t i;
+
+	json_array_foreach(all, i, m)
+		matrix_table(m, r);
+	json_decref(all);
+}
+
+static void heatmap(json_t *m, np_sb_t *b)
+{
 	json_t *cpus = json_object_get(m, "cpu_nodes"), *mems = json_object_get(m, "mem_nodes");
 	json_t *rows = json_object_get(m, "triad_mbps");
 	unsigned nx = (unsigned)json_array_size(mems), ny = (unsigned)json_array_size(cpus), i, j;
-	char **xl, **yl;
+	const char *type = np_json_str(m, "node_type");
+	char **xl, **yl, title[192];
 	double *v;
 
-	if (!m || !nx || !ny)
+	/* no chart without a measured cell: never an empty grey box */
+	if (!nx || !ny || !any_cell(m))
 		return;
+	snprintf(title, sizeof(title), "STREAM Triad MB/s: CPU node x memory node%s%s",
+	         type && *type ? ", node type " : "", type ? type : "");
 	xl = calloc(nx, sizeof(char *));
 	yl = calloc(ny, sizeof(char *));
 	v = calloc((size_t)nx * ny, sizeof(double));
@@ -411,7 +491,7 @@ static void heatmap(json_t *res, np_sb_t *b)
 			}
 		}
 		np_sb_add(b, "<figure>\n");
-		np_svg_heatmap(b, "STREAM Triad MB/s: CPU node x memory node", "memory NUMA node", "CPU NUMA node",
+		np_svg_heatmap(b, title, "memory NUMA node", "CPU NUMA node",
 		               (const char *const *)xl, nx, (const char *const *)yl, ny, v);
 		np_sb_add(b, "</figure>\n");
 	}
@@ -422,9 +502,14 @@ static void heatmap(json_t *res, np_sb_t *b)
 
 static void plots(json_t *res, np_sb_t *b)
 {
+	json_t *all = matrices(res), *m;
+	size_t i;
+
 	np_report_bars(b, res, &(np_bars_t){ .suite = &np_suite_stream, .group = "domain", .metric = "triad_mbps",
 	               .title = "STREAM Triad by memory domain", .ylabel = "MB/s" });
-	heatmap(res, b);
+	json_array_foreach(all, i, m)
+		heatmap(m, b);
+	json_decref(all);
 }
 
 const np_suite_t np_suite_stream = {

@@ -19,6 +19,13 @@ unsigned np_run_nodes(const np_run_ctx_t *c, const np_suite_t *s)
 	return s && s->nodes ? s->nodes : 1;
 }
 
+unsigned np_run_type_nodes(const np_run_ctx_t *c, const np_suite_t *s)
+{
+	unsigned n = np_run_nodes(c, s);
+
+	return c->type_nodes && n > c->type_nodes ? c->type_nodes : n;
+}
+
 /* One PU per core: STREAM and friends run a thread per core, and the
  * sibling hyperthreads would only share the core's load/store units. */
 char *np_run_core_cpus(const np_topo_t *t, const np_cpuset_t *within, unsigned *ncores)

@@ -32,6 +32,13 @@ run numaplan report "$tmp/s" --format json
 check "json exits 0" [ "$RC" -eq 0 ]
 check "json is valid and keeps the statistics" \
 	jqt '.schema == "numaplan-results/1" and (.experiments[0].stats.triad_mbps.median > 0) and (.experiments[0].median > 0)' <<<"$OUT"
+# what the reader of a condensed report needs to trust a figure is kept
+# from results.json as it is: where the nodes ran and how they were bound,
+# what was misplaced, left out or interrupted, each experiment's check
+check "json keeps binding, nodes, same_machine, shared_cpus, left_out, the misplaced and interrupted counts" \
+	jqt --slurpfile r "$tmp/s/results.json" '. as $j | all(["binding", "nodes", "same_machine", "shared_cpus",
+	     "left_out", "misplaced_experiments", "misplaced_runs", "interrupted_runs"][]; . as $k | $j[$k] == $r[0][$k])
+	     and ([.experiments[].placement_check] == [$r[0].experiments[].placement_check])' <<<"$OUT"
 
 run numaplan report "$tmp/c" --format md
 check "compare report has the speed-up table" grep -q '^## Placement comparison' <<<"$OUT"

@@ -133,7 +133,39 @@ check "hca-local per type: NUMA 5 on the 7551, NUMA 3 on the 7401" \
 	     ([.[] | select(.aliases | index("osu.intra.hca-local-hca-local@n2")) | .name] == ["osu.intra.numa3-numa3@n2"])' \
 	"$tmp/two/experiments.json"
 check "2-node tests need 2 nodes of one type: left out, with a note" \
-	eval 'grep -q "node type n1 has 1 node: .* left out" <<<"$ERR" && ! jq -e ".[] | select(.nodes == 2)" "$tmp/two/experiments.json" >/dev/null'
+	eval 'grep -q "node type n1 has 1 node: .* left out" <<<"$ERR" &&
+	      ! jq -e ".[] | select(.nodes == 2 and (has(\"left_out\") | not))" "$tmp/two/experiments.json" >/dev/null'
+# OSU's inter-node experiments need 2 nodes of one type: each type has 1,
+# so every one of them is listed as left out, with its reason
+check "experiments.json lists OSU's inter-node experiments as left out, each with its reason" \
+	jqt '[.[] | select(.nodes == 2)] | length > 0 and
+	     all(.left_out | test("^node type n[12] has 1 node; .* needs 2$"))' "$tmp/two/experiments.json"
+# Himeno at 1 and 2 nodes: the 1-node runs stay, the 2-node ones are left
+# out, and their plans go from plans/ (which holds what is to run)
+R himeno --nodes 2 --plan-only -o "$tmp/twohim"
+check "himeno --nodes 2 on two 1-node types: himeno.1n of each type planned, himeno.2n of each left out" \
+	jqt '[.[] | {name, nodes, left_out}] == [
+	       {"name":"himeno.1n@n1","nodes":1,"left_out":null}, {"name":"himeno.1n@n2","nodes":1,"left_out":null},
+	       {"name":"himeno.2n@n1","nodes":2,"left_out":"node type n1 has 1 node; himeno.2n@n1 needs 2"},
+	       {"name":"himeno.2n@n2","nodes":2,"left_out":"node type n2 has 1 node; himeno.2n@n2 needs 2"}]' \
+	"$tmp/twohim/experiments.json"
+check "... plans/ holds the plans of the two that are to run, and only those" \
+	eval '[ "$(ls "$tmp/twohim/plans" | tr "\n" " ")" = "himeno.1n@n1.json himeno.1n@n2.json " ]'
+# collected (nothing ran: a plan-only run), results.json and the report's
+# Run section say what was left out, not only stderr at planning time
+run numaplan run --collect "$tmp/twohim"
+check "... results.json: left_out names both, with their type, nodes and reason" \
+	jqt '[.left_out[] | [.name, .node_type, .nodes, .reason]] == [
+	       ["himeno.2n@n1", "n1", 2, "node type n1 has 1 node; himeno.2n@n1 needs 2"],
+	       ["himeno.2n@n2", "n2", 2, "node type n2 has 1 node; himeno.2n@n2 needs 2"]]' "$tmp/twohim/results.json"
+run numaplan report "$tmp/twohim" --format md
+check "... and the report's Run section has a LEFT OUT row for each" \
+	eval '[ "$(grep -c "^| LEFT OUT | himeno\.2n@n[12]: node type n[12] has 1 node; himeno\.2n@n[12] needs 2 |$" <<<"$OUT")" = 2 ]'
+# HPL scales to the nodes a type has: 1 node each, so hpl.1n per type
+R hpl --nodes 2 --plan-only -o "$tmp/twohpl"
+check "hpl --nodes 2 on two 1-node types: hpl.1n@n1 and hpl.1n@n2, nothing left out" \
+	jqt '[.[] | {name, nodes, left_out}] == [{"name":"hpl.1n@n1","nodes":1,"left_out":null},
+	                                          {"name":"hpl.1n@n2","nodes":1,"left_out":null}]' "$tmp/twohpl/experiments.json"
 
 # --- two nodes of one machine on CPUs of their own: one node type ----------
 # each node's probe runs on its one CPU (n1 CPU 0, n2 CPU 1), where a VM's

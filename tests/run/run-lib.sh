@@ -16,7 +16,7 @@ schema_ok() { # file
 	  (.created|type) == "string" and (.mode|type) == "string" and
 	  (.repeat|type) == "number" and (.software.numaplan|type) == "string" and
 	  (.topology.cores|type) == "number" and (.rpeak|type) == "object" and
-	  (.jobs|type) == "array" and (.outliers|type) == "array" and
+	  (.jobs|type) == "array" and (.outliers|type) == "array" and (.left_out|type) == "array" and
 	  (.failed_experiments|type) == "number" and (.experiments|length) > 0 and
 	  all(.experiments[];
 	    (.name|type) == "string" and (.suite|type) == "string" and

@@ -406,6 +406,59 @@ static void test_himeno_efficiency(void **state)
 	json_decref(summary);
 }
 
+/* A cell of the STREAM matrix as an experiment: kernel stream, group
+ * matrix, params numa_cpu/numa_mem/node_type, and a median. */
+static json_t *cell(const char *name, const char *type, int c, int m, double median)
+{
+	json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:i, s:{s:i, s:i}, s:{}, s:{s:{s:f}}}", "name", name,
+	                      "suite", "stream", "kernel", "stream", "group", "matrix", "nodes", 1,
+	                      "params", "numa_cpu", c, "numa_mem", m, "derived", "stats", "triad_mbps",
+	                      "median", median);
+	assert_non_null(e);
+	if (type)
+		json_object_set_new(json_object_get(e, "params"), "node_type", json_string(type));
+	return e;
+}
+
+/* The matrix is found through params, not names: a run of two node types
+ * names its cells stream.matrix.c0.m0@a, and each type gets its own
+ * matrix; a cell that did not run is null (the report says "not
+ * measured"). */
+static void test_stream_matrix_types(void **state)
+{
+	(void)state;
+	const np_suite_t *stream = np_suite_find("stream");
+	json_t *exps = json_array(), *summary = json_object(), *all, *a, *b;
+
+	assert_non_null(stream);
+	json_array_append_new(exps, cell("stream.matrix.c0.m0@a", "a", 0, 0, 100));
+	json_array_append_new(exps, cell("stream.matrix.c0.m1@a", "a", 0, 1, 60));
+	json_array_append_new(exps, cell("stream.matrix.c1.m0@a", "a", 1, 0, 50));
+	/* c1.m1@a did not run: its experiment is gone, or failed (no median) */
+	json_array_append_new(exps, cell("stream.matrix.c0.m0@b", "b", 0, 0, 70));
+	stream->derive(exps, summary);
+	all = json_object_get(summary, "stream_matrices");
+	assert_int_equal(json_array_size(all), 2);
+	a = json_array_get(all, 0);
+	b = json_array_get(all, 1);
+	assert_string_equal(json_string_value(json_object_get(a, "node_type")), "a");
+	assert_string_equal(json_string_value(json_object_get(b, "node_type")), "b");
+	/* rows: CPU node 0 then 1; columns: memory node 0 then 1 */
+	json_t *want = json_pack("[i, i]", 0, 1);
+	assert_true(json_equal(json_object_get(a, "cpu_nodes"), want));
+	assert_true(json_equal(json_object_get(a, "mem_nodes"), want));
+	json_decref(want);
+	assert_true(json_real_value(json_array_get(json_array_get(json_object_get(a, "triad_mbps"), 0), 0)) == 100);
+	assert_true(json_real_value(json_array_get(json_array_get(json_object_get(a, "triad_mbps"), 0), 1)) == 60);
+	assert_true(json_real_value(json_array_get(json_array_get(json_object_get(a, "triad_mbps"), 1), 0)) == 50);
+	assert_true(json_is_null(json_array_get(json_array_get(json_object_get(a, "triad_mbps"), 1), 1)));
+	assert_true(json_real_value(json_array_get(json_array_get(json_object_get(b, "triad_mbps"), 0), 0)) == 70);
+	/* the first type's matrix is also summary.stream_matrix */
+	assert_true(json_equal(json_object_get(summary, "stream_matrix"), a));
+	json_decref(exps);
+	json_decref(summary);
+}
+
 static void test_hosts(void **state)
 {
 	/* n1 and n2 one kernel sharing CPU 1; n3 another machine; n4 with no boot id */
@@ -451,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_stats_others_all),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_himeno_efficiency),
+		cmocka_unit_test(test_stream_matrix_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
