@@ -1,0 +1,332 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""figures.py RUNDIR [REPORT.md] - every figure of a run, derived again.
+
+An independent check of what `numaplan run` and `numaplan report` print: it
+shares no code with bench/.  From the raw outputs alone (each kernel's JSON
+line in raw/NAME.rR.NODE.out, raw/NAME.rR.rc, the /proc/stat samples in
+raw/NAME.rR.stat) it derives each run's figures, then each experiment's
+median, min and max, %sys, HPL's efficiency against Rpeak, Himeno's scaling
+efficiency and the STREAM matrix, and compares them with results.json
+and, when given, the Markdown report.  A section that is missing or empty
+while its data exists is a failure too.
+
+The definitions are those of numaplan-run(1) and numaplan-report(1):
+  - STREAM: the kernel's copy/scale/add/triad_mbps; HPL: gflops, and
+    efficiency = gflops / (Rpeak per node x nodes); Himeno: mflops;
+    OSU: lat_8B_us is the value at 8 bytes, bw_max_mbps the largest value.
+  - A run passes when its rc file says rc=0 and the kernel validated.
+  - median of an even count: the mean of the middle two.
+  - %sys of a node: (system + irq + softirq) over all of user, nice,
+    system, idle, iowait, irq, softirq and steal between the before and
+    after lines of the run's .stat file; a run on all nodes: their mean.
+  - Himeno efficiency: MFLOPS(N) / (N x MFLOPS(1)), the 1-node run of the
+    same node type, for N > 1 only.
+Output: TAP, one line per check; exit 1 when any failed.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+n_ok = 0
+n_fail = 0
+
+
+def check(ok, what, detail=""):
+    global n_ok, n_fail
+    if ok:
+        n_ok += 1
+        print(f"ok {n_ok + n_fail} - {what}")
+    else:
+        n_fail += 1
+        print(f"not ok {n_ok + n_fail} - {what}")
+        if detail:
+            for line in str(detail).splitlines():
+                print(f"#   {line}")
+
+
+def close(a, b, rel=1e-6):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    if n == 0:
+        return None
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def printed_matches(text, value):
+    """A number as the report printed it stands for value: equal to it
+    rounded to the digits printed (half a unit of the last digit)."""
+    m = re.fullmatch(r"\s*(-?[0-9]+)(?:\.([0-9]+))?\s*", text)
+    if not m or value is None:
+        return False
+    decimals = len(m.group(2) or "")
+    printed = float(text)
+    half = 0.5 * 10 ** -decimals
+    return abs(printed - value) <= half * (1 + 1e-9) + 1e-12 * abs(value)
+
+
+# ---- the raw outputs ----------------------------------------------------
+def kernel_json(path):
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    return json.loads(line)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def rc_ok(raw, name, rep):
+    try:
+        with open(os.path.join(raw, f"{name}.r{rep}.rc")) as f:
+            return re.match(r"rc=0\b", f.read()) is not None
+    except OSError:
+        return False
+
+
+def stat_shares(raw, name, rep):
+    """node -> %sys over the run, from its before and after lines"""
+    lines = {}
+    try:
+        with open(os.path.join(raw, f"{name}.r{rep}.stat")) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 7 and w[0] in ("before", "after") and w[2] == "cpu":
+                    lines[(w[0], w[1])] = [int(x) for x in w[3:11]] + [0] * (11 - len(w))
+    except OSError:
+        return {}
+    out = {}
+    for (when, node), b in lines.items():
+        if when != "before" or ("after", node) not in lines:
+            continue
+        a = lines[("after", node)]
+        d = [x - y for x, y in zip(a, b)]
+        user, nice, system, idle, iowait, irq, softirq, steal = (d + [0] * 8)[:8]
+        total = user + nice + system + idle + iowait + irq + softirq + steal
+        if total > 0:
+            out[node] = 100.0 * (system + irq + softirq) / total
+    return out
+
+
+def figures(kernel, k):
+    """the figures of one kernel output, and whether it validated"""
+    if k is None:
+        return None, False
+    if kernel == "stream":
+        f = {m: k.get(m) for m in ("copy_mbps", "scale_mbps", "add_mbps", "triad_mbps")}
+        return f, k.get("validated") is True
+    if kernel in ("hpl", "xhpl"):
+        return {"gflops": k.get("gflops")}, k.get("passed") is True
+    if kernel == "himeno":
+        return {"mflops": k.get("mflops")}, k.get("validated", True) is not False
+    if kernel == "osu":
+        res = k.get("results") or []
+        f = {}
+        if k.get("unit") == "us":
+            at8 = [r["value"] for r in res if r.get("size") == 8]
+            f["lat_8B_us"] = at8[0] if at8 else None
+        else:
+            f["bw_max_mbps"] = max((r["value"] for r in res), default=None)
+        return f, bool(res)
+    return None, False
+
+
+def derive_runs(raw, exp, repeat):
+    """[(rep, node, figures, sys)] of the runs that passed"""
+    name, kernel = exp["name"], exp["kernel"]
+    files = os.listdir(raw)
+    runs = []
+    for rep in range(1, repeat + 1):
+        if not rc_ok(raw, name, rep):
+            continue
+        shares = stat_shares(raw, name, rep)
+        pre = f"{name}.r{rep}."
+        outs = sorted(f for f in files if f.startswith(pre) and f.endswith(".out")
+                      and "." not in f[len(pre):-4])
+        per = {}
+        for f in outs:
+            node = f[len(pre):-4]
+            fig, valid = figures(kernel, kernel_json(os.path.join(raw, f)))
+            if fig is not None and valid:
+                per[node] = fig
+            elif fig is not None:
+                per[node] = None          # ran, did not validate
+        if not per:
+            continue
+        if exp.get("per_node_runs"):
+            for node, fig in per.items():
+                if fig is not None:
+                    runs.append((rep, node, fig, shares.get(node)))
+        else:
+            # an MPI run: its first rank prints, on one node
+            figs = [f for f in per.values() if f is not None]
+            if len(figs) == 1 and len(per) == 1:
+                vals = list(shares.values())
+                runs.append((rep, "all", figs[0], sum(vals) / len(vals) if vals else None))
+    return runs
+
+
+# ---- the comparison -----------------------------------------------------
+def main():
+    if len(sys.argv) < 2:
+        sys.stderr.write("usage: figures.py RUNDIR [REPORT.md]\n")
+        return 2
+    rundir = sys.argv[1]
+    raw = os.path.join(rundir, "raw")
+    with open(os.path.join(rundir, "results.json")) as f:
+        res = json.load(f)
+    repeat = res["repeat"]
+    rpeak_node = (res.get("rpeak") or {}).get("gflops_per_node")
+    derived = {}
+
+    for e in res["experiments"]:
+        name, kernel = e["name"], e["kernel"]
+        # each node's runs apart when results.json has one run per node
+        e["per_node_runs"] = any(r.get("node") not in (None, "all") for r in e.get("runs", []))
+        runs = derive_runs(raw, e, repeat)
+        metric = e.get("primary_metric")
+        stats = e.get("stats", {})
+        vals = [fig.get(metric) for _, _, fig, _ in runs if fig.get(metric) is not None]
+        d = {"n": len(vals), "median": median(vals), "min": min(vals, default=None),
+             "max": max(vals, default=None)}
+        got = stats.get(metric, {})
+        check(d["n"] == got.get("n", 0) and close(d["median"], got.get("median"))
+              and close(d["min"], got.get("min")) and close(d["max"], got.get("max")),
+              f"{name}: {metric} median, min, max of {d['n']} passed run(s) from raw/",
+              f"derived {d}\nresults.json {got}")
+        if kernel == "stream":
+            for m in ("copy_mbps", "scale_mbps", "add_mbps"):
+                v = [fig[m] for _, _, fig, _ in runs if fig.get(m) is not None]
+                check(close(median(v), stats.get(m, {}).get("median")),
+                      f"{name}: {m} median from raw/", f"derived {median(v)}, results.json {stats.get(m)}")
+        sys_v = [s for _, _, _, s in runs if s is not None]
+        if sys_v:
+            check(close(median(sys_v), stats.get("sys_pct", {}).get("median")),
+                  f"{name}: %sys median from the .stat samples",
+                  f"derived {median(sys_v)}, results.json {stats.get('sys_pct')}")
+        if kernel in ("hpl", "xhpl") and rpeak_node and vals:
+            eff = [v / (rpeak_node * e["nodes"]) for v in vals]
+            check(close(median(eff), stats.get("efficiency", {}).get("median")),
+                  f"{name}: efficiency = Gflops / (Rpeak {rpeak_node:.4g} x {e['nodes']} node(s))",
+                  f"derived {median(eff)}, results.json {stats.get('efficiency')}")
+        derived[name] = dict(d, sys=median(sys_v) if sys_v else None, exp=e)
+
+    # Himeno: efficiency per node type, N > 1, against that type's 1 node
+    def ntype(e):
+        return (e.get("params") or {}).get("node_type", "")
+    him = [x for x in derived.values() if x["exp"]["kernel"] == "himeno"]
+    for x in him:
+        e = x["exp"]
+        ones = [y for y in him if y["exp"]["nodes"] == 1 and ntype(y["exp"]) == ntype(e)]
+        want = None
+        if e["nodes"] > 1 and ones and ones[-1]["median"] and x["median"] is not None:
+            want = x["median"] / (e["nodes"] * ones[-1]["median"])
+        check(close(want, (e.get("derived") or {}).get("efficiency")),
+              f"{e['name']}: Himeno efficiency {'%.4g' % want if want is not None else 'none (N = 1)'}",
+              f"results.json {(e.get('derived') or {}).get('efficiency')}")
+
+    if len(sys.argv) > 2:
+        report(sys.argv[2], res, derived, him)
+    print(f"1..{n_ok + n_fail}")
+    return 1 if n_fail else 0
+
+
+# ---- the Markdown report -------------------------------------------------
+def tables(md):
+    """heading -> [rows of cells] of each table under a ## heading"""
+    out, head = {}, None
+    for line in md.splitlines():
+        if line.startswith("## "):
+            head = line[3:].strip()
+            out.setdefault(head, [])
+        elif head and line.startswith("|") and not re.match(r"^\|\s*-", line):
+            out[head].append([c.strip() for c in line.strip().strip("|").split("|")])
+    return out
+
+
+def section(t, prefix):
+    for k, v in t.items():
+        if k.startswith(prefix):
+            return v
+    return None
+
+
+def report(path, res, derived, him):
+    with open(path) as f:
+        t = tables(f.read())
+    rows = section(t, "Results")
+    check(rows is not None and len(rows) > 1, "report: a Results table")
+    if rows:
+        cols = rows[0]
+        for r in rows[1:]:
+            x = derived.get(r[0])
+            if not x or x["n"] == 0:
+                continue
+            cell = dict(zip(cols, r))
+            ok = all(printed_matches(cell.get(k, ""), x[k]) for k in ("median", "min", "max"))
+            if x["sys"] is not None and "%sys" in cell:
+                ok = ok and printed_matches(cell["%sys"], x["sys"])
+            check(ok, f"report: {r[0]}: median {cell.get('median')}, min {cell.get('min')}, "
+                      f"max {cell.get('max')}, %sys {cell.get('%sys')} as derived",
+                  f"derived median {x['median']} min {x['min']} max {x['max']} %sys {x['sys']}")
+    # Himeno: a row per experiment; an efficiency where N > 1
+    if him:
+        rows = section(t, "Himeno scaling")
+        check(rows is not None and len(rows) == len(him) + 1, "report: a Himeno scaling row per experiment")
+        for r in (rows or [])[1:]:
+            x = derived.get(r[0])
+            if not x:
+                continue
+            e = x["exp"]
+            want = (e.get("derived") or {}).get("efficiency")
+            ok = printed_matches(r[2], x["median"])
+            if e["nodes"] > 1:
+                ok = ok and want is not None and printed_matches(r[3], want)
+            else:
+                ok = ok and not re.fullmatch(r"[0-9.]+", r[3])
+            check(ok, f"report: Himeno {r[0]}: MFLOPS {r[2]}, efficiency {r[3]}")
+    # HPL: Gflops and efficiency
+    hpl = [x for x in derived.values() if x["exp"]["kernel"] in ("hpl", "xhpl") and x["n"]]
+    if hpl:
+        rows = section(t, "HPL")
+        check(rows is not None and len(rows) > 1, "report: an HPL table (HPL ran)")
+        for r in (rows or [])[1:]:
+            x = derived.get(r[0])
+            if not x:
+                continue
+            eff = x["exp"]["stats"].get("efficiency", {}).get("median")
+            check(printed_matches(r[4], x["median"]) and printed_matches(r[6], eff),
+                  f"report: HPL {r[0]}: Gflops {r[4]}, efficiency {r[6]}")
+    # the STREAM matrix: every measured cell, with its value
+    cells = [x for x in derived.values() if x["exp"]["kernel"] == "stream" and x["exp"].get("group") == "matrix"]
+    if any(x["n"] for x in cells):
+        rows = section(t, "STREAM Triad (MB/s) by CPU node")
+        check(rows is not None and len(rows) > 1, "report: a STREAM matrix (its cells ran)")
+        for x in cells:
+            p = x["exp"].get("params") or {}
+            c, m = p.get("numa_cpu"), p.get("numa_mem")
+            found = None
+            for r in (rows or [])[1:]:
+                if r[0] == f"NUMA {c}" and rows[0].count(f"NUMA {m}"):
+                    found = r[rows[0].index(f"NUMA {m}")]
+            printed = (found or "").split(" (")[0]
+            check(printed_matches(printed, x["median"]) if x["n"] else found == "not measured",
+                  f"report: STREAM matrix CPU {c} x memory {m}: {found}")
+    # OSU between nodes: its tables, when a point-to-point run passed
+    if any(x["n"] for x in derived.values() if x["exp"]["kernel"] == "osu" and x["exp"]["nodes"] > 1):
+        check(section(t, "OSU latency") is not None or section(t, "OSU bandwidth") is not None,
+              "report: OSU tables (OSU ran between nodes)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
