@@ -86,6 +86,15 @@ check "... and the report says no multi-node Himeno ran, with no efficiency figu
 run numaplan report "$tmp/m" --format html
 check "... and the HTML has no efficiency chart (nothing to draw)" \
 	eval '[ "$RC" -eq 0 ] && ! grep -q "Himeno scaling efficiency" <<<"$OUT"'
+# every figure of these local runs, derived again from raw/ by figures.py
+# (no code shared with bench/), in results.json and in each report
+for d in s h m; do
+	numaplan report "$tmp/$d" --format md -o "$tmp/$d.md" 2>/dev/null
+	run python3 "$NP_SRCDIR/tests/run/figures.py" "$tmp/$d" "$tmp/$d.md"
+	check "figures.py: $(jq -r .suite "$tmp/$d/results.json") --local, every figure agrees with raw/ ($(grep -c '^ok' <<<"$OUT") checks)" \
+		eval '[ "$RC" -eq 0 ] && [ "$(grep -c "^ok" <<<"$OUT")" -gt 2 ]'
+	[ "$RC" -eq 0 ] || diag "$(grep -A3 '^not ok' <<<"$OUT" | head -20)"
+done
 mkdir -p "$tmp/wrf"
 cp "$DATA/wrf-fixed/namelist.input" "$tmp/wrf/"
 # Each rank writes its own rsl.error.NNNN, as WRF does: two ranks copying
