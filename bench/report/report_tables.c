@@ -39,11 +39,17 @@ static void run_table(json_t *res, np_report_t *r)
 	rp = json_object_get(res, "rpeak");
 	if (rp && json_number_value(json_object_get(rp, "gflops_per_node")) > 0) {
 		json_t *src = json_object_get(rp, "source");
-		snprintf(buf, sizeof(buf), "%lld cores [%s] x %.3f GHz [%s] x %g FLOP/cycle [%s] = %.1f GFLOPS per node",
-		         (long long)json_integer_value(json_object_get(rp, "cores")), np_json_str(src, "cores"),
+		/* of the cores planned on (an allowed set, a --cpuset), which
+		 * may be fewer than the node has: said, since "per node" alone
+		 * reads as the whole node */
+		json_int_t rc = json_integer_value(json_object_get(rp, "cores"));
+		json_int_t tc = json_integer_value(json_object_get(topo, "cores"));
+		snprintf(buf, sizeof(buf), "%lld cores [%s] x %.3f GHz [%s] x %g FLOP/cycle [%s] = %.1f GFLOPS per node%s",
+		         (long long)rc, np_json_str(src, "cores"),
 		         json_number_value(json_object_get(rp, "ghz")), np_json_str(src, "ghz"),
 		         json_number_value(json_object_get(rp, "flops_per_cycle")), np_json_str(src, "flops_per_cycle"),
-		         json_number_value(json_object_get(rp, "gflops_per_node")));
+		         json_number_value(json_object_get(rp, "gflops_per_node")),
+		         tc > rc ? ", of the cores planned on, not the node's all" : "");
 		np_table_row(t, "Rpeak", buf);
 	}
 	json_object_foreach(sw, k, v)
@@ -137,6 +143,72 @@ static void shared_note(json_t *res, np_table_t *t)
 	t->note = np_sb_take(&b);
 }
 
+/* The placement column: the plan's words, and where no check compared
+ * the kernels' own records with the plan (Slurm bound, or nothing was
+ * planned), say so next to the CPUs the kernels reported in the runs that
+ * passed (each node's, for a per-node experiment): the plan's text alone
+ * would read as checked. */
+static char *placement_text(json_t *e)
+{
+	const char *desc = np_json_str(json_object_get(e, "placement"), "description");
+	json_t *seen = json_array(), *run, *p, *x;
+	size_t i, k, j;
+	unsigned n = 0;
+	np_sb_t b;
+
+	if (!np_json_streq(e, "placement_check", "unchecked") || !seen) {
+		json_decref(seen);
+		return strdup(desc);
+	}
+	np_sb_init(&b);
+	np_sb_printf(&b, "%s; UNCHECKED, the kernels reported", desc);
+	json_array_foreach(json_object_get(e, "runs"), i, run) {
+		if (!np_json_streq(run, "status", "ok"))
+			continue;
+		json_array_foreach(json_object_get(run, "placement"), k, p) {
+			char *one = np_strdup_printf("%s:%s", np_json_str(p, "host"), np_json_str(p, "cpus"));
+			bool dup = false;
+			json_array_foreach(seen, j, x)
+				dup |= one && strcmp(json_string_value(x), one) == 0;
+			if (one && !dup && n++ < 8) {
+				np_sb_printf(&b, "%s %s", n > 1 ? "," : "", one);
+				json_array_append_new(seen, json_string(one));
+			}
+			free(one);
+		}
+	}
+	if (n == 0)
+		np_sb_add(&b, " nothing");
+	else if (n > 8)
+		np_sb_add(&b, " ...");
+	json_decref(seen);
+	return np_sb_take(&b);
+}
+
+/* Experiments whose nodes could not be compared: the outlier check did
+ * nothing there, and the table says which, after any other note. */
+static void outlier_note(json_t *res, np_table_t *t)
+{
+	json_t *e;
+	size_t i;
+	unsigned n = 0;
+	np_sb_t b;
+
+	np_sb_init(&b);
+	np_sb_printf(&b, "%s%sOutlier check not possible (one node per experiment): ", t->note ? t->note : "",
+	             t->note ? " " : "");
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		if (strncmp(np_json_str(e, "outlier_check"), "not possible", 12) == 0)
+			np_sb_printf(&b, "%s%s", n++ ? ", " : "", np_json_str(e, "name"));
+	np_sb_add(&b, ".");
+	if (n) {
+		free(t->note);
+		t->note = np_sb_take(&b);
+	} else {
+		np_sb_free(&b);
+	}
+}
+
 static void results_table(json_t *res, np_report_t *r)
 {
 	np_table_t *t = np_table_new(r, "results", "Results (median over the runs that passed)", 11, "experiment",
@@ -161,10 +233,13 @@ static void results_table(json_t *res, np_report_t *r)
 		         (long long)json_integer_value(json_object_get(e, "runs_total")));
 		char unit[64];
 		snprintf(unit, sizeof(unit), "%s %s", m, np_json_str(e, "unit"));
-		np_table_row(t, np_json_str(e, "name"), np_json_str(json_object_get(e, "placement"), "description"), nodes, rt,
+		char *place = placement_text(e);
+		np_table_row(t, np_json_str(e, "name"), place ? place : "", nodes, rt,
 		    np_json_str(e, "status"), ok, med, mn, mx, unit, sys);
+		free(place);
 	}
 	shared_note(res, t);
+	outlier_note(res, t);
 }
 
 static void problems_table(json_t *res, np_report_t *r)

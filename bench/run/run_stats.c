@@ -172,6 +172,13 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 		if (!push(&med, &nn, &mcap, st.median))
 			goto out;
 	}
+	/* said, not silent: whether the nodes could be compared at all */
+	if (json_object_size(per) == 1 && json_object_get(per, "all"))
+		json_object_set_new(exp, "outlier_check", json_string("not per node: one result for all its nodes"));
+	else if (nn < 2)
+		json_object_set_new(exp, "outlier_check", json_string("not possible: fewer than 2 nodes to compare"));
+	else
+		json_object_set_new(exp, "outlier_check", json_sprintf("%u nodes compared", nn));
 	if (nn >= 2) {
 		np_stats_t all_st;
 		double mad, *sorted = malloc(nn * sizeof(double));

@@ -105,6 +105,9 @@ typedef struct np_suite {
 /* The registry, in the order of usage, results and reports; NULL-ended. */
 extern const np_suite_t *const np_suites[];
 
+/* The node type an experiment of results.json ran on (params.node_type),
+ * "" when its run had one type. */
+const char *np_exp_node_type(json_t *e);
 const np_suite_t *np_suite_find(const char *name);
 /* The values of a suite's options in a run (its struct). */
 const void *np_suite_opts(const np_run_opts_t *o, const np_suite_t *s);

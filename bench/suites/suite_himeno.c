@@ -113,13 +113,6 @@ static const char *primary(const np_exp_t *e, bool *higher)
 	return "mflops";
 }
 
-/* The node type an experiment ran on ("" when the run had one type). */
-static const char *node_type(json_t *e)
-{
-	const char *t = np_json_str(json_object_get(e, "params"), "node_type");
-	return t ? t : "";
-}
-
 /* The 1-node median of e's node type: efficiency is only defined against
  * a run of the same hardware, never another type's (two CPUs of one
  * machine probed apart were two types once, and made a "1-node scaling"
@@ -132,7 +125,7 @@ static double h1_of(json_t *exps, json_t *e)
 
 	json_array_foreach(exps, i, o)
 		if (np_suite_has(&np_suite_himeno, o) && json_integer_value(json_object_get(o, "nodes")) == 1 &&
-		    strcmp(node_type(o), node_type(e)) == 0)
+		    strcmp(np_exp_node_type(o), np_exp_node_type(e)) == 0)
 			h1 = np_rep_stat(o, "mflops", "median");
 	return h1;
 }
@@ -157,7 +150,7 @@ static void derive(json_t *exps, json_t *summary)
 		if (isfinite(eff))
 			json_object_set_new(json_object_get(e, "derived"), "efficiency", json_real(eff));
 		json_array_append_new(scal, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "experiment",
-		                      np_json_str(e, "name") ? np_json_str(e, "name") : "", "node_type", node_type(e),
+		                      np_json_str(e, "name"), "node_type", np_exp_node_type(e),
 		                      "nodes", n, "mflops", isfinite(m) ? json_real(m) : json_null(),
 		                      "efficiency", isfinite(eff) ? json_real(eff) : json_null(),
 		                      "sys_pct", isfinite(sys) ? json_real(sys) : json_null()));

@@ -297,16 +297,10 @@ static const char *primary(const np_exp_t *e, bool *higher)
 	return "triad_mbps";
 }
 
-static const char *node_type(json_t *e)
-{
-	const char *t = np_json_str(json_object_get(e, "params"), "node_type");
-	return t ? t : "";
-}
-
 static bool is_cell(json_t *e, const char *type)
 {
 	return np_suite_has(&np_suite_stream, e) && np_json_streq(e, "group", "matrix") &&
-	       strcmp(node_type(e), type) == 0;
+	       strcmp(np_exp_node_type(e), type) == 0;
 }
 
 static void add_unique(json_t *a, json_int_t v)
@@ -364,9 +358,9 @@ static void derive(json_t *exps, json_t *summary)
 		if (!np_suite_has(&np_suite_stream, e) || !np_json_streq(e, "group", "matrix"))
 			continue;
 		json_array_foreach(all, k, m)
-			seen |= strcmp(np_json_str(m, "node_type"), node_type(e)) == 0;
+			seen |= strcmp(np_json_str(m, "node_type"), np_exp_node_type(e)) == 0;
 		if (!seen)
-			json_array_append_new(all, matrix_of(exps, node_type(e)));
+			json_array_append_new(all, matrix_of(exps, np_exp_node_type(e)));
 	}
 	if (json_array_size(all)) {
 		json_object_set(summary, "stream_matrix", json_array_get(all, 0));

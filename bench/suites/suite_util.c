@@ -126,3 +126,8 @@ const void *np_suite_opts(const np_run_opts_t *o, const np_suite_t *s)
 			return o->sopts[i];
 	return NULL;
 }
+
+const char *np_exp_node_type(json_t *e)
+{
+	return np_json_str(json_object_get(e, "params"), "node_type");
+}

@@ -34,6 +34,12 @@ check "each run records the kernel's build; software names it once" \
 	jqt '.experiments[0].runs[0].build as $b |
 	     all(.experiments[].runs[]; (.build.cflags|type) == "string" and (.values.build == null)) and
 	     .software["numaplan-stream build"] == "\($b.compiler): \($b.cflags)"' "$tmp/s/results.json"
+# one node: the nodes cannot be compared, and that is said, not skipped
+check "outlier_check: not possible on one node, in every experiment" \
+	jqt 'all(.experiments[]; .outlier_check == "not possible: fewer than 2 nodes to compare")' "$tmp/s/results.json"
+run numaplan report "$tmp/s" --format md
+check "... and the report's Results note names them" \
+	grep -q 'Outlier check not possible (one node per experiment): stream\.' <<<"$OUT"
 check "raw outputs and scripts are kept" sh -c "ls '$tmp/s/raw/'*.out >/dev/null && [ -x '$tmp/s/job.sh' ]"
 check "matrix summary for 1 NUMA node" \
 	jqt '.summary.stream_matrix.triad_mbps | length == 1' "$tmp/s/results.json"

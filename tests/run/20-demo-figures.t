@@ -46,6 +46,18 @@ check "... Himeno on 1 and 2 nodes with the 2-node efficiency" \
 	      grep -qE "^\| himeno\.2n \| 2 \| [0-9]+ \| [0-9]+\.[0-9]+ \|" "$MD"'
 check "... and a STREAM matrix with values" grep -qE '^\| NUMA 0 \| [0-9]+ \(100%\) \|' "$MD"
 check "... which names the two nodes as one machine" grep -q 'NOTE one machine' "$MD"
+# Slurm bound (--bind-via slurm): nothing compared the kernels' CPUs with
+# the plan, and the row says so, with the CPUs the kernels themselves
+# printed (their JSON line in raw/)
+want=$(jq -r '.placement[] | "\(.host):\(.cpus)"' "$D/raw/himeno.2n.r1.n1.out" | paste -sd, | sed 's/,/, /g')
+check "... whose himeno.2n row says its placement is unchecked, with the CPUs the kernels reported ($want)" \
+	grep -qE "^\| himeno\.2n \| [^|]*; UNCHECKED, the kernels reported $want \| 2 \|" "$MD"
+
+# the outlier check: STREAM on each node compares the 2 nodes, an MPI run
+# across both has one result for all of them
+check "outlier_check: stream.node compared its 2 nodes, hpl.2n has one result for both" \
+	jqt '(.experiments[] | select(.name == "stream.node") | .outlier_check) == "2 nodes compared" and
+	     (.experiments[] | select(.name == "hpl.2n") | .outlier_check) == "not per node: one result for all its nodes"' "$R"
 
 # every figure, derived again from raw/
 run python3 "$FIG" "$D" "$MD"
