@@ -27,7 +27,7 @@ d13_groups() {
 	rm -rf "$logs"; mkdir -p "$logs"
 	out=$D13DIR/logs/$name.out
 	d13run env NP_SRCDIR="$D13SRC" NP_BUILDDIR="$D13BUILD" NP_TEST_LOGDIR="$logs" \
-		NP_VCLUSTER_ID="${NP_VCLUSTER_ID:-0}" "$D13SRC/tests/run-all" "$@" >"$out" 2>&1
+		NP_VCLUSTER_ID="${NP_VCLUSTER_ID:-0}" NP_RUNALL_SKIP="${D13_SKIP:-}" "$D13SRC/tests/run-all" "$@" >"$out" 2>&1
 	# the per-script lines, and what run-all says itself (a failed build)
 	while IFS= read -r line; do
 		case $line in
