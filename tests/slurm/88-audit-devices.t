@@ -109,6 +109,9 @@ cat >"$dir/task.sh" <<'EOF'
 #!/bin/bash
 eval "files=\${H$SLURM_PROCID}"
 export files
+# a file in the test's directory once every file is open: the audit is
+# run after that, not while a task is still opening its files
+export ready=$(dirname "$(readlink -f "$0")")/ready.$SLURM_JOB_ID.$SLURM_PROCID
 exec unshare -m --propagation private bash -c '
 	num() { case $1 in uverbs0) echo 1 5;; uverbs1) echo 1 7;; renderD128) echo 1 8;; *) echo 1 3;; esac; }
 	mount -t tmpfs -o mode=0755 nptaskdev /dev || exit 1
@@ -121,6 +124,7 @@ exec unshare -m --propagation private bash -c '
 		*) mknod -m 0666 "$f" c $(num "${f##*/}") && exec {fd}<"$f";;
 		esac
 	done
+	: >"$ready"
 	exec sleep 300'
 EOF
 chmod 0755 "$dir/task.sh"
@@ -138,12 +142,14 @@ holds() {
 	in=$(cat)
 	[ -n "$in" ] && jq -e "$1" <<<"$in" >/dev/null 2>&1
 }
-# audit_until JOB JQ: audit --json until JQ holds of its output (the job
+# audit_until JOB JQ: once both tasks have opened their files (their ready
+# files), audit --json until JQ holds of its output (the job
 # may wait for the previous one's node, the tasks need a moment to start),
 # at most 120 s; $OUT $ERR $RC of the last
 audit_until() {
 	local i
 	for i in $(seq 120); do
+		[ "$(ls "$dir"/ready."$1".* 2>/dev/null | wc -l)" -ge 2 ] || { sleep 1; continue; }
 		run numaplan audit "$1" --json --traffic 0
 		holds "$2" <<<"$OUT" && return 0
 		sleep 1
