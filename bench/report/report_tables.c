@@ -42,14 +42,14 @@ static void run_table(json_t *res, np_report_t *r)
 		/* of the cores planned on (an allowed set, a --cpuset), which
 		 * may be fewer than the node has: said, since "per node" alone
 		 * reads as the whole node */
-		json_int_t rc = json_integer_value(json_object_get(rp, "cores"));
-		json_int_t tc = json_integer_value(json_object_get(topo, "cores"));
+		json_int_t planned = json_integer_value(json_object_get(rp, "cores"));
+		json_int_t node_cores = json_integer_value(json_object_get(topo, "cores"));
 		snprintf(buf, sizeof(buf), "%lld cores [%s] x %.3f GHz [%s] x %g FLOP/cycle [%s] = %.1f GFLOPS per node%s",
-		         (long long)rc, np_json_str(src, "cores"),
+		         (long long)planned, np_json_str(src, "cores"),
 		         json_number_value(json_object_get(rp, "ghz")), np_json_str(src, "ghz"),
 		         json_number_value(json_object_get(rp, "flops_per_cycle")), np_json_str(src, "flops_per_cycle"),
 		         json_number_value(json_object_get(rp, "gflops_per_node")),
-		         tc > rc ? ", of the cores planned on, not the node's all" : "");
+		         node_cores > planned ? ", of the cores planned on, not the node's all" : "");
 		np_table_row(t, "Rpeak", buf);
 	}
 	json_object_foreach(sw, k, v)
@@ -198,7 +198,7 @@ static void outlier_note(json_t *res, np_table_t *t)
 	np_sb_printf(&b, "%s%sOutlier check not possible (one node per experiment): ", t->note ? t->note : "",
 	             t->note ? " " : "");
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
-		if (strncmp(np_json_str(e, "outlier_check"), "not possible", 12) == 0)
+		if (np_json_streq(e, "outlier_check", NP_OUTLIER_NOT_POSSIBLE))
 			np_sb_printf(&b, "%s%s", n++ ? ", " : "", np_json_str(e, "name"));
 	np_sb_add(&b, ".");
 	if (n) {

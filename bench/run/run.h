@@ -338,6 +338,9 @@ json_t *np_runs_series_stats(json_t *runs);
  * listed in the experiment's failed_nodes instead (a node that gave a
  * wrong answer is no reference for the others, nor compared with them). */
 void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict);
+/* Its outlier_check when the nodes could not be compared; the report names
+ * those experiments. */
+#define NP_OUTLIER_NOT_POSSIBLE "not possible: fewer than 2 nodes to compare"
 
 /* raw/hosts.txt ("NODE BOOT_ID CPUS" lines) to {NODE: {boot_id, cpus}},
  * and the pairs of nodes of one machine (same boot id) with CPUs in

@@ -30,7 +30,6 @@ static const char *primary_metric(const np_exp_t *e, bool *higher)
 	return "wall_s";
 }
 
-/* Figures across experiments, suite by suite in registry order. */
 /* The experiments a node type could not hold: name, node type, nodes
  * needed and why (an empty list when none was). */
 static json_t *left_out(const np_run_ctx_t *c)
@@ -45,6 +44,7 @@ static json_t *left_out(const np_run_ctx_t *c)
 	return a;
 }
 
+/* Figures across experiments, suite by suite in registry order. */
 static void derive(json_t *exps, json_t *summary)
 {
 	unsigned i;

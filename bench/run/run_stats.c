@@ -176,7 +176,7 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 	if (json_object_size(per) == 1 && json_object_get(per, "all"))
 		json_object_set_new(exp, "outlier_check", json_string("not per node: one result for all its nodes"));
 	else if (nn < 2)
-		json_object_set_new(exp, "outlier_check", json_string("not possible: fewer than 2 nodes to compare"));
+		json_object_set_new(exp, "outlier_check", json_string(NP_OUTLIER_NOT_POSSIBLE));
 	else
 		json_object_set_new(exp, "outlier_check", json_sprintf("%u nodes compared", nn));
 	if (nn >= 2) {

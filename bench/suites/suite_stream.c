@@ -355,7 +355,7 @@ static void derive(json_t *exps, json_t *summary)
 
 	json_array_foreach(exps, i, e) {
 		bool seen = false;
-		if (!np_suite_has(&np_suite_stream, e) || !np_json_streq(e, "group", "matrix"))
+		if (!is_cell(e, np_exp_node_type(e)))
 			continue;
 		json_array_foreach(all, k, m)
 			seen |= strcmp(np_json_str(m, "node_type"), np_exp_node_type(e)) == 0;
@@ -407,7 +407,7 @@ static void matrix_table(json_t *m, np_report_t *r)
 
 	nc = (unsigned)json_array_size(mems);
 	snprintf(title, sizeof(title), "STREAM Triad (MB/s) by CPU node (rows) and memory node (columns)%s%s; "
-	         "in brackets: share of the local figure", type && *type ? ", node type " : "", type ? type : "");
+	         "in brackets: share of the local figure", *type ? ", node type " : "", type);
 	t = np_table_new(r, "stream_matrix", title, 1, "CPU node \\ memory node");
 	if (!t || np_table_add_cols(t, nc) < 0)
 		return;
@@ -470,7 +470,7 @@ static void heatmap(json_t *m, np_sb_t *b)
 	if (!nx || !ny || !any_cell(m))
 		return;
 	snprintf(title, sizeof(title), "STREAM Triad MB/s: CPU node x memory node%s%s",
-	         type && *type ? ", node type " : "", type ? type : "");
+	         *type ? ", node type " : "", type);
 	xl = calloc(nx, sizeof(char *));
 	yl = calloc(ny, sizeof(char *));
 	v = calloc((size_t)nx * ny, sizeof(double));

@@ -141,8 +141,9 @@ def figures(kernel, k):
     return None, False
 
 
-def derive_runs(raw, exp, repeat):
-    """[(rep, node, figures, sys)] of the runs that passed"""
+def derive_runs(raw, exp, repeat, per_node):
+    """[(rep, node, figures, sys)] of the runs that passed; per_node: a run
+    on each node apart, else one MPI run across them"""
     name, kernel = exp["name"], exp["kernel"]
     files = os.listdir(raw)
     runs = []
@@ -163,7 +164,7 @@ def derive_runs(raw, exp, repeat):
                 per[node] = None          # ran, did not validate
         if not per:
             continue
-        if exp.get("per_node_runs"):
+        if per_node:
             for node, fig in per.items():
                 if fig is not None:
                     runs.append((rep, node, fig, shares.get(node)))
@@ -192,8 +193,8 @@ def main():
     for e in res["experiments"]:
         name, kernel = e["name"], e["kernel"]
         # each node's runs apart when results.json has one run per node
-        e["per_node_runs"] = any(r.get("node") not in (None, "all") for r in e.get("runs", []))
-        runs = derive_runs(raw, e, repeat)
+        per_node = any(r.get("node") not in (None, "all") for r in e.get("runs", []))
+        runs = derive_runs(raw, e, repeat, per_node)
         metric = e.get("primary_metric")
         stats = e.get("stats", {})
         vals = [fig.get(metric) for _, _, fig, _ in runs if fig.get(metric) is not None]
@@ -317,7 +318,7 @@ def report(path, res, derived, him):
             c, m = p.get("numa_cpu"), p.get("numa_mem")
             found = None
             for r in (rows or [])[1:]:
-                if r[0] == f"NUMA {c}" and rows[0].count(f"NUMA {m}"):
+                if r[0] == f"NUMA {c}" and f"NUMA {m}" in rows[0]:
                     found = r[rows[0].index(f"NUMA {m}")]
             printed = (found or "").split(" (")[0]
             check(printed_matches(printed, x["median"]) if x["n"] else found == "not measured",
