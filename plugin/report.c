@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/parse.h"
 #include "export.h"
 #include "report.h"
 
@@ -298,6 +299,95 @@ int nps_srun_cpu_bind_given(const char *cmdline_path, int job_argc)
 int nps_srun_gpu_bind_given(const char *cmdline_path, int job_argc)
 {
 	return srun_option(cmdline_path, job_argc, nps_gpu_bind_given);
+}
+
+/* "--het-group" or "--pack-group" (its old name), or an abbreviation
+ * getopt_long takes for them: down to "--het-g", "--pack-g" */
+static bool het_group_name(const char *name, size_t n)
+{
+	return (n >= 5 && n <= 9 && !strncmp(name, "het-group", n)) ||
+	       (n >= 6 && n <= 10 && !strncmp(name, "pack-group", n));
+}
+
+/* One --het-group value, "1,3-5", into groups[0 .. size - 1] */
+static int het_group_list(const char *v, bool *groups, unsigned size)
+{
+	char item[32];
+
+	if (!v || !*v)
+		return -EINVAL;
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		unsigned lo, hi;
+		char *dash;
+
+		if (n == 0 || n >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, v, n);
+		item[n] = '\0';
+		if ((dash = strchr(item, '-')))
+			*dash = '\0';
+		if (np_parse_uint(item, 0, size - 1, &lo) < 0 ||
+		    np_parse_uint(dash ? dash + 1 : item, lo, size - 1, &hi) < 0)
+			return -EINVAL;
+		for (unsigned g = lo; g <= hi; g++)
+			groups[g] = true;
+		v += n + (v[n] == ',');
+	}
+	return 0;
+}
+
+int nps_het_groups(int nwords, char *const words[], bool *groups, unsigned size)
+{
+	unsigned comp = 0, count = 0;
+	bool given = false;
+
+	if (!size)
+		return -EINVAL;
+	memset(groups, 0, size * sizeof(*groups));
+	for (int i = 0; i <= nwords; i++) {
+		const char *w = i < nwords ? words[i] : ":";
+		size_t n;
+		int rc;
+
+		if (w && !strcmp(w, ":")) {
+			/* a component without the option is the group of
+			 * its own place on the line */
+			if (!given) {
+				if (comp >= size)
+					return -EINVAL;
+				groups[comp] = true;
+			}
+			comp++;
+			given = false;
+			continue;
+		}
+		if (!w || strncmp(w, "--", 2) != 0 || !w[2])
+			continue;
+		n = strcspn(w + 2, "=");
+		if (!het_group_name(w + 2, n))
+			continue;
+		if ((rc = het_group_list(w[2 + n] == '=' ? w + 3 + n : i + 1 < nwords ? words[++i] : NULL,
+					 groups, size)) < 0)
+			return rc;
+		given = true;
+	}
+	for (unsigned g = 0; g < size; g++)
+		count += groups[g];
+	return (int)count;
+}
+
+int nps_srun_het_groups(const char *cmdline_path, bool *groups, unsigned size)
+{
+	char *buf, **words;
+	int n, rc;
+
+	if ((rc = read_cmdline(cmdline_path, &buf, &words, &n)) < 0)
+		return rc;
+	rc = n > 1 ? nps_het_groups(n - 1, words + 1, groups, size) : nps_het_groups(0, NULL, groups, size);
+	free(words);
+	free(buf);
+	return rc;
 }
 
 int nps_srun_partition(const char *cmdline_path, char *out, size_t len)

@@ -108,6 +108,20 @@ const char *nps_gpu_bind_option(int given);
  * (or it does not fit len), <0 errno. */
 int nps_srun_partition(const char *cmdline_path, char *out, size_t len);
 
+/*
+ * The het groups a step in a heterogeneous allocation runs in, from srun's
+ * option words (nps_het_groups) or its command line file: each component
+ * (the words between ':') is its --het-group list ("2", "0,4", "1,3-5";
+ * --pack-group is its old name), or without one the group of its own
+ * place on the line, as srun has it.  groups[g] is set for each group
+ * g < size; the count of groups, or -EINVAL for a list srun would refuse
+ * too (or one beyond size).  The words after the command are not told
+ * apart from srun's own: a program's "--het-group" argument counts.
+ */
+#define NPS_HET_GROUPS_MAX 128
+int nps_het_groups(int nwords, char *const words[], bool *groups, unsigned size);
+int nps_srun_het_groups(const char *cmdline_path, bool *groups, unsigned size);
+
 /* What every message of the plugin goes through before a log or a user
  * sees it: vsnprintf (NPS_MSG_MAX bytes: a verbose line with a long CPU
  * list fits), then np_escape (control characters and non-ASCII bytes as C

@@ -236,14 +236,15 @@ static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
 /*
  * srun, once the step exists: does srun's own command line say --cpu-bind?
  * (see NPS_CPU_BIND_MARK).  srun merges its environment into the step's
- * after this callback, so setting it here reaches the nodes; "0" is
- * written too, over any value inherited or set by the user.
+ * after this callback, so setting it here reaches the nodes (of a het
+ * step, those of the one component srun runs this for: see
+ * refuse_before_step); "0" is written too, over any value inherited or set
+ * by the user.
  *
  * A value the job's partition refuses ends the step on the nodes
  * (NPS_REFUSED_MARK), before any task starts.  Not by exiting srun: the
- * step exists, and in an allocation srun did not make (salloc, sbatch,
- * a het group of either) nothing would ever end it - it would hold its
- * CPUs until the job ends.  Nor by failing this callback: Slurm ignores
+ * step exists, and in an allocation srun did not make (srun --jobid)
+ * nothing would ever end it - it would hold its CPUs until the job ends.  Nor by failing this callback: Slurm ignores
  * that for an `optional` plugin.
  */
 int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
@@ -276,16 +277,19 @@ int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 	return 0;
 }
 
-/* How many of the het groups' partitions refuse the value (each one said
- * when say_why); -1 when a group's partition is not known */
+/* How many of the step's het groups (in[g]; all when NULL) have a
+ * partition that refuses the value (each one said when say_why); -1 when
+ * a group's partition is not known */
 static int het_refusals(nps_seq_t *q, const nps_host_t *h, const nps_request_t *r,
-                        unsigned size, bool say_why)
+                        unsigned size, const bool *in, bool say_why)
 {
 	char part[NPS_PARTITION_MAX + 2], var[64];
 	np_error_t err = { 0 };
 	int refused = 0;
 
 	for (unsigned i = 0; i < size; i++) {
+		if (in && !in[i])
+			continue;
 		snprintf(var, sizeof(var), "SLURM_JOB_PARTITION_HET_GROUP_%u", i);
 		if (h->ops->process_getenv(h->ctx, var, part, sizeof(part)) < 0 || !*part ||
 		    nps_site_select(&q->site, part) < 0) {
@@ -304,28 +308,38 @@ static int het_refusals(nps_seq_t *q, const nps_host_t *h, const nps_request_t *
 }
 
 /*
- * srun, after each option pass (one per het group), before it allocates or
- * makes a step.  Inside a heterogeneous allocation srun's environment has
- * no SLURM_JOB_PARTITION, only one per het group, and which group this
- * pass is for is srun's own business: a value that none of the job's
- * partitions accepts is refused now, while nothing exists; one that some
- * accept waits for local_user_init.
+ * srun, after each option pass (one per het group of the step), before it
+ * allocates or makes a step.  Inside a heterogeneous allocation srun's
+ * environment has no SLURM_JOB_PARTITION, only one per het group.  The
+ * step's groups are read off srun's command line, and a value that the
+ * partition of any of them refuses is refused now, while nothing exists:
+ * once the step exists, srun runs the local plugins for one of its
+ * components only (whichever launches first), and merges their
+ * environment into that component's alone, so a refusal made then would
+ * reach the nodes of one group and the others would run.  Without the
+ * step's groups (an unreadable line) a value refused by none of the
+ * job's partitions goes on, one refused by all is refused, and the
+ * others wait for local_user_init and the nodes.
  */
-static void refuse_everywhere(nps_seq_t *q, const nps_host_t *h)
+static void refuse_before_step(nps_seq_t *q, const nps_host_t *h)
 {
+	bool in[NPS_HET_GROUPS_MAX];
 	char buf[32];
 	np_error_t err = { 0 };
 	unsigned size = 0;
 	nps_request_t r;
+	int n, refused;
 
 	if (!q->site_ok || !q->site.nparts || !q->opt_text ||
 	    h->ops->process_getenv(h->ctx, "SLURM_JOB_PARTITION", buf, sizeof(buf)) != -ENOENT ||
 	    h->ops->process_getenv(h->ctx, "SLURM_HET_SIZE", buf, sizeof(buf)) < 0 ||
-	    np_parse_uint(buf, 1, 128, &size) < 0 ||
+	    np_parse_uint(buf, 1, NPS_HET_GROUPS_MAX, &size) < 0 ||
 	    nps_request_parse(&r, q->opt_text, &err) < 0)
 		return;
-	if (het_refusals(q, h, &r, size, false) == (int)size) {
-		(void)het_refusals(q, h, &r, size, true);
+	n = nps_srun_het_groups(h->cmdline, in, size);
+	refused = het_refusals(q, h, &r, size, n > 0 ? in : NULL, false);
+	if (n > 0 ? refused > 0 : refused == (int)size) {
+		(void)het_refusals(q, h, &r, size, n > 0 ? in : NULL, true);
 		nps_request_free(&r);
 		fflush(stderr);
 		exit(1);
@@ -484,7 +498,7 @@ int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
 	nps_ctx_t ctx = h->ops->context(h->ctx);
 
 	if (ctx == NPS_CTX_LOCAL) {
-		refuse_everywhere(q, h);
+		refuse_before_step(q, h);
 		q->opt_pass++;
 		q->pass_calls = 0;
 		return 0;

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A --numa-plan value refused by the job's partition in a heterogeneous job
+# A --numa-plan value refused by a partition in a heterogeneous job
 # (salloc -p cpu : -p gpu): srun's environment holds one partition per het
-# group, and which group a step runs in srun knows only once the step
-# exists.  A refusal then must not leave the step behind (it would hold
-# its CPUs, and the next srun would wait on "Requested nodes are busy"):
-# the step ends, no task starts, and the allocation takes the next step at
-# once.  A value no partition of the job accepts is refused before any
-# step exists.  The same under --export=NONE.
+# group, and the step's groups are those of its --het-group lists (or of
+# its components' places).  A value the partition of any of the step's
+# groups refuses is refused before the step exists: no task starts on any
+# node, nothing is left behind (it would hold its CPUs, and the next srun
+# would wait on "Requested nodes are busy"), and the message names each
+# refusing partition and group, and only those.  A group the step does
+# not run in does not count.  The same under --export=NONE.
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/slurm-lib.sh"
 need_vcluster
@@ -40,6 +41,8 @@ step nowhere --het-group=1 -n1 --numa-plan=numa touch "$dir/ran"
 step both --het-group=0,1 --numa-plan=compact "$probe" --json
 step both-refused --het-group=0,1 --numa-plan=spread "$probe" --json
 step after-both --het-group=1 -n1 "$probe" --json
+step places --numa-plan=spread -n1 "$probe" --json : -n1 "$probe" --json
+step place-0 --numa-plan=spread -n1 "$probe" --json
 EOS
 chmod 0755 "$dir/inner.sh"
 run timeout 600 salloc -p cpu : -p gpu "$dir/inner.sh"
@@ -49,24 +52,29 @@ policy_of() { grep '^{' "$dir/$1.out" | jq -r .env.NUMAPLAN_POLICY; }
 
 check "het group 1 (gpu), --numa-plan=spread: srun fails" eval '[ -n "$(rc_of refused)" ] && [ "$(rc_of refused)" -ne 0 ] && [ "$(rc_of refused)" -ne 124 ]'
 check "... saying why, naming the partition" \
-	grep -q "numaplan: --numa-plan=spread refused: this cluster enforces the policy 'compact'.*(partition gpu)" "$dir/refused.err"
-check "... no task ran" [ ! -e "$dir/ran" ]
+	grep -q "numaplan: --numa-plan=spread refused: this cluster enforces the policy 'compact'.*(partition gpu, het group 1)" "$dir/refused.err"
+check "... no task ran, no node said a word" eval '[ ! -e "$dir/ran" ] && ! grep -q "numaplan: n[0-9]*:" "$dir/refused.err"' 
 check "... no step is left behind" eval '[ ! -s "$dir/refused.steps" ]'
 check "the next step in het group 1 starts at once and runs" \
 	eval '[ "$(rc_of next)" -eq 0 ] && [ "$(policy_of next)" = compact ]'
 check "het group 0 (cpu) accepts spread" eval '[ "$(rc_of cpu)" -eq 0 ] && [ "$(policy_of cpu)" = spread ]'
 check "--export=NONE: refused the same, no task ran" \
-	eval '[ "$(rc_of export)" -ne 0 ] && [ "$(rc_of export)" -ne 124 ] && [ ! -e "$dir/ran" ] && grep -q "(partition gpu)" "$dir/export.err"'
+	eval '[ "$(rc_of export)" -ne 0 ] && [ "$(rc_of export)" -ne 124 ] && [ ! -e "$dir/ran" ] && grep -q "(partition gpu, het group 1)" "$dir/export.err"'
 check "--export=NONE: no step left behind" eval '[ ! -s "$dir/export.steps" ] && [ "$(rc_of after-export)" -eq 0 ]'
-check "a value no partition of the job accepts: refused, naming both" \
-	eval '[ "$(rc_of nowhere)" -ne 0 ] && grep -q "(partition cpu, het group 0)" "$dir/nowhere.err" && grep -q "(partition gpu, het group 1)" "$dir/nowhere.err"'
+check "a value no partition of the job accepts: refused, naming the step's group only" \
+	eval '[ "$(rc_of nowhere)" -ne 0 ] && ! grep -q "(partition cpu, het group 0)" "$dir/nowhere.err" && grep -q "(partition gpu, het group 1)" "$dir/nowhere.err"'
 check "... before any step existed: no node said a word, no task ran" \
 	eval '! grep -q "numaplan: n[0-9]*:" "$dir/nowhere.err" && [ ! -e "$dir/ran" ] && [ ! -s "$dir/nowhere.steps" ]'
 check "a step over both groups, compact (both accept): runs on both nodes" \
 	eval '[ "$(rc_of both)" -eq 0 ] && [ "$(grep "^{" "$dir/both.out" | jq -r .env.NUMAPLAN_POLICY | sort -u)" = compact ] && [ "$(grep "^{" "$dir/both.out" | jq -r .host | sort -u | wc -l)" -eq 2 ]'
-check "a step over both groups, spread (gpu refuses): srun fails, no step left behind" \
-	eval '[ "$(rc_of both-refused)" -ne 0 ] && [ "$(rc_of both-refused)" -ne 124 ] && [ ! -s "$dir/both-refused.steps" ] && [ "$(rc_of after-both)" -eq 0 ]'
-check "... and no node ran spread" eval '! grep "^{" "$dir/both-refused.out" | jq -r .env.NUMAPLAN_POLICY | grep -q spread'
+check "a step over both groups, spread (gpu refuses): srun fails, naming gpu's group alone" \
+	eval '[ "$(rc_of both-refused)" -ne 0 ] && [ "$(rc_of both-refused)" -ne 124 ] && grep -q "(partition gpu, het group 1)" "$dir/both-refused.err" && ! grep -q "het group 0" "$dir/both-refused.err"'
+check "... before the step existed: no node said a word, no task ran, no step left behind" \
+	eval '! grep -q "numaplan: n[0-9]*:" "$dir/both-refused.err" && ! grep -q "^{" "$dir/both-refused.out" && [ ! -s "$dir/both-refused.steps" ] && [ "$(rc_of after-both)" -eq 0 ]'
+check "components without --het-group (groups 0 and 1 by place), spread: refused, no task ran" \
+	eval '[ "$(rc_of places)" -ne 0 ] && [ "$(rc_of places)" -ne 124 ] && grep -q "(partition gpu, het group 1)" "$dir/places.err" && ! grep -q "^{" "$dir/places.out"'
+check "no --het-group at all (group 0, cpu), spread: runs spread" \
+	eval '[ "$(rc_of place-0)" -eq 0 ] && [ "$(policy_of place-0)" = spread ] && [ "$(grep "^{" "$dir/place-0.out" | jq -r .host)" = n2 ]'
 wait_idle
 check "the job ended, nothing queued" eval '[ -z "$(squeue -h 2>/dev/null)" ]'
 check "slurmd of every node still up" nodes_alive

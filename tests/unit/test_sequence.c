@@ -500,6 +500,61 @@ static void test_refusal_and_override(void **state)
 }
 
 
+/* srun's option words in a het allocation: the groups a step runs in, as
+ * srun(1) defines them (--het-group's default is 0; the list forms
+ * "0,4" and "1,3-5"); a component without the option takes the group of
+ * its place (srun refused "--het-group=1 ... : ..." on the vcluster as
+ * "Duplicate het groups"); a list srun could not take is -EINVAL */
+static void test_het_groups(void **state)
+{
+	static const struct {
+		const char *line;
+		unsigned size;
+		int want;        /* count, or -EINVAL */
+		const char *set; /* '1' at each group in the step */
+	} cases[] = {
+		{ "", 2, 1, "10" },
+		{ "-n1 prog arg", 2, 1, "10" },
+		{ "--het-group=1 -n1 prog", 2, 1, "01" },
+		{ "--het-group 0,1 prog", 2, 2, "11" },
+		{ "--het-group=1,3-5 prog", 8, 4, "01011100" },
+		{ "-n1 prog : -n1 prog", 2, 2, "11" },
+		{ "-n1 --het-group=1 a : --het-group=0 -n1 b", 2, 2, "11" },
+		{ "--het-group=1 a : b", 3, 1, "01" },
+		{ "--pack-group=2 prog", 3, 1, "001" },
+		{ "--het-g=2 prog", 3, 1, "001" },
+		{ "--het prog", 2, 1, "10" },
+		{ "--hetero=1 prog", 2, 1, "10" },
+		{ "--het-group=9 prog", 4, -EINVAL, NULL },
+		{ "--het-group=3-1 prog", 4, -EINVAL, NULL },
+		{ "--het-group= prog", 4, -EINVAL, NULL },
+		{ "--het-group=-1 prog", 4, -EINVAL, NULL },
+		{ "--het-group=a prog", 4, -EINVAL, NULL },
+		{ "--het-group=0,,1 prog", 4, -EINVAL, NULL },
+		{ "--het-group", 4, -EINVAL, NULL },
+		{ "a : b : c", 2, -EINVAL, NULL },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *copy = strdup(cases[c].line), *words[16], *save = NULL;
+		bool groups[8];
+		int n = 0, got;
+
+		for (char *w = strtok_r(copy, " ", &save); w && n < 16; w = strtok_r(NULL, " ", &save))
+			words[n++] = w;
+		got = nps_het_groups(n, words, groups, cases[c].size);
+		if (got != cases[c].want)
+			fail_msg("'%s': %d groups, want %d", cases[c].line, got, cases[c].want);
+		for (unsigned g = 0; cases[c].set && g < cases[c].size; g++)
+			if (groups[g] != (cases[c].set[g] == '1'))
+				fail_msg("'%s': group %u %s", cases[c].line, g,
+					 groups[g] ? "in the step, not wanted" : "missing");
+		free(copy);
+	}
+	assert_int_equal(nps_het_groups(0, NULL, (bool[1]){ 0 }, 0), -EINVAL);
+}
+
 /* srun's option words: --gpu-bind and, from Slurm 23.11, --tres-bind's
  * gres/gpu part; the last of the two decides (each replaces the other in
  * srun); verbose alone, other TRES, the command's own words do not bind */
@@ -647,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_repeated_option),
 		cmocka_unit_test(test_refusal_and_override),
 		cmocka_unit_test(test_gpu_memory_in_cpuset),
+		cmocka_unit_test(test_het_groups),
 		cmocka_unit_test(test_gpu_bind_forms),
 		cmocka_unit_test(test_tres_bind_mark),
 	};
