@@ -14,5 +14,6 @@ int np_cmd_topo(int argc, char **argv);
 int np_cmd_plan(int argc, char **argv);
 int np_cmd_audit(int argc, char **argv);
 int np_cmd_check(int argc, char **argv);
+int np_cmd_steps(int argc, char **argv);
 
 #endif /* NP_COMMANDS_H */

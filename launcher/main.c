@@ -21,6 +21,7 @@ static const struct {
 	{ "accept", np_cmd_accept, "check results against an acceptance spec" },
 	{ "audit", np_cmd_audit, "check a running job's bindings against its plan, on every node" },
 	{ "check", np_cmd_check, "faults of this node's hardware and settings that sysfs shows" },
+	{ "steps", np_cmd_steps, "what the plugin did with the steps: outcomes, fallbacks, metrics" },
 };
 
 static void usage(FILE *f)
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 	{
 		char safe[NP_ESCAPED_SIZE(64)];
 
-		fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept, audit, check)\n",
+		fprintf(stderr, "numaplan: unknown command '%s' (valid: topo, plan, run, report, accept, audit, check, steps)\n",
 		        np_escape(safe, sizeof(safe), argv[1]));
 	}
 	return 2;

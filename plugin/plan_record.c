@@ -18,29 +18,6 @@
 #include "safe_path.h"
 #include "topo_cache.h"
 
-/* dir, open and checked; with create, made, and its parent too when
- * that is missing (the default /run/numaplan/plans on a fresh boot) */
-static int plans_dir(const char *dir, bool create, int *dfd, np_error_t *err)
-{
-	char parent[PATH_MAX];
-	char *slash;
-	int rc, fd;
-
-	rc = nps_cache_dir_open(dir, create, dfd, err);
-	if (rc != -ENOENT || !create)
-		return rc;
-	if ((size_t)snprintf(parent, sizeof(parent), "%s", dir) >= sizeof(parent))
-		return np_error_set(err, -ENAMETOOLONG, "%s: path too long", dir);
-	slash = strrchr(parent, '/');
-	if (!slash || slash == parent)
-		return rc;
-	*slash = '\0';
-	if ((rc = nps_cache_dir_open(parent, true, &fd, err)) < 0)
-		return rc;
-	close(fd);
-	return nps_cache_dir_open(dir, true, dfd, err);
-}
-
 static bool node_ok(const char *node)
 {
 	return node && *node && node[0] != '.' && !strchr(node, '/') && !strchr(node, '\n');
@@ -79,7 +56,7 @@ int nps_plan_record_write(const char *dir, const nps_plan_rec_t *r, np_error_t *
 		np_sb_free(&b);
 		return np_error_set(err, -ENOMEM, "out of memory");
 	}
-	if ((rc = plans_dir(dir, true, &dfd, err)) < 0) {
+	if ((rc = nps_cache_dir_make(dir, &dfd, err)) < 0) {
 		np_sb_free(&b);
 		return rc;
 	}
@@ -99,7 +76,7 @@ int nps_plan_record_remove(const char *dir, unsigned job, unsigned step, bool al
 
 	if (!node_ok(node))
 		return np_error_set(err, -EINVAL, "no usable node name for the tasks' plan records");
-	if ((rc = plans_dir(dir, false, &dfd, err)) < 0)
+	if ((rc = nps_cache_dir_open(dir, false, &dfd, err)) < 0)
 		return rc == -ENOENT ? 0 : rc;
 	if (all_steps)
 		snprintf(prefix, sizeof(prefix), "%u.", job);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/affinity.h"
@@ -431,6 +432,7 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 	q->state = NPS_SEQ_IDLE;
 	if (h->ops->is_job_step(h->ctx) != 1)
 		return 0;
+	q->is_step = true;
 	if (h->ops->node_name(h->ctx, q->node, sizeof(q->node)) < 0)
 		snprintf(q->node, sizeof(q->node), "?");
 	if (!q->site_ok) {
@@ -460,6 +462,7 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 		set_error(q, true, err.msg);
 		return 0;
 	}
+	q->asked_policy = q->decision.policy;
 	if (q->decision.policy == NP_POLICY_NONE)
 		return 0;
 	if (explicit_cpu_bind(q, h)) {
@@ -492,10 +495,22 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 	return 1;
 }
 
+/* the plugin's own time in slurmstepd, for the step record */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int post_opt_remote(nps_seq_t *q, const nps_host_t *h);
+
 int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
 {
-	np_error_t err = { 0 };
 	nps_ctx_t ctx = h->ops->context(h->ctx);
+	uint64_t t0;
+	int rc;
 
 	if (ctx == NPS_CTX_LOCAL) {
 		refuse_before_step(q, h);
@@ -505,6 +520,16 @@ int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
 	}
 	if (ctx != NPS_CTX_REMOTE)
 		return 0;
+	t0 = now_ns();
+	rc = post_opt_remote(q, h);
+	q->plugin_ns += now_ns() - t0;
+	return rc;
+}
+
+static int post_opt_remote(nps_seq_t *q, const nps_host_t *h)
+{
+	np_error_t err = { 0 };
+
 	if (nps_seq_decide(q, h) != 1)
 		return 0;
 	/* As root, before privileges drop: an admin's XML need not be
@@ -663,15 +688,20 @@ out:
 int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h)
 {
 	np_error_t err = { 0 };
+	uint64_t t0;
 
 	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
 		return 0;
+	t0 = now_ns();
 	if (q->state == NPS_SEQ_LOADED) {
 		if (plan_node(q, h, &err) < 0)
 			set_error(q, q->fail, err.msg);
 		else
 			q->state = NPS_SEQ_PLANNED;
 	}
+	if (q->state == NPS_SEQ_PLANNED)
+		nps_seq_outcomes_open(q);
+	q->plugin_ns += now_ns() - t0;
 	/* An error is acted on in each task (task_init), not by failing
 	 * here: a failed user_init of a `required` plugin makes Slurm 22.05
 	 * report "launch failed" yet srun exit 0, and an `optional` one is
@@ -880,6 +910,7 @@ static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 
 int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 {
+	uint64_t t0 = now_ns();
 	int task = -1;
 
 	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
@@ -923,9 +954,12 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 			say_lines(h, lines);
 			free(lines);
 		}
-		if (bind_task(q, h, (unsigned)task) == 0)
+		if (bind_task(q, h, (unsigned)task) == 0) {
+			nps_seq_outcome_send(q, (unsigned)task, true, t0);
 			return 0;
+		}
 		q->task_failed = true;
+		nps_seq_outcome_send(q, (unsigned)task, false, t0);
 		if (q->fail) {
 			say(h, "numaplan: %s: error: %s (on_error=fail)", q->node, q->err.msg);
 			task_fail();
@@ -1023,7 +1057,7 @@ out:
 	return 0;
 }
 
-void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h)
+static void remove_plans(nps_seq_t *q, const nps_host_t *h)
 {
 	np_error_t err = { 0 };
 	unsigned job = 0, step = 0;
@@ -1036,10 +1070,17 @@ void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u step %u: %s", job, step, err.msg);
 }
 
+void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h)
+{
+	remove_plans(q, h);
+	nps_seq_record_step(q, h);
+}
+
 /* ---- the job's prolog and epilog (root) ---------------------------------- */
 
 /* The job's partition from the prolog's environment, which slurmd made from
- * the job's credential: kept for the job's steps on this node.  Slurm calls
+ * the job's credential: kept for the job's steps on this node (for the
+ * partition's rules, and for the step records' partition).  Slurm calls
  * no slurm_spank_init (and no exit) around the job prolog and epilog: the
  * arguments are read here, into a q of their own. */
 static int job_prolog(nps_seq_t *q, const nps_host_t *h)
@@ -1048,7 +1089,7 @@ static int job_prolog(nps_seq_t *q, const nps_host_t *h)
 	np_error_t err = { 0 };
 	unsigned job = 0;
 
-	if (!q->site_ok || !q->site.nparts)
+	if (!q->site_ok || (!q->site.nparts && !nps_site_record_dir(&q->site)))
 		return 0;
 	if (h->ops->job_id(h->ctx, &job) < 0 || h->ops->node_name(h->ctx, node, sizeof(node)) < 0) {
 		log_(h, NPS_LOG_ERROR, "numaplan: job prolog: no job id or node name");
@@ -1077,7 +1118,8 @@ static int job_epilog(nps_seq_t *q, const nps_host_t *h)
 	if (nps_site_plans_dir(&q->site) &&
 	    nps_plan_record_remove(nps_site_plans_dir(&q->site), job, 0, true, node, &err) < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
-	if (q->site.nparts && nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
+	if ((q->site.nparts || nps_site_record_dir(&q->site)) &&
+	    nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
 	return 0;
 }
@@ -1104,6 +1146,7 @@ int nps_seq_job_epilog(const nps_host_t *h, int ac, char *const av[])
 
 void nps_seq_exit(nps_seq_t *q)
 {
+	nps_seq_outcomes_close(q);
 	for (unsigned k = 0; k < NPS_GPU_VARS_COUNT; k++)
 		free(q->gpu_slurm[k]);
 	nps_gpu_alloc_free(&q->gpus);

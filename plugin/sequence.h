@@ -52,6 +52,7 @@
 #define NPS_SEQUENCE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <numaplan.h>
 #include "request.h"
@@ -105,6 +106,15 @@ typedef struct nps_seq {
 	nps_gpu_alloc_t gpus;
 	char *gpu_slurm[NPS_GPU_VARS_COUNT];
 	char gpu_note[320];
+	/* the step record (step_record.h): a job step (not the batch or
+	 * extern one), the policy decided before the node's own fallbacks,
+	 * the plugin's time in slurmstepd, and the pipe each task reports
+	 * its binding through before exec (outcomes: it is open) */
+	bool is_step;
+	np_policy_t asked_policy;
+	uint64_t plugin_ns;
+	bool outcomes;
+	int outcome_fd[2];
 } nps_seq_t;
 
 int nps_seq_init(nps_seq_t *q, const nps_host_t *h, int ac, char *const av[]);
@@ -127,6 +137,19 @@ void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h);
 int nps_seq_job_prolog(const nps_host_t *h, int ac, char *const av[]);
 int nps_seq_job_epilog(const nps_host_t *h, int ac, char *const av[]);
 void nps_seq_exit(nps_seq_t *q);
+
+/*
+ * The step record (step_outcome.c).  user_init (slurmstepd) opens a pipe
+ * when the step is planned and recorded; each task (task_init, before
+ * exec) writes its outcome to it: one short line, whole (under
+ * PIPE_BUF), never waiting; both ends close on exec, so the program
+ * never holds them.  step_end reads what came and appends the node's
+ * record; a failed append is said once in slurmd's log.
+ */
+void nps_seq_outcomes_open(nps_seq_t *q);
+void nps_seq_outcome_send(nps_seq_t *q, unsigned task, bool ok, uint64_t t0_ns);
+void nps_seq_outcomes_close(nps_seq_t *q);
+void nps_seq_record_step(nps_seq_t *q, const nps_host_t *h);
 
 /* init_post_opt's first half: the step's decision.  1 when the step goes
  * on to load the topology, 0 when it is done (state says how). */

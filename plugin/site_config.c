@@ -3,7 +3,9 @@
  * site_config.c - parse and describe the plugstack.conf arguments.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,14 @@
 #include "common/plugstack.h"
 #include "common/text.h"
 #include "site_config.h"
+#include "step_record.h"
 
 #define SITE_ARGS "default[[PART,...]]=POLICY, allow[[PART,...]]=POLICY[,POLICY...], " \
 	"enforce[[PART,...]][=yes|no], " \
 	"topology=/ABSOLUTE/PATH (%n = node name), cache=/ABSOLUTE/DIR|none, " \
 	"on_error=warn|fail, verbose, respect_cpu_bind=yes|no, respect_gpu_bind=yes|no, " \
-	"sysfs=/ABSOLUTE/DIR, plans=/ABSOLUTE/DIR|none"
+	"sysfs=/ABSOLUTE/DIR, plans=/ABSOLUTE/DIR|none, record=/ABSOLUTE/DIR|none, " \
+	"record_max=SIZE[K|M|G]"
 
 void nps_site_init(nps_site_t *s)
 {
@@ -26,6 +30,7 @@ void nps_site_init(nps_site_t *s)
 	s->on_error = NPS_ON_ERROR_WARN;
 	s->respect_cpu_bind = true;
 	s->respect_gpu_bind = true;
+	s->record_max = NPS_RECORD_MAX_DEFAULT;
 }
 
 void nps_site_free(nps_site_t *s)
@@ -38,6 +43,7 @@ void nps_site_free(nps_site_t *s)
 	free(s->topology);
 	free(s->cache);
 	free(s->plans);
+	free(s->record);
 	free(s->sysfs);
 	nps_site_init(s);
 }
@@ -235,6 +241,28 @@ static int dir_arg(const char *key, const char *v, char **dir, bool *off, np_err
 	return 0;
 }
 
+/* record_max=SIZE: bytes, or K, M, G (powers of 1024); at least 4K, so
+ * that one record always fits */
+static int parse_size(const char *v, size_t *out, np_error_t *err)
+{
+	unsigned long long n, mul = 1;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (end != v && *end && !end[1])
+		mul = *end == 'K' || *end == 'k' ? 1ull << 10 : *end == 'M' || *end == 'm' ? 1ull << 20 :
+		      *end == 'G' || *end == 'g' ? 1ull << 30 : 0;
+	else if (*end)
+		mul = 0;
+	if (end == v || !isdigit((unsigned char)v[0]) || errno || !mul || n > (SIZE_MAX >> 30) ||
+	    n * mul < 4096)
+		return np_error_set(err, -EINVAL, "plugstack.conf: record_max=%s: a size of at "
+				    "least 4K (bytes, or with K, M, G)", v);
+	*out = (size_t)(n * mul);
+	return 0;
+}
+
 static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 {
 	const char *eq = strchr(arg, '=');
@@ -265,6 +293,10 @@ static int parse_one(nps_site_t *s, const char *arg, np_error_t *err)
 		return dir_arg("cache", v, &s->cache, &s->cache_off, err);
 	} else if (KEY("plans") && v) {
 		return dir_arg("plans", v, &s->plans, &s->plans_off, err);
+	} else if (KEY("record") && v) {
+		return dir_arg("record", !strcmp(v, "off") ? "none" : v, &s->record, &s->record_off, err);
+	} else if (KEY("record_max") && v) {
+		return parse_size(v, &s->record_max, err);
 	} else if (KEY("sysfs") && v) {
 		/* where adapter states are read (tests with emulated adapters);
 		 * its ownership is checked where it is used, in slurmstepd */
@@ -422,6 +454,13 @@ const char *nps_site_plans_dir(const nps_site_t *s)
 	return s->plans ? s->plans : NPS_PLANS_DEFAULT;
 }
 
+const char *nps_site_record_dir(const nps_site_t *s)
+{
+	if (s->record_off)
+		return NULL;
+	return s->record ? s->record : NPS_RECORD_DEFAULT;
+}
+
 const char *nps_site_cache_dir(const nps_site_t *s)
 {
 	if (s->cache_off || s->topology)
@@ -526,6 +565,8 @@ char *nps_site_describe(const nps_site_t *s)
 	fprintf(f, "  adapter states     : read at launch from %s\n", s->sysfs ? s->sysfs : "/sys");
 	fprintf(f, "  plan records       : %s\n", nps_site_plans_dir(s) ? nps_site_plans_dir(s) :
 	        "none (plans=none: numaplan audit judges tasks by their environment)");
+	fprintf(f, "  step records       : %s\n", nps_site_record_dir(s) ? nps_site_record_dir(s) :
+	        "none (record=none)");
 	fprintf(f, "  on error           : %s\n",
 		s->on_error == NPS_ON_ERROR_FAIL ? "fail the step" : "warn and run unbound");
 	fprintf(f, "  verbose for all    : %s\n", s->verbose ? "yes" : "no");

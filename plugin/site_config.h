@@ -68,6 +68,12 @@ typedef struct nps_site {
 	 * NULL: NPS_PLANS_DEFAULT; plans_off: plans=none, no records */
 	char *plans;
 	bool plans_off;
+	/* record=DIR: the step records (step_record.h); NULL:
+	 * NPS_RECORD_DEFAULT; record_off: record=none (or off); record_max:
+	 * the size a day's file rotates at, in bytes */
+	char *record;
+	bool record_off;
+	size_t record_max;
 } nps_site_t;
 
 void nps_site_init(nps_site_t *s);
@@ -113,6 +119,10 @@ const char *nps_site_cache_dir(const nps_site_t *s);
 /* Where the tasks' plan records go: plans=, else NPS_PLANS_DEFAULT; NULL
  * with plans=none. */
 const char *nps_site_plans_dir(const nps_site_t *s);
+
+/* Where the step records go: record=, else NPS_RECORD_DEFAULT; NULL with
+ * record=none */
+const char *nps_site_record_dir(const nps_site_t *s);
 
 /* Where the plugin keeps what it learned about the node: the cache file
  * and the list of topology files that passed the checker (topo_trust.h).

@@ -149,6 +149,15 @@ static int job_id(void *sp, unsigned *id)
 	return rc;
 }
 
+static int job_uid(void *sp, unsigned *id)
+{
+	uid_t v = 0;
+	int rc = item_rc(spank_get_item((spank_t)sp, S_JOB_UID, &v));
+
+	*id = (unsigned)v;
+	return rc;
+}
+
 static int step_id(void *sp, unsigned *id)
 {
 	uint32_t v = 0;
@@ -228,7 +237,7 @@ static const nps_host_ops_t slurm_ops = {
 	.job_argc = job_argc, .is_job_step = is_job_step, .local_tasks = local_tasks,
 	.cpus_per_task = cpus_per_task, .global_rank = global_rank,
 	.alloc_cores = alloc_cores, .task_id = task_id, .node_name = node_name,
-	.job_id = job_id, .step_id = step_id, .getenv = getenv_, .setenv = setenv_, .unsetenv = unsetenv_,
+	.job_id = job_id, .step_id = step_id, .job_uid = job_uid, .getenv = getenv_, .setenv = setenv_, .unsetenv = unsetenv_,
 	.srun_setenv = srun_setenv, .process_getenv = process_getenv, .log = log_, .say = say,
 };
 

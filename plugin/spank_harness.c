@@ -58,6 +58,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "common/parse.h"
@@ -192,6 +193,14 @@ static int h_job_id(void *ctx, unsigned *id)
 	return v && np_parse_uint(v, 0, 4000000000u, id) == 0 ? 0 : -ENOENT;
 }
 
+/* the caller's own uid: the harness runs as the job's user */
+static int h_job_uid(void *ctx, unsigned *uid)
+{
+	(void)ctx;
+	*uid = (unsigned)getuid();
+	return 0;
+}
+
 /* NUMAPLAN_HARNESS_STEP_ID, else step 0 */
 static int h_step_id(void *ctx, unsigned *id)
 {
@@ -249,7 +258,7 @@ static const nps_host_ops_t harness_ops = {
 	.job_argc = h_job_argc, .is_job_step = h_is_job_step, .local_tasks = h_local_tasks,
 	.cpus_per_task = h_cpus_per_task, .global_rank = h_global_rank,
 	.alloc_cores = h_alloc_cores, .task_id = h_task_id, .node_name = h_node_name,
-	.job_id = h_job_id, .step_id = h_step_id, .getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
+	.job_id = h_job_id, .step_id = h_step_id, .job_uid = h_job_uid, .getenv = h_getenv, .setenv = h_setenv, .unsetenv = h_unsetenv,
 	.srun_setenv = h_setenv, .process_getenv = h_getenv, .log = h_log, .say = h_say,
 };
 

@@ -54,6 +54,7 @@ typedef struct nps_host_ops {
 	int (*node_name)(void *ctx, char *buf, size_t len);
 	int (*job_id)(void *ctx, unsigned *id);                 /* S_JOB_ID */
 	int (*step_id)(void *ctx, unsigned *id);                /* S_JOB_STEPID */
+	int (*job_uid)(void *ctx, unsigned *uid);               /* S_JOB_UID */
 
 	/* ---- the job's environment (spank_getenv, _setenv, _unsetenv) */
 	/* 0, -ENOENT (unset), -ENOSPC (value cut to len - 1 bytes), other <0 */

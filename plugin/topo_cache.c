@@ -119,6 +119,27 @@ int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err)
 	return 0;
 }
 
+int nps_cache_dir_make(const char *dir, int *dfd, np_error_t *err)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int rc, fd;
+
+	rc = nps_cache_dir_open(dir, true, dfd, err);
+	if (rc != -ENOENT)
+		return rc;
+	if ((size_t)snprintf(parent, sizeof(parent), "%s", dir) >= sizeof(parent))
+		return np_error_set(err, -ENAMETOOLONG, "%s: path too long", dir);
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return rc;
+	*slash = '\0';
+	if ((rc = nps_cache_dir_open(parent, true, &fd, err)) < 0)
+		return rc;
+	close(fd);
+	return nps_cache_dir_open(dir, true, dfd, err);
+}
+
 int nps_cache_open(const char *dir, const char *node, int *out, int *dir_out, np_error_t *err)
 {
 	char path[4096];

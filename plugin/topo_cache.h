@@ -33,6 +33,11 @@ int nps_cache_path(const char *dir, const char *node, char *buf, size_t len,
  * create, made (0755) when missing.  -ENOENT: there is none. */
 int nps_cache_dir_open(const char *dir, bool create, int *dfd, np_error_t *err);
 
+/* The same, made, and its parent too when that is missing (the default
+ * /run/numaplan/plans on a fresh boot, /var/lib/numaplan/steps on a node
+ * without the packages) */
+int nps_cache_dir_make(const char *dir, int *dfd, np_error_t *err);
+
 /* The node's cache file, open for reading, when it may be trusted.
  * -ENOENT: there is none yet; other errors: why it is not used (the
  * message says, for verbose output).  With dfd, DIR's descriptor as well

@@ -5,7 +5,7 @@
 # numaplan-CMD(1).
 source "$(dirname "$0")/../tap.sh"
 
-for cmd in topo plan run report accept audit check; do
+for cmd in topo plan run report accept audit check steps; do
 	page=$NP_SRCDIR/man/numaplan-$cmd.1
 	[ -f "$page" ] || page=$NP_SRCDIR/man/numaplan.1
 	run numaplan "$cmd" --help
