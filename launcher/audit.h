@@ -123,6 +123,24 @@ int np_audit_gather(const char *out, size_t len, char *const *nodes, unsigned n,
  * of memory. */
 char *np_audit_dumps(json_t *j, size_t flags);
 
+/* ---- every running job (audit_all.c) ---- */
+
+typedef struct np_audit_all {
+	const char *partition;      /* NULL: every partition (--all) */
+	unsigned parallel, timeout;
+	double traffic, far_pct;
+	bool json;
+} np_audit_all_t;
+
+/* Audit every running job (of o->partition), o->parallel at a time; one
+ * line per job, or JSON.  The exit status: 1 when a job deviates, else 2
+ * when one could not be audited, else 3 when a device is unverified, else
+ * 0 (numaplan-audit(1)). */
+int np_audit_all(const np_audit_all_t *o);
+
+/* This program, to run on the nodes and for each job of --all */
+char *np_audit_self_exe(void);
+
 /* srun's mask for one task: "0x3" -> "0-1" (malloc'ed), NULL if malformed. */
 char *np_audit_mask_to_list(const char *hex);
 

@@ -53,10 +53,10 @@ enum { NP_EXIT_NOT_AUDITED = 2, NP_EXIT_UNVERIFIED = 3 };
 #define NP_AUDIT_GRACE_MS 15000
 
 typedef struct audit_args {
-	bool json, dry_run, collect, help;
+	bool json, dry_run, collect, help, all;
 	double far_pct, traffic;
-	unsigned timeout;
-	const char *jobid;
+	unsigned timeout, parallel;
+	const char *jobid, *partition;
 } audit_args_t;
 
 #define O(f) offsetof(audit_args_t, f)
@@ -72,6 +72,13 @@ static const np_optdef_t audit_opts[] = {
 	  .help = "the nodes' time to answer, besides --traffic's; a node that does not is named, exit 2",
 	  .dflt = "60", .min = 1, .max = 3600, .want = "seconds from 1 to 3600" },
 	{ .name = "dry-run", .kind = NP_OPT_FLAG, .off = O(dry_run), .help = "print the srun line, run nothing" },
+	{ .name = "all", .kind = NP_OPT_FLAG, .off = O(all),
+	  .help = "every running job of the cluster, one line each; exit 1 when one deviates" },
+	{ .name = "partition", .key = 'p', .kind = NP_OPT_STR, .off = O(partition), .arg = "P",
+	  .help = "every running job of partition P, as --all" },
+	{ .name = "parallel", .kind = NP_OPT_UINT, .off = O(parallel), .arg = "N",
+	  .help = "--all, --partition: audit N jobs at a time", .dflt = "8", .min = 1, .max = 256,
+	  .want = "a count from 1 to 256" },
 	{ .name = "collect", .kind = NP_OPT_FLAG, .off = O(collect),
 	  .help = "what audit runs on each node, inside the job" },
 	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
@@ -84,6 +91,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: numaplan audit JOBID [--json] [--far-pct PCT] [--traffic SECONDS] [--timeout SECONDS]\n"
 	      "                             [--dry-run]\n"
+	      "       numaplan audit --all | --partition P [--parallel N] [--json] [--far-pct PCT] [--traffic S]\n"
+	      "                             [--timeout SECONDS]\n"
 	      "       numaplan audit --collect JOBID   (what audit runs on each node, inside the job)\n"
 	      "Check the running job's tasks against their plan: every thread's CPUs, the memory\n"
 	      "policy and where the pages are, the adapter and GPUs each task holds open; one line\n"
@@ -150,7 +159,7 @@ static int query(const char *jobid, job_t *j, np_error_t *err)
 	return rc;
 }
 
-static char *self_exe(void)
+char *np_audit_self_exe(void)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -348,6 +357,17 @@ static int parse(int argc, char **argv, audit_args_t *o)
 
 	np_opt_defaults(audit_opts, o, &err);
 	rc = np_opt_parse("audit", &t, 1, argc, argv, &a, &err);
+	if (rc == 0 && (o->all || o->partition)) {
+		if (a.noperands + a.nrest)
+			rc = np_error_set(&err, -EINVAL, "--all and --partition audit every running job: "
+			                  "no job id with them");
+		else if (o->all && o->partition)
+			rc = np_error_set(&err, -EINVAL, "--all or --partition P, not both");
+		else if (o->collect || o->dry_run)
+			rc = np_error_set(&err, -EINVAL, "--%s is for one job", o->collect ? "collect" : "dry-run");
+		np_optargs_free(&a);
+		return rc < 0 ? np_opt_fail("audit", err.msg) : rc;
+	}
 	if (rc == 0 && a.noperands + a.nrest != 1)
 		rc = np_error_set(&err, -EINVAL, "%s", a.noperands + a.nrest ? "one job id only"
 		                                                             : "which job? numaplan audit JOBID");
@@ -404,7 +424,7 @@ static int check_job(const char *jobid, job_t *j, struct passwd **owner)
 /* The step audit runs in the job: srun of `numaplan audit --collect`. */
 static char *step_command(const job_t *j, double traffic)
 {
-	char *exe = self_exe();
+	char *exe = np_audit_self_exe();
 	np_sb_t b;
 
 	if (!exe)
@@ -720,6 +740,12 @@ int np_cmd_audit(int argc, char **argv)
 		return rc == 1 ? NP_EXIT_OK : rc;
 	if (o.collect)
 		return collect(o.jobid, o.traffic);
+	if (o.all || o.partition) {
+		np_audit_all_t all = { .partition = o.partition, .parallel = o.parallel, .timeout = o.timeout,
+		                       .traffic = o.traffic, .far_pct = o.far_pct, .json = o.json };
+
+		return np_audit_all(&all);
+	}
 	memset(&j, 0, sizeof(j));
 	if ((rc = check_job(o.jobid, &j, &owner)) == 0)
 		rc = audit(&o, &j, owner);
