@@ -18,14 +18,17 @@ fi
 # Left out here: scripts whose subject is the planner or the audit
 # command's variants (a forged record, a user's audit, device and GPU
 # checks), not Slurm, and which run the same on either release: the shape
-# and topology checks, gpu-near's loud cases, the harness's GPU partition.
+# and topology checks, gpu-near's loud cases, the harness's GPU partition,
+# the audit of every job (88-audit-all: one job's audit, many times); and
+# the step records' test, which needs node_exporter and promtool, not in
+# the root.
 # Each still runs against Slurm 22.05 on the host; 88-audit and
 # 88-audit-records drive the audit through Slurm 24.11 here, and every
 # script that exercises the plugin's use of Slurm runs (options, binding,
 # cgroups, partitions and het jobs, GPUs from gres, step env, load,
 # security, the SPANK harness built against 24.11's headers).
 # NP_D13_SLURM_SKIP overrides the list ('' runs every script).
-D13_SKIP=${NP_D13_SLURM_SKIP-slurm/86-topology-shape slurm/87-topology-check slurm/88-audit-devices slurm/88-audit-forged slurm/88-audit-gpu slurm/88-audit-user slurm/91-gpu-loud slurm/12-harness-partition-gpu}
+D13_SKIP=${NP_D13_SLURM_SKIP-slurm/86-topology-shape slurm/87-topology-check slurm/88-audit-devices slurm/88-audit-forged slurm/88-audit-gpu slurm/88-audit-user slurm/88-audit-all slurm/91-gpu-loud slurm/12-harness-partition-gpu slurm/92-step-records}
 start=$SECONDS
 d13_groups slurm slurm
 diag "the slurm group in the root: $((SECONDS - start)) s (logs: $D13DIR/logs/slurm)"

@@ -242,7 +242,7 @@ check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $P
 # shape checks, the SPANK harness, which loads the .so without slurmd, GPU
 # partitions), and the whole group runs against the build tree and, with
 # Slurm 24.11, in tests/deb13.  NP_PKG_SLURM_SKIP='' runs every script.
-skip_list=${NP_PKG_SLURM_SKIP-88-partitions-hetjob 88-partitions 90-load 87-topology-check 88-audit-devices 88-audit-gpu 88-audit-user 88-audit-forged 88-audit 10-harness 12-harness-partition-gpu 86-topology-shape 89-gpu-partitions 91-gpu-loud}
+skip_list=${NP_PKG_SLURM_SKIP-88-partitions-hetjob 88-partitions 90-load 87-topology-check 88-audit-devices 88-audit-gpu 88-audit-user 88-audit-forged 88-audit 88-audit-all 10-harness 12-harness-partition-gpu 86-topology-shape 89-gpu-partitions 91-gpu-loud}
 start=$SECONDS
 for t in "$NP_SRCDIR"/tests/slurm/*.t; do
 	case " $skip_list " in *" $(basename "$t" .t) "*) continue;; esac
