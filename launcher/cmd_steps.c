@@ -18,7 +18,7 @@
 #include "cli/optparse.h"
 #include "commands.h"
 #include "opts.h"
-#include "steps.h"
+#include "report/steps.h"
 
 typedef struct steps_args {
 	const char *dir, *since, *partition, *user, *output;

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "common/text.h"
-#include "steps.h"
+#include "report/steps.h"
 
 static int by_count(const void *a, const void *b)
 {

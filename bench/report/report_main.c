@@ -7,17 +7,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "accept/accept.h"
 #include "bench.h"
 #include "cli/optparse.h"
 #include "report/report.h"
+#include "report/steps.h"
 #include "run/run.h"
 #include "bench_util.h"
 
 typedef struct report_args {
 	const char *format, *output, *baseline, *tolerance;
 	bool history, help;
+	const char *steps, *since;
 	double tol;
 	char **dirs;                /* the operands */
 	unsigned ndirs;
@@ -36,6 +39,10 @@ static const np_optdef_t report_opts[] = {
 	  .help = "--history: the run regressions are judged against (default the first)" },
 	{ .name = "tolerance", .kind = NP_OPT_STR, .off = O(tolerance), .arg = "PCT",
 	  .help = "--history: how much worse is a regression (default 5%)" },
+	{ .name = "steps", .kind = NP_OPT_STR, .off = O(steps), .arg = "DIR",
+	  .help = "the plugin's step records in DIR (its record=): outcomes per day, fallbacks, nodes" },
+	{ .name = "since", .kind = NP_OPT_STR, .off = O(since), .arg = "WHEN",
+	  .help = "--steps: only records from then on (24h, 7d, or a UTC date 2026-12-01)" },
 	{ .name = "help", .key = 'h', .kind = NP_OPT_FLAG, .off = O(help), .help = "this text",
 	  .flags = NP_OPTF_STOP },
 	{ .name = NULL },
@@ -47,6 +54,7 @@ static void usage(FILE *f)
 	fputs("usage: numaplan report DIR [--format md|html|json|csv|reframe] [--output FILE]\n"
 	      "       numaplan report --history DIR... [--baseline DIR] [--tolerance PCT]\n"
 	      "                       [--format md|html|json|csv] [--output FILE]\n"
+	      "       numaplan report --steps DIR [--since WHEN] [--format md|html] [--output FILE]\n"
 	      "DIR is a numaplan run directory (or its results.json) or an accept directory (with\n"
 	      "accept.json: the acceptance report); --history: each figure over\n"
 	      "the runs by date, regressions against the first run (or --baseline) flagged.\n", f);
@@ -76,6 +84,22 @@ static int parse(int argc, char **argv, report_args_t *r)
 	np_optargs_free(&a);
 	if (rc)
 		return rc == 1 ? 1 : (np_opt_print("report: %s", err.msg), 2);
+	if (r->steps) {
+		if (r->ndirs || r->history || r->baseline || r->tolerance) {
+			np_opt_print("report: --steps DIR reports the step records alone: no run directory, "
+			             "no --history");
+			return 2;
+		}
+		if (strcmp(r->format, "md") && strcmp(r->format, "markdown") && strcmp(r->format, "html")) {
+			np_opt_print("report: --steps is md or html (numaplan steps --json has the figures)");
+			return 2;
+		}
+		return 0;
+	}
+	if (r->since) {
+		np_opt_print("report: --since is for --steps");
+		return 2;
+	}
 	if (r->history && strcmp(r->format, "reframe") == 0) {
 		np_opt_print("report: --format reframe is for one run or accept directory, not --history");
 		return 2;
@@ -268,6 +292,35 @@ static int report_one(const report_args_t *r)
 	return rc;
 }
 
+/* --steps DIR: read before the output is made, so a bad DIR leaves
+ * nothing behind */
+static int report_steps(const report_args_t *r)
+{
+	np_steps_filter_t flt = { 0 };
+	np_steps_sum_t check;
+	np_error_t err = { 0 };
+	FILE *f;
+	int rc;
+
+	if (r->since && np_steps_since(r->since, time(NULL), &flt.since, &err) < 0) {
+		np_opt_print("report: %s", err.msg);
+		return 2;
+	}
+	if (np_steps_read(r->steps, &flt, &check, &err) < 0) {
+		np_opt_print("report: %s", err.msg);
+		return 2;
+	}
+	np_steps_sum_free(&check);
+	if (!(f = open_output(r)))
+		return 2;
+	rc = close_output(f, np_report_steps(f, r->format, r->steps, &flt, &err));
+	if (rc < 0) {
+		np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 int np_cmd_report(int argc, char **argv)
 {
 	report_args_t r;
@@ -277,7 +330,7 @@ int np_cmd_report(int argc, char **argv)
 		usage(stdout);
 		rc = 0;
 	} else if (rc == 0) {
-		rc = r.history ? report_history(&r) : report_one(&r);
+		rc = r.steps ? report_steps(&r) : r.history ? report_history(&r) : report_one(&r);
 	}
 	free(r.dirs);
 	return rc;

@@ -105,6 +105,27 @@ check "--output: replaced whole, nothing else left in its directory" \
 run numaplan steps --dir "$d" --prometheus --output "$d/nosuchdir/x.prom"
 check "--output into a missing directory: exit 1, says why" eval '[ "$RC" -eq 1 ] && grep -q "x.prom" <<<"$ERR"'
 
+# numaplan report --steps: the same records as a report
+run numaplan report --steps "$d"
+check "report --steps (md): exit 0, the span and counts" \
+	eval '[ "$RC" -eq 0 ] && grep -q "^$d: 8 record(s) (one per step and node) of 7 step(s), 2026-12-01 to 2026-12-02; 1 line(s) that are no record left out" <<<"$OUT"'
+check "... outcomes per day: 12-01 planned 2 fallback 1 (3); 12-02 planned 2, fallback, refused, respected 1 each (5)" \
+	eval 'grep -qx "| 2026-12-01 | 2 | 1 | 0 | 0 | 0 | 0 | 3 |" <<<"$OUT" && grep -qx "| 2026-12-02 | 2 | 1 | 1 | 1 | 0 | 0 | 5 |" <<<"$OUT"'
+check "... top reasons: three, a third of the fallbacks each" \
+	eval '[ "$(grep -cE "^\| (no-gpu|no-hca|port-down) \| 1 \| 33\.3% \|$" <<<"$OUT")" -eq 3 ]'
+check "... nodes with the most fallbacks: n3 (2) before n1 (1)" \
+	eval 'grep -A6 "^## Nodes with the most fallbacks" <<<"$OUT" | grep -E "^\| n[0-9]" | head -2 | tr -d " " | paste -sd" " | grep -qx "|n3|2| |n1|1|"'
+run numaplan report --steps "$d" --format html
+check "report --steps --format html: a page with the outcomes plotted per day and the same tables" \
+	eval '[ "$RC" -eq 0 ] && grep -q "<svg" <<<"$OUT" && grep -q "<h2>Top fallback reasons</h2>" <<<"$OUT" && grep -q "</html>" <<<"$OUT"'
+run numaplan report --steps "$d" --since 2026-12-02
+check "report --steps --since 2026-12-02: day 2 alone" \
+	eval 'grep -q "| 2026-12-02 |" <<<"$OUT" && ! grep -q "| 2026-12-01 |" <<<"$OUT"'
+run numaplan report --steps "$d" --format json
+check "report --steps --format json: exit 2 (numaplan steps --json has them)" [ "$RC" -eq 2 ]
+run numaplan report --steps "$d/missing" -o "$d/r.md"
+check "report --steps on a missing directory: exit 2, no output file made" eval '[ "$RC" -eq 2 ] && [ ! -e "$d/r.md" ]'
+
 run numaplan steps --dir "$d/missing"
 check "a missing directory: exit 1, named" eval '[ "$RC" -eq 1 ] && grep -q "$d/missing" <<<"$ERR"'
 run numaplan steps --dir "$d" --since yesterday

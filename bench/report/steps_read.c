@@ -18,6 +18,10 @@
 /* Prometheus' histogram bounds for the plugin's time per step and node:
  * a cached topology plans in milliseconds, a live discovery takes tenths
  * of seconds, and a second or more is a node to look at */
+const char *const np_steps_outcome_names[NP_STEPS_OUTCOMES] = {
+	"planned", "fallback", "refused", "respected", "error", "none"
+};
+
 const double np_steps_bucket_le[NP_STEPS_BUCKETS] = {
 	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5
 };
@@ -127,6 +131,32 @@ static void add_slow(np_steps_sum_t *s, unsigned job, unsigned step, const char 
 	s->slow[i] = (np_steps_slow_t){ job, step, strdup(node), sec };
 }
 
+/* The record's day, counted under its outcome (an unknown one is none of
+ * the columns, still a record) */
+static int count_day(np_steps_sum_t *s, time_t when, const char *outcome)
+{
+	time_t day = when - when % 86400;
+	unsigned i, k;
+
+	for (i = 0; i < s->ndays && s->days[i].day < day; i++)
+		;
+	if (i == s->ndays || s->days[i].day != day) {
+		np_steps_day_t *more = realloc(s->days, (s->ndays + 1) * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		s->days = more;
+		memmove(&s->days[i + 1], &s->days[i], (s->ndays - i) * sizeof(*more));
+		memset(&s->days[i], 0, sizeof(*more));
+		s->days[i].day = day;
+		s->ndays++;
+	}
+	for (k = 0; k < NP_STEPS_OUTCOMES; k++)
+		if (!strcmp(outcome, np_steps_outcome_names[k]))
+			s->days[i].n[k]++;
+	return 0;
+}
+
 static int add_record(np_steps_sum_t *s, json_t *r, const np_steps_filter_t *f, seen_t *seen)
 {
 	const char *partition = str_of(r, "partition"), *user = str_of(r, "user");
@@ -164,6 +194,8 @@ static int add_record(np_steps_sum_t *s, json_t *r, const np_steps_filter_t *f, 
 			   str_of(r, "outcome"), NULL)))
 		return -ENOMEM;
 	c->n++;
+	if (count_day(s, when, str_of(r, "outcome")) < 0)
+		return -ENOMEM;
 	json_array_foreach(falls, i, fb) {
 		np_steps_count_t *by_node;
 
@@ -268,5 +300,6 @@ void np_steps_sum_free(np_steps_sum_t *s)
 	free_counts(s->nodes, s->nnodes);
 	for (unsigned i = 0; i < s->nslow; i++)
 		free(s->slow[i].node);
+	free(s->days);
 	memset(s, 0, sizeof(*s));
 }

@@ -2,7 +2,8 @@
 /*
  * steps.h - the step records the plugin keeps (one JSON line per step and
  * node, DIR/steps-YYYY-MM-DD.jsonl and its rotated .1, numaplan-spank(8)
- * record=), read and summed for `numaplan steps`.
+ * record=), read and summed for `numaplan steps` and `numaplan report
+ * --steps`.
  */
 #ifndef NP_STEPS_H
 #define NP_STEPS_H
@@ -35,6 +36,16 @@ typedef struct np_steps_slow {
 	double seconds;
 } np_steps_slow_t;
 
+/* The outcomes a record may have (numaplan-steps(1)), in this order */
+#define NP_STEPS_OUTCOMES 6
+extern const char *const np_steps_outcome_names[NP_STEPS_OUTCOMES];
+
+/* One UTC day's records by outcome */
+typedef struct np_steps_day {
+	time_t day;                     /* its midnight */
+	unsigned long n[NP_STEPS_OUTCOMES];
+} np_steps_day_t;
+
 /* The upper bounds of numaplan_plugin_seconds' buckets */
 #define NP_STEPS_BUCKETS 10
 extern const double np_steps_bucket_le[NP_STEPS_BUCKETS];
@@ -58,6 +69,8 @@ typedef struct np_steps_sum {
 	np_steps_slow_t slow[5];        /* the slowest, slowest first */
 	unsigned nslow;
 	time_t first, last;             /* the records' times */
+	np_steps_day_t *days;           /* in order, days with no record left out */
+	unsigned ndays;
 } np_steps_sum_t;
 
 /* "24h", "7d", "30m", "90s" before now, or a UTC date "2026-12-01" or
