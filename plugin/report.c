@@ -103,6 +103,17 @@ bool nps_cpu_bind_explicit(const char *bind_type)
 	return bind_type && *bind_type;
 }
 
+void nps_host_log(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
+{
+	char out[NPS_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	nps_format_message(out, fmt, ap);
+	va_end(ap);
+	h->ops->log(h->ctx, level, out);
+}
+
 char *nps_format_message(char *out, const char *fmt, va_list ap)
 {
 	char msg[NPS_MSG_MAX];

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include <numaplan.h>
+#include "spank_host.h"
 
 /* "numaplan: n1 task 3 (rank 7): cpus 24-31 mems 3 hca mlx5_0:1 (local)",
  * then, when gpus is not NULL, " gpus " gpus and the rank's GPU locality:
@@ -130,5 +131,10 @@ int nps_srun_het_groups(const char *cmdline_path, bool *groups, unsigned size);
 #define NPS_MSG_SIZE NP_ESCAPED_SIZE(NPS_MSG_MAX)
 char *nps_format_message(char *out, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+
+/* A message into Slurm's log through the host (spank_host.h), escaped as
+ * above: a value with a newline must not forge a line in slurmd's log */
+void nps_host_log(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif /* NPS_REPORT_H */

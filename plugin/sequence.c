@@ -27,21 +27,8 @@
 
 /* ---- messages ------------------------------------------------------------ */
 
-/* Slurm's log, with the message escaped: a value with a newline must not
- * forge a line in slurmd's log or on srun's terminal. */
-static void log_(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void log_(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
-{
-	char out[NPS_MSG_SIZE];
-	va_list ap;
-
-	va_start(ap, fmt);
-	nps_format_message(out, fmt, ap);
-	va_end(ap);
-	h->ops->log(h->ctx, level, out);
-}
+/* Slurm's log, with the message escaped (report.h) */
+#define log_ nps_host_log
 
 /* One line on the task's (the user's) standard error, escaped the same way */
 static void say(const nps_host_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

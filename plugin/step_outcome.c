@@ -22,19 +22,7 @@
 #include "step_record.h"
 
 
-static void log_(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void log_(const nps_host_t *h, nps_log_level_t level, const char *fmt, ...)
-{
-	char out[NPS_MSG_SIZE];
-	va_list ap;
-
-	va_start(ap, fmt);
-	nps_format_message(out, fmt, ap);
-	va_end(ap);
-	h->ops->log(h->ctx, level, out);
-}
+#define log_ nps_host_log
 
 void nps_seq_outcomes_open(nps_seq_t *q)
 {
