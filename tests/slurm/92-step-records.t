@@ -101,7 +101,7 @@ prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.disa
 	--collector.textfile --collector.textfile.directory="$dir/textfile" >"$dir/exporter.log" 2>&1 &
 exporter=$!
 scrape=
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
 	scrape=$(curl -sf "http://127.0.0.1:$port/metrics") && break
 	sleep 0.1
 done

@@ -210,8 +210,10 @@ static void test_concurrent_appends(void **state)
 	lines = whole_lines(path, &whole);
 	assert_true(whole);
 	assert_int_equal(lines, ok);
-	/* the bound is for a machine in trouble: most appends get the lock */
-	assert_true(ok >= WRITERS * EACH * 9 / 10);
+	/* the lock's bound is for a machine in trouble: how many appends
+	 * time out depends on the load, so only that some got through is
+	 * asserted (all do on an idle machine) */
+	assert_true(ok >= EACH);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
 	assert_int_equal(st.st_uid, 0);
