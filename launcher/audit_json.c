@@ -7,11 +7,17 @@
  * C0 controls as \uXXXX and, asked to, every character past ASCII
  * (the C1 controls among them, which some terminals obey); DEL it leaves
  * as it is, so that one is done here.
+ *
+ * Also this program's own path, which the audit runs again: on the nodes
+ * (--collect) and for each job of --all.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit.h"
+#include "bench_util.h"
 
 char *np_audit_dumps(json_t *j, size_t flags)
 {
@@ -41,4 +47,15 @@ char *np_audit_dumps(json_t *j, size_t flags)
 	*q = '\0';
 	free(s);
 	return o;
+}
+
+char *np_audit_self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return np_which("numaplan");
+	buf[n] = '\0';
+	return strdup(buf);
 }

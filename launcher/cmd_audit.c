@@ -159,17 +159,6 @@ static int query(const char *jobid, job_t *j, np_error_t *err)
 	return rc;
 }
 
-char *np_audit_self_exe(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return np_which("numaplan");
-	buf[n] = '\0';
-	return strdup(buf);
-}
-
 static long now_ms(void)
 {
 	struct timespec ts;
