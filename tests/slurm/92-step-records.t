@@ -140,6 +140,49 @@ check "a record directory through a user-writable link: the steps run, nothing w
 	eval '[ "$rc1" -eq 0 ] && [ "$RC" -eq 0 ] && [ -z "$(ls -A "$dir/elsewhere")" ]'
 check "... the 2 failures counted in the cache directory" eval '[ "$(cat "$dir/record-failed" 2>/dev/null)" = 2 ]'
 check "... and said once in slurmd's log" \
-	eval '[ "$(cat "$("$VC" env | sed -n "s/^export SLURM_CONF=//p" | xargs dirname)"/../log/*slurmd* 2>/dev/null | grep -c "step record not written.*$dir/link")" -eq 1 ]'
+	eval '[ "$(cat "$(dirname "$SLURM_CONF")"/../log/slurmd-*.log 2>/dev/null | grep -c "step record not written.*$dir/link")" -eq 1 ]'
+# A full disk and a read-only one: the steps run as ever, nothing half
+# written, each failure counted; the first record written again says how
+# many were lost.  The tmpfs are mounted in n2's own mount namespace (its
+# mounts are private: numaplan-vcluster(8)), where its slurmstepd writes.
+n2pid=$(pgrep -f "slurmd -f $SLURM_CONF -N n2\$" | head -1)
+in_n2() { nsenter -t "$n2pid" -m -- "$@"; }
+mounted=()
+restore_mounts() { for m in "${mounted[@]}"; do in_n2 umount "$m" 2>/dev/null; done; }
+trap 'restore_mounts; restore' EXIT
+mkdir -p "$dir/full" "$dir/ro"
+if [ -n "$n2pid" ] && in_n2 mount -t tmpfs -o size=64k,mode=0755 tmpfs "$dir/full" 2>/dev/null; then
+	mounted+=("$dir/full")
+	in_n2 mkdir -m 0755 "$dir/full/steps"
+	in_n2 dd if=/dev/zero of="$dir/full/fill" bs=4k >/dev/null 2>&1
+	plugstack "cache=$dir record=$dir/full/steps default=compact"
+	srun_ -p cpu -n1 true
+	wait_idle
+	for _ in $(seq 1 600); do [ "$(cat "$dir/record-failed" 2>/dev/null)" = 3 ] && break; sleep 0.1; done
+	check "a full disk: the step runs, no partial line left, the failure counted (3)" \
+		eval '[ "$RC" -eq 0 ] && [ -z "$(in_n2 sh -c "cat $dir/full/steps/* 2>/dev/null")" ] && [ "$(cat "$dir/record-failed")" = 3 ]'
+else
+	skip "cannot mount a tmpfs in n2's namespace"
+fi
+if [ -n "$n2pid" ] && in_n2 mount -t tmpfs -o ro,mode=0755 tmpfs "$dir/ro" 2>/dev/null; then
+	mounted+=("$dir/ro")
+	plugstack "cache=$dir record=$dir/ro/steps default=compact"
+	srun_ -p cpu -n1 true
+	wait_idle
+	want=$(( ${#mounted[@]} + 2 ))
+	for _ in $(seq 1 600); do [ "$(cat "$dir/record-failed" 2>/dev/null)" = "$want" ] && break; sleep 0.1; done
+	check "a read-only disk: the step runs, the failure counted ($want)" \
+		eval '[ "$RC" -eq 0 ] && [ "$(cat "$dir/record-failed")" = "$want" ]'
+else
+	skip "cannot mount a read-only tmpfs in n2's namespace"
+fi
+lost=$(cat "$dir/record-failed" 2>/dev/null)
+plugstack "cache=$dir record=$rec default=compact"
+srun_ -p cpu -n1 true
+wait_idle
+for _ in $(seq 1 600); do [ ! -e "$dir/record-failed" ] && break; sleep 0.1; done
+check "written again: the count cleared, and slurmd's log says how many were lost ($lost)" \
+	eval '[ "$RC" -eq 0 ] && [ ! -e "$dir/record-failed" ] &&
+	      grep -q "step records in $rec written again, after $lost failed append" "$(dirname "$SLURM_CONF")"/../log/slurmd-n2.log'
 check "slurmd of every node still up" nodes_alive
 done_testing
