@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cmd_steps.c - `numaplan steps`: what the plugin did with the steps of a
+ * steps_main.c - `numaplan steps`: what the plugin did with the steps of a
  * node (or of the nodes whose records are gathered in one directory), as
  * a summary, JSON, or Prometheus metrics written for node_exporter.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cli/optparse.h"
-#include "commands.h"
-#include "opts.h"
+#include "common/text.h"
 #include "report/steps.h"
 
 typedef struct steps_args {
@@ -67,8 +66,10 @@ static int parse(int argc, char **argv, steps_args_t *o)
 	if (rc == 0 && o->json && o->prometheus)
 		rc = np_error_set(&err, -EINVAL, "--json and --prometheus exclude each other");
 	np_optargs_free(&a);
-	if (rc < 0)
-		return np_opt_fail("steps", err.msg);
+	if (rc < 0) {
+		np_opt_print("steps: %s", err.msg);
+		return 2;
+	}
 	return rc;
 }
 
@@ -104,21 +105,23 @@ int np_cmd_steps(int argc, char **argv)
 	if (rc == 1)
 		steps_usage(stdout);
 	if (rc)
-		return rc == 1 ? NP_EXIT_OK : rc;
+		return rc == 1 ? 0 : rc;
 	if (!o.dir)
 		o.dir = NP_STEPS_DIR_DEFAULT;
-	if (o.since && np_steps_since(o.since, time(NULL), &f.since, &err) < 0)
-		return np_opt_fail("steps", err.msg);
+	if (o.since && np_steps_since(o.since, time(NULL), &f.since, &err) < 0) {
+		np_opt_print("steps: %s", err.msg);
+		return 2;
+	}
 	f.partition = o.partition;
 	f.user = o.user;
 	if (np_steps_read(o.dir, &f, &s, &err) < 0) {
-		np_opt_print("numaplan steps: %s", err.msg);
-		return NP_EXIT_FAIL;
+		np_opt_print("steps: %s", err.msg);
+		return 1;
 	}
 	if (o.output && !(out = open_output(o.output, &tmp))) {
-		np_opt_print("numaplan steps: %s: %s", o.output, strerror(errno));
+		np_opt_print("steps: %s: %s", o.output, strerror(errno));
 		np_steps_sum_free(&s);
-		return NP_EXIT_FAIL;
+		return 1;
 	}
 	if (o.prometheus)
 		np_steps_print_prometheus(out, &s);
@@ -135,10 +138,10 @@ int np_cmd_steps(int argc, char **argv)
 		if (rc == 0 && rename(tmp, o.output) < 0)
 			rc = -errno;
 		if (rc < 0) {
-			np_opt_print("numaplan steps: %s: %s", o.output, strerror(-rc));
+			np_opt_print("steps: %s: %s", o.output, strerror(-rc));
 			unlink(tmp);
 		}
 		free(tmp);
 	}
-	return rc < 0 ? NP_EXIT_FAIL : NP_EXIT_OK;
+	return rc < 0 ? 1 : 0;
 }
