@@ -56,7 +56,7 @@ expected_layout() {
 	local -A dir
 	dest=$(mktemp -d "$PKGDIR/destdir.XXXXXX") || return 1
 	make -C "$NP_BUILDDIR" install DESTDIR="$dest" >"$PKGDIR/destdir-install.log" 2>&1 || { rm -rf "$dest"; return 1; }
-	for v in bindir libdir pkglibexecdir pkgdatadir includedir mandir slurm_plugindir plugstackdir; do
+	for v in bindir libdir pkglibexecdir pkgdatadir includedir mandir slurm_plugindir plugstackdir systemdunitdir; do
 		dir[$v]=$(make_var "$v")
 	done
 	local libdir=/usr/lib64 main=numaplan lib=numaplan dev=numaplan-devel
@@ -67,12 +67,13 @@ expected_layout() {
 		local rel='' to='' pkg='?' base=${f##*/}
 		# the longest install directory that holds it wins (plugindir
 		# and pkglibexecdir lie under libdir and libexecdir)
-		for v in slurm_plugindir plugstackdir pkglibexecdir pkgdatadir libdir bindir includedir mandir; do
+		for v in slurm_plugindir plugstackdir systemdunitdir pkglibexecdir pkgdatadir libdir bindir includedir mandir; do
 			case $f in "${dir[$v]}"/*) rel=${f#"${dir[$v]}"/}; break;; esac
 		done
 		case $v in
 		slurm_plugindir) to=$plugindir/$rel;;
 		plugstackdir) to=/etc/slurm/plugstack.conf.d/$rel;;
+		systemdunitdir) to=/usr/lib/systemd/system/$rel;;
 		pkglibexecdir) to=/usr/libexec/numaplan/$rel;;
 		pkgdatadir) to=/usr/share/numaplan/$rel;;
 		libdir) to=$libdir/$rel;;
@@ -90,6 +91,7 @@ expected_layout() {
 		libdir:libnumaplan.so|libdir:pkgconfig/*.pc|includedir:*|mandir:man3/*) pkg=$dev;;
 		pkglibexecdir:numaplan-topo-check) pkg=$lib;;
 		pkgdatadir:specs/*) pkg=$main;;  # numaplan-accept(1), FILES
+		systemdunitdir:numaplan-steps.*) pkg=$main;;  # numaplan-steps(1)
 		slurm_plugindir:numaplan.so|plugstackdir:numaplan.conf|mandir:man8/numaplan-spank.8) pkg=numaplan-slurm;;
 		mandir:man1/*)
 			case " $KERNEL_PAGES " in *" $base "*) pkg=numaplan-benchmarks;; *) pkg=$main;; esac;;
