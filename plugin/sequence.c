@@ -1066,8 +1066,7 @@ void nps_seq_step_end(nps_seq_t *q, const nps_host_t *h)
 /* ---- the job's prolog and epilog (root) ---------------------------------- */
 
 /* The job's partition from the prolog's environment, which slurmd made from
- * the job's credential: kept for the job's steps on this node (for the
- * partition's rules, and for the step records' partition).  Slurm calls
+ * the job's credential: kept for the job's steps on this node.  Slurm calls
  * no slurm_spank_init (and no exit) around the job prolog and epilog: the
  * arguments are read here, into a q of their own. */
 static int job_prolog(nps_seq_t *q, const nps_host_t *h)
@@ -1076,7 +1075,7 @@ static int job_prolog(nps_seq_t *q, const nps_host_t *h)
 	np_error_t err = { 0 };
 	unsigned job = 0;
 
-	if (!q->site_ok || (!q->site.nparts && !nps_site_record_dir(&q->site)))
+	if (!q->site_ok || !q->site.nparts)
 		return 0;
 	if (h->ops->job_id(h->ctx, &job) < 0 || h->ops->node_name(h->ctx, node, sizeof(node)) < 0) {
 		log_(h, NPS_LOG_ERROR, "numaplan: job prolog: no job id or node name");
@@ -1105,8 +1104,7 @@ static int job_epilog(nps_seq_t *q, const nps_host_t *h)
 	if (nps_site_plans_dir(&q->site) &&
 	    nps_plan_record_remove(nps_site_plans_dir(&q->site), job, 0, true, node, &err) < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
-	if ((q->site.nparts || nps_site_record_dir(&q->site)) &&
-	    nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
+	if (q->site.nparts && nps_job_record_remove(nps_job_record_base(&q->site), job, node, &err) < 0)
 		log_(h, NPS_LOG_ERROR, "numaplan: job %u epilog: %s", job, err.msg);
 	return 0;
 }

@@ -111,18 +111,29 @@ static const char *outcome_of(const nps_seq_t *q, unsigned nfallbacks)
 	}
 }
 
-/* The job's partition as the prolog kept it from Slurm's credential; ""
- * when there is no record (the plugin came while the job ran) */
-static void job_partition(const nps_seq_t *q, unsigned job, char *part, size_t len)
+/* The job's partition: with per-partition rules, as the prolog kept it
+ * from Slurm's credential ("credential"); without them the prolog keeps
+ * nothing (cache=none must write nothing), and the step's environment
+ * says it ("environment": srun's, which its user can set) */
+static const char *job_partition(const nps_seq_t *q, const nps_host_t *h, unsigned job, char *part,
+                                 size_t len)
 {
 	np_error_t err = { 0 };
 
+	part[0] = '\0';
 	if (q->site.partition[0]) {
 		snprintf(part, len, "%s", q->site.partition);
-		return;
+		return "credential";
 	}
-	if (nps_job_record_read(nps_job_record_base(&q->site), job, q->node, part, len, &err) < 0)
-		part[0] = '\0';
+	/* a step srun refused never selected its partition's rules */
+	if (q->site.nparts &&
+	    nps_job_record_read(nps_job_record_base(&q->site), job, q->node, part, len, &err) == 0)
+		return "credential";
+	if (!q->site.nparts && h->ops->getenv(h->ctx, "SLURM_JOB_PARTITION", part, len) == 0 &&
+	    nps_partition_name_ok(part))
+		return "environment";
+	part[0] = '\0';
+	return "";
 }
 
 /* The tasks of the plan, with their placement; verify unknown until they
@@ -204,7 +215,7 @@ void nps_seq_record_step(nps_seq_t *q, const nps_host_t *h)
 	if (h->ops->job_uid && h->ops->job_uid(h->ctx, &r.uid) == 0 &&
 	    getpwuid_r((uid_t)r.uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
 		snprintf(user, sizeof(user), "%s", pw.pw_name);
-	job_partition(q, r.job, part, sizeof(part));
+	r.partition_from = job_partition(q, h, r.job, part, sizeof(part));
 	r.node = q->node;
 	r.user = user;
 	r.partition = part;

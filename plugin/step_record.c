@@ -67,11 +67,12 @@ char *nps_step_record_line(const nps_step_rec_t *r)
 		json_decref(falls);
 		return NULL;
 	}
-	o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, "
+	o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, "
 		      "s:o, s:{s:I, s:I, s:I}, s:o, s:f}",
 		      "v", 1, "time", when, "job", (json_int_t)r->job, "step", (json_int_t)r->step,
 		      "uid", (json_int_t)r->uid, "node", str_or_empty(r->node),
 		      "user", str_or_empty(r->user), "partition", str_or_empty(r->partition),
+		      "partition_from", str_or_empty(r->partition_from),
 		      "asked", str_or_empty(r->asked), "requested", str_or_empty(r->requested),
 		      "policy", str_or_empty(r->policy), "outcome", str_or_empty(r->outcome),
 		      "fallbacks", falls, "refused", r->refused,

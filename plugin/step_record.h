@@ -16,7 +16,10 @@
  * begun.  Any failure is returned; the caller counts it (nps_record_failed).
  *
  * A line holds (numaplan-steps(1) lists the keys): v (1), time, job,
- * step, node, uid, user, partition, asked (the --numa-plan value, "" for
+ * step, node, uid, user, partition, partition_from ("credential": the
+ * job prolog's record of Slurm's credential, kept under per-partition
+ * rules; "environment": the step's, which its user can set; "": not
+ * known), asked (the --numa-plan value, "" for
  * none), requested and policy (the plan's policy before and after any
  * fallback; "none" when nothing was planned), outcome, fallbacks
  * ([{reason, text}]), refused, error, verify ({ok, failed, unknown}),
@@ -63,6 +66,7 @@ typedef struct nps_step_rec {
 	time_t time;
 	unsigned job, step, uid;
 	const char *node, *user, *partition;
+	const char *partition_from;     /* "credential", "environment" or "" */
 	const char *asked, *requested, *policy, *outcome;
 	unsigned nfallbacks;
 	nps_fallback_t fallbacks[NPS_FALLBACKS_MAX];

@@ -67,6 +67,8 @@ check "B: cpu, hca-near asked, spread applied, one fallback: no-hca" \
 check "C: gpu, refused, no task planned" \
 	eval '[ "$(r gpu refused | jq -r "[.node, .refused, .asked, (.tasks | length)] | @tsv")" = "n1	true	spread	0" ]'
 check "D: cpu, respected" eval '[ "$(r cpu respected | jq -r .node)" = n2 ]'
+check "the partitions from Slurm's credential (per-partition rules: the job prolog kept them)" \
+	eval '[ "$(jq -r .partition_from "$f" | sort -u)" = credential ]'
 check "every record names the user (uid 0: root) and the plugin's time" \
 	eval '[ "$(jq -r "select(.uid == 0 and .user == \"root\" and .plugin_seconds >= 0) | 1" "$f" | wc -l)" -eq 4 ]'
 
@@ -181,6 +183,8 @@ plugstack "cache=$dir record=$rec default=compact"
 srun_ -p cpu -n1 true
 wait_idle
 for _ in $(seq 1 600); do [ ! -e "$dir/record-failed" ] && break; sleep 0.1; done
+check "without per-partition rules the partition is the step's environment's, and says so" \
+	eval '[ "$(tail -1 "$rec"/steps-$(date -u +%F).jsonl 2>/dev/null | jq -r "[.partition, .partition_from] | @tsv")" = "cpu	environment" ]'
 check "written again: the count cleared, and slurmd's log says how many were lost ($lost)" \
 	eval '[ "$RC" -eq 0 ] && [ ! -e "$dir/record-failed" ] &&
 	      grep -q "step records in $rec written again, after $lost failed append" "$(dirname "$SLURM_CONF")"/../log/slurmd-n2.log'
