@@ -209,15 +209,24 @@ check "4-node screen through sbatch: exit 0" [ "$RC" -eq 0 ]
 R=$D/results.json
 check "every node screened, every check passed" \
 	jqt "($S.nodes | keys) == [\"n1\",\"n2\",\"n3\",\"n4\"] and $S.failed == [] and $S.not_screened == []" "$R"
-check "exactly n3 flagged" jqt "$S.outliers == [\"n3\"]" "$R"
+check "n3 flagged" jqt "$S.outliers | index(\"n3\") != null" "$R"
 # (by HPL, whose seconds of work always outlast n3's CPU quota; STREAM's
 # best iteration and 500 latency round trips, a few ms, can fit in one
 # window of the quota: seen at 42821 MB/s against 55000, and at 0.61 us
 # against 0.66)
 check "n3 flagged by HPL" \
 	jqt "($S.nodes.n3.findings | map(select(test(\"screen.hpl\"))) | length) == 1" "$R"
-check "no other node in any experiment's outliers" \
-	jqt '[.experiments[].outliers[].node] | unique == ["n3"]' "$R"
+check "no other node among HPL's outliers" \
+	jqt '[.experiments[] | select(.name == "screen.hpl") | .outliers[].node] == ["n3"]' "$R"
+# A short experiment on a machine this busy can be stretched for any node:
+# 500 latency round trips between two ranks that timeslice one CPU with
+# other work took 56.7 us a trip on n2 against 0.71 on the others, in a
+# rehearsal with three test lanes on 2 cores.  Such a node is flagged, as
+# it should be (that run was that slow); what must not happen is a node
+# flagged by the seconds-long HPL, which a busy machine slows alike.
+check "any other node flagged only by a short experiment (STREAM, latency)" \
+	jqt '[.experiments[] | select(.name != "screen.hpl" and (.name | test("^screen\\.(stream|lat|bw)\\.") | not)) |
+	      .outliers[].node | select(. != "n3")] == []' "$R"
 jq -r '.experiments[] | "\(.name): per node \(.per_node | tojson) outliers \([.outliers[]? | "\(.node) \(.value // "") \(.deviation_pct // "")"])"' "$R" 2>/dev/null |
 	while IFS= read -r l; do diag "$l"; done
 check "the 4 nodes shared this machine's CPUs: results.json says so" \
