@@ -232,8 +232,9 @@ static int recheck_partition(nps_seq_t *q, const nps_host_t *h)
  * A value the job's partition refuses ends the step on the nodes
  * (NPS_REFUSED_MARK), before any task starts.  Not by exiting srun: the
  * step exists, and in an allocation srun did not make (srun --jobid)
- * nothing would ever end it - it would hold its CPUs until the job ends.  Nor by failing this callback: Slurm ignores
- * that for an `optional` plugin.
+ * nothing would ever end it - it would hold its CPUs until the job ends.
+ * Nor by failing this callback: Slurm ignores that for an `optional`
+ * plugin.
  */
 int nps_seq_local_user_init(nps_seq_t *q, const nps_host_t *h)
 {
@@ -942,11 +943,11 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 			free(lines);
 		}
 		if (bind_task(q, h, (unsigned)task) == 0) {
-			nps_seq_outcome_send(q, (unsigned)task, true, t0);
+			nps_seq_outcome_send(q, (unsigned)task, true, now_ns() - t0);
 			return 0;
 		}
 		q->task_failed = true;
-		nps_seq_outcome_send(q, (unsigned)task, false, t0);
+		nps_seq_outcome_send(q, (unsigned)task, false, now_ns() - t0);
 		if (q->fail) {
 			say(h, "numaplan: %s: error: %s (on_error=fail)", q->node, q->err.msg);
 			task_fail();

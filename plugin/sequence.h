@@ -147,7 +147,7 @@ void nps_seq_exit(nps_seq_t *q);
  * record; a failed append is said once in slurmd's log.
  */
 void nps_seq_outcomes_open(nps_seq_t *q);
-void nps_seq_outcome_send(nps_seq_t *q, unsigned task, bool ok, uint64_t t0_ns);
+void nps_seq_outcome_send(nps_seq_t *q, unsigned task, bool ok, uint64_t took_ns);
 void nps_seq_outcomes_close(nps_seq_t *q);
 void nps_seq_record_step(nps_seq_t *q, const nps_host_t *h);
 

@@ -42,13 +42,6 @@ static void row_free(char **v, unsigned n)
 		free(v[i]);
 }
 
-static int by_count(const void *a, const void *b)
-{
-	const np_steps_count_t *x = a, *y = b;
-
-	return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(x->reason ? x->reason : "", y->reason ? y->reason : "");
-}
-
 static unsigned long fallbacks_total(const np_steps_sum_t *s)
 {
 	unsigned long n = 0;
@@ -59,7 +52,7 @@ static unsigned long fallbacks_total(const np_steps_sum_t *s)
 }
 
 /* The report's tables, in order */
-static int build(np_steps_sum_t *s, np_report_t *r)
+static int build(const np_steps_sum_t *s, np_report_t *r)
 {
 	np_table_t *t;
 	char *v[NP_STEPS_OUTCOMES + 2];
@@ -82,8 +75,6 @@ static int build(np_steps_sum_t *s, np_report_t *r)
 		np_table_row_v(t, v);
 		row_free(v, NP_STEPS_OUTCOMES + 2);
 	}
-	if (s->nreasons > 1)
-		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_count);
 	if (!(t = np_table_new(r, "steps_reasons", "Top fallback reasons", 3, "Reason", "Fallbacks",
 			       "Share of fallbacks")))
 		return -ENOMEM;
@@ -96,8 +87,6 @@ static int build(np_steps_sum_t *s, np_report_t *r)
 	}
 	if (!s->nreasons)
 		t->note = strdup("No step fell back.");
-	if (s->nnodes > 1)
-		qsort(s->nodes, s->nnodes, sizeof(*s->nodes), by_count);
 	if (!(t = np_table_new(r, "steps_nodes", "Nodes with the most fallbacks", 2, "Node", "Fallbacks")))
 		return -ENOMEM;
 	for (unsigned i = 0; i < s->nnodes && i < 10; i++) {

@@ -78,7 +78,8 @@ typedef struct np_steps_sum {
 int np_steps_since(const char *text, time_t now, time_t *out, np_error_t *err);
 
 /* Read every record file of dir (those of days before f->since's are not
- * opened) and sum the records that pass f.  -ENOENT when dir is not
+ * opened) and sum the records that pass f; the counts come sorted, the
+ * most first (ties by name).  -ENOENT when dir is not
  * there; a line that is no record is counted, not an error. */
 int np_steps_read(const char *dir, const np_steps_filter_t *f, np_steps_sum_t *s, np_error_t *err);
 void np_steps_sum_free(np_steps_sum_t *s);

@@ -14,19 +14,6 @@
 #include "common/text.h"
 #include "report/steps.h"
 
-static int by_count(const void *a, const void *b)
-{
-	const np_steps_count_t *x = a, *y = b;
-
-	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
-}
-
-static void sorted(np_steps_count_t *v, unsigned n)
-{
-	if (n > 1)
-		qsort(v, n, sizeof(*v), by_count);
-}
-
 static const char *day_time(time_t t, char *buf, size_t len)
 {
 	struct tm tm;
@@ -45,14 +32,10 @@ static void cell(FILE *out, const char *s, int width)
 	fprintf(out, "  %-*s", width, np_escape(buf, sizeof(buf), s && *s ? s : "-"));
 }
 
-void np_steps_print_text(FILE *out, const char *dir, const np_steps_sum_t *cs)
+void np_steps_print_text(FILE *out, const char *dir, const np_steps_sum_t *s)
 {
-	np_steps_sum_t *s = (np_steps_sum_t *)cs;
 	char a[32], b[32];
 
-	sorted(s->outcomes, s->noutcomes);
-	sorted(s->reasons, s->nreasons);
-	sorted(s->nodes, s->nnodes);
 	fprintf(out, "Step records in %s: %lu (one per step and node) of %lu step(s), %s to %s UTC\n",
 		dir, s->records, s->steps, day_time(s->first, a, sizeof(a)), day_time(s->last, b, sizeof(b)));
 	if (s->bad_lines)
@@ -109,16 +92,12 @@ static json_t *counts_json(const np_steps_count_t *v, unsigned n, const char *ke
 	return a;
 }
 
-int np_steps_print_json(FILE *out, const char *dir, const np_steps_sum_t *cs)
+int np_steps_print_json(FILE *out, const char *dir, const np_steps_sum_t *s)
 {
-	np_steps_sum_t *s = (np_steps_sum_t *)cs;
 	json_t *o, *buckets = json_array(), *slow = json_array();
 	char a[32], b[32];
 	int rc;
 
-	sorted(s->outcomes, s->noutcomes);
-	sorted(s->reasons, s->nreasons);
-	sorted(s->nodes, s->nnodes);
 	for (unsigned i = 0; buckets && i < NP_STEPS_BUCKETS; i++)
 		json_array_append_new(buckets, json_pack("{s:f, s:I}", "le", np_steps_bucket_le[i],
 							 "count", (json_int_t)s->buckets[i]));
@@ -165,8 +144,6 @@ static void label(FILE *out, const char *name, const char *v, const char *sep)
 
 void np_steps_print_prometheus(FILE *out, const np_steps_sum_t *s)
 {
-	unsigned long cum;
-
 	fputs("# HELP numaplan_steps_total Job steps numaplan handled, one per step and node, by "
 	      "partition, policy applied and outcome.\n# TYPE numaplan_steps_total counter\n", out);
 	for (unsigned i = 0; i < s->noutcomes; i++) {
@@ -191,10 +168,9 @@ void np_steps_print_prometheus(FILE *out, const np_steps_sum_t *s)
 		"numaplan_verify_failures_total %lu\n", s->verify_failed);
 	fputs("# HELP numaplan_plugin_seconds The plugin's time per step and node (slurmstepd's "
 	      "callbacks and the longest task).\n# TYPE numaplan_plugin_seconds histogram\n", out);
-	for (unsigned i = 0; i < NP_STEPS_BUCKETS; i++) {
-		cum = s->buckets[i];
-		fprintf(out, "numaplan_plugin_seconds_bucket{le=\"%g\"} %lu\n", np_steps_bucket_le[i], cum);
-	}
+	for (unsigned i = 0; i < NP_STEPS_BUCKETS; i++)
+		fprintf(out, "numaplan_plugin_seconds_bucket{le=\"%g\"} %lu\n", np_steps_bucket_le[i],
+			s->buckets[i]);
 	fprintf(out, "numaplan_plugin_seconds_bucket{le=\"+Inf\"} %lu\n", s->records);
 	fprintf(out, "numaplan_plugin_seconds_sum %.6f\nnumaplan_plugin_seconds_count %lu\n",
 		s->seconds_sum, s->records);

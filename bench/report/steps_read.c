@@ -259,6 +259,26 @@ static int read_file(const char *dir, const char *name, const np_steps_filter_t 
 	return rc == -ENOMEM ? np_error_set(err, rc, "out of memory") : 0;
 }
 
+static int str_cmp(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* the most first; ties in the order of their names, so that every
+ * output lists them alike */
+static int by_count(const void *a, const void *b)
+{
+	const np_steps_count_t *x = a, *y = b;
+	int c;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	if ((c = str_cmp(x->partition, y->partition)) || (c = str_cmp(x->policy, y->policy)) ||
+	    (c = str_cmp(x->outcome, y->outcome)))
+		return c;
+	return str_cmp(x->reason, y->reason);
+}
+
 int np_steps_read(const char *dir, const np_steps_filter_t *f, np_steps_sum_t *s, np_error_t *err)
 {
 	struct dirent **names = NULL;
@@ -279,6 +299,12 @@ int np_steps_read(const char *dir, const np_steps_filter_t *f, np_steps_sum_t *s
 	}
 	free(names);
 	free(seen.v);
+	if (s->noutcomes > 1)
+		qsort(s->outcomes, s->noutcomes, sizeof(*s->outcomes), by_count);
+	if (s->nreasons > 1)
+		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_count);
+	if (s->nnodes > 1)
+		qsort(s->nodes, s->nnodes, sizeof(*s->nodes), by_count);
 	return rc;
 }
 
