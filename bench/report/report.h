@@ -93,9 +93,10 @@ int np_report_reframe(FILE *f, json_t *const *results, unsigned nres, json_t *ch
 
 /* Writers; 0 or -errno. */
 int np_report_md(FILE *f, json_t *res, const np_report_t *r);
-/* The plugin's step records of dir (steps.h), as md or html */
-struct np_steps_filter;
-int np_report_steps(FILE *f, const char *format, const char *dir, const struct np_steps_filter *flt,
+/* The plugin's step records of dir, as np_steps_read summed them
+ * (steps.h), as md or html */
+struct np_steps_sum;
+int np_report_steps(FILE *f, const char *format, const char *dir, const struct np_steps_sum *s,
                     np_error_t *err);
 int np_report_html(FILE *f, json_t *res, const np_report_t *r);
 int np_report_csv(FILE *f, json_t *res);

@@ -297,28 +297,27 @@ static int report_one(const report_args_t *r)
 static int report_steps(const report_args_t *r)
 {
 	np_steps_filter_t flt = { 0 };
-	np_steps_sum_t check;
+	np_steps_sum_t sum;
 	np_error_t err = { 0 };
 	FILE *f;
-	int rc;
+	int rc = 2;
 
 	if (r->since && np_steps_since(r->since, time(NULL), &flt.since, &err) < 0) {
 		np_opt_print("report: %s", err.msg);
 		return 2;
 	}
-	if (np_steps_read(r->steps, &flt, &check, &err) < 0) {
+	if (np_steps_read(r->steps, &flt, &sum, &err) < 0) {
 		np_opt_print("report: %s", err.msg);
 		return 2;
 	}
-	np_steps_sum_free(&check);
-	if (!(f = open_output(r)))
-		return 2;
-	rc = close_output(f, np_report_steps(f, r->format, r->steps, &flt, &err));
-	if (rc < 0) {
-		np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
-		return 1;
+	if ((f = open_output(r))) {
+		rc = close_output(f, np_report_steps(f, r->format, r->steps, &sum, &err));
+		if (rc < 0)
+			np_opt_print("report: %s", rc == -EIO ? "write error" : err.msg);
+		rc = rc < 0 ? 1 : 0;
 	}
-	return 0;
+	np_steps_sum_free(&sum);
+	return rc;
 }
 
 int np_cmd_report(int argc, char **argv)

@@ -206,24 +206,20 @@ static int html(FILE *f, const char *dir, const np_steps_sum_t *s, const np_repo
 	return ferror(f) ? -EIO : 0;
 }
 
-int np_report_steps(FILE *f, const char *format, const char *dir, const struct np_steps_filter *flt,
+int np_report_steps(FILE *f, const char *format, const char *dir, const struct np_steps_sum *s,
                     np_error_t *err)
 {
-	np_steps_sum_t s;
 	np_report_t r = { 0 };
 	int rc;
 
-	if ((rc = np_steps_read(dir, flt, &s, err)) < 0)
-		return rc;
-	if ((rc = build(&s, &r)) < 0) {
+	if ((rc = build(s, &r)) < 0) {
 		np_error_set(err, rc, "out of memory");
 	} else if (!strcmp(format, "html")) {
-		rc = html(f, dir, &s, &r);
+		rc = html(f, dir, s, &r);
 	} else {
-		md(f, dir, &s, &r);
+		md(f, dir, s, &r);
 		rc = ferror(f) ? -EIO : 0;
 	}
 	np_report_free(&r);
-	np_steps_sum_free(&s);
 	return rc;
 }
