@@ -75,6 +75,8 @@ check "numaplan-devel: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc,
 	eval 'l=$(files_of "$devel"); for f in /usr/include/numaplan.h /usr/include/numaplan/plan.h /usr/lib64/libnumaplan.so /usr/lib64/pkgconfig/numaplan.pc /usr/share/man/man3/numaplan.3; do grep -qx "$f" <<<"$l" || exit 1; done'
 check "numaplan-slurm: the plugin in $plugindir, the snippet, numaplan-spank(8), nothing else" \
 	[ "$(files_of "$slurm" | tr '\n' ' ')" = "/etc/slurm/plugstack.conf.d/numaplan.conf $plugindir/numaplan.so /usr/share/man/man8/numaplan-spank.8 " ]
+check "numaplan-slurm owns the step records' directory /var/lib/numaplan/steps (record=, 0755)" \
+	grep -qx 'drwxr-xr-x /var/lib/numaplan/steps' <<<"$(rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$slurm")"
 check "numaplan-slurm: the snippet is %config(noreplace)" \
 	grep -qE '^[a-z]*c[a-z]*n[a-z]* /etc/slurm/plugstack.conf.d/numaplan.conf$|^[a-z]*n[a-z]*c[a-z]* /etc/slurm/plugstack.conf.d/numaplan.conf$' \
 	<<<"$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$slurm")"

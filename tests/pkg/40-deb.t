@@ -127,6 +127,8 @@ check "installed: /usr/bin/numaplan loads /usr/lib/$MULTIARCH/libnumaplan.so.$NP
 diag "without LD_LIBRARY_PATH: $(ldd /usr/bin/numaplan | grep libnumaplan | sed 's/^[[:space:]]*//')"
 check "installed: the plugin needs no libnumaplan.so (the planner is linked in)" \
 	bash -c '! ldd "$1" | grep -q libnumaplan' _ "$PLUGIN"
+check "installed: numaplan-slurm made the step records' directory /var/lib/numaplan/steps, root's, 0755" \
+	[ "$(stat -c '%U %a' /var/lib/numaplan/steps 2>/dev/null)" = "root 755" ]
 check "installed: dpkg -S $PLUGIN is numaplan-slurm" [ "$(dpkg -S "$PLUGIN" 2>/dev/null | cut -d: -f1)" = numaplan-slurm ]
 want_slurm=none
 [ -n "${smaj:-}" ] && want_slurm=$(printf '%d.%02d.%d' "$smaj" "$smin" "$smic")
@@ -294,6 +296,6 @@ srun_ -N1 -n1 true
 check "removed, required line left: every srun fails" [ "$RC" -ne 0 ]
 echo "" >"$conf"
 purge
-check "apt-get purge: nothing of numaplan left in /usr and /etc" \
-	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR ] && [ ! -d /usr/libexec/numaplan ]'
+check "apt-get purge: nothing of numaplan left in /usr, /etc and /var/lib (the step records)" \
+	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR ] && [ ! -d /usr/libexec/numaplan ] && [ ! -e /var/lib/numaplan ]'
 done_testing
