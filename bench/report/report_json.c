@@ -30,7 +30,8 @@ int np_report_json(FILE *f, json_t *res)
 		static const char *const ek[] = { "name", "suite", "kernel", "group", "placement", "nodes", "ntasks",
 		                                  "threads", "status", "runs_ok", "runs_total", "primary_metric",
 		                                  "unit", "higher_is_better", "stats", "derived", "per_node",
-		                                  "series_stats", "params", "placement_check" };
+		                                  "series_stats", "params", "placement_check", "runs_misplaced",
+		                                  "runs_contended", "outlier_check" };
 		size_t k;
 		for (k = 0; k < sizeof(ek) / sizeof(ek[0]); k++) {
 			json_t *v = json_object_get(e, ek[k]);

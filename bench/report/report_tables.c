@@ -231,11 +231,18 @@ static void results_table(json_t *res, np_report_t *r)
 		         (long long)json_integer_value(json_object_get(e, "threads")));
 		snprintf(ok, sizeof(ok), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
 		         (long long)json_integer_value(json_object_get(e, "runs_total")));
-		char unit[64];
+		char unit[64], status[64];
 		snprintf(unit, sizeof(unit), "%s %s", m, np_json_str(e, "unit"));
+		/* a figure partly made under contention is not a plain "ok" */
+		long long nc = json_integer_value(json_object_get(e, "runs_contended"));
+		if (nc > 0)
+			snprintf(status, sizeof(status), "%s, %lld/%lld contended", np_json_str(e, "status"), nc,
+			         (long long)json_integer_value(json_object_get(e, "runs_ok")));
+		else
+			snprintf(status, sizeof(status), "%s", np_json_str(e, "status"));
 		char *place = placement_text(e);
 		np_table_row(t, np_json_str(e, "name"), place ? place : "", nodes, rt,
-		    np_json_str(e, "status"), ok, med, mn, mx, unit, sys);
+		    status, ok, med, mn, mx, unit, sys);
 		free(place);
 	}
 	shared_note(res, t);
@@ -298,6 +305,38 @@ static void misplaced_table(json_t *res, np_report_t *r)
 		}
 }
 
+/* Runs that passed while their node's other CPUs were busy: the figures
+ * count (they are what the node gave), and this says why they may be low. */
+static void contended_table(json_t *res, np_report_t *r)
+{
+	json_t *e, *run;
+	np_table_t *t = NULL;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		json_array_foreach(json_object_get(e, "runs"), j, run) {
+			char rep[16], busy[32];
+			if (!json_is_true(json_object_get(run, "contended")) ||
+			    !(np_json_streq(run, "status", "ok") || np_json_streq(run, "status", "misplaced")))
+				continue;
+			if (!t) {
+				t = np_table_new(r, "contended", "Runs under contention", 5, "experiment", "rep", "node",
+				                 "step CPUs", "other CPUs busy %");
+				if (!t)
+					return;
+				t->note = np_strdup_printf("The node's CPUs outside the step's were more than %.0f%% busy "
+				                           "while these ran (per-CPU /proc/stat, before and after): another "
+				                           "job, or another node of the same machine, shared their caches "
+				                           "and memory. Their figures are in the results, and may be low.",
+				                           np_json_real(res, "contended_above_pct"));
+			}
+			snprintf(rep, sizeof(rep), "%lld", (long long)json_integer_value(json_object_get(run, "rep")));
+			np_fmt_num(busy, sizeof(busy), np_json_real(run, "others_busy_pct"));
+			np_table_row(t, np_json_str(e, "name"), rep, np_json_str(run, "node"),
+			             *np_json_str(run, "step_cpus") ? np_json_str(run, "step_cpus") : "-", busy);
+		}
+}
+
 /* The adapters and GPUs each rank held when placed, against its plan's
  * (run_devices.c): planned against used, one row per rank of each run
  * that had either. */
@@ -350,6 +389,7 @@ int np_report_build(json_t *res, np_report_t *r)
 	}
 	results_table(res, r);
 	misplaced_table(res, r);
+	contended_table(res, r);
 	devices_table(res, r);
 	for (i = 0; np_suites[i]; i++)
 		if (np_suites[i]->tables)

@@ -25,17 +25,19 @@ static const char prelude[] =
 "[ \"$NP_ARRAY\" = 1 ] || : >progress.log\n"
 "NP_FAILED=0\n"
 "NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
-"# CPU time split of every node of a step, before and after it: the\n"
-"# system share next to each result (user/sys/idle from /proc/stat).\n"
+"# CPU time of every node of a step, before and after it: the system\n"
+"# share of the step's CPUs next to each result, and how busy the node's\n"
+"# other CPUs were meanwhile (contention).  Lines: WHEN NODE cpu ... (the\n"
+"# machine), WHEN NODE allowed LIST (the CPUs a step has there: the job's,\n"
+"# or with --local the plan's, NP_STEP_CPUS), WHEN NODE cpuN ... (each CPU).\n"
 "np_stat() { # file nodes[@nodelist] when\n"
-"\tlocal n=${2%%@*} w=\n"
+"\tlocal n=${2%%@*} w= line='h=${1:-${SLURMD_NODENAME:-$(hostname -s)}}; printf \"%s %s allowed %s\\n\" \"$0\" \"$h\" \"${2:-$(sed -n \"s/^Cpus_allowed_list:[[:space:]]*//p\" /proc/self/status)}\"; while read -r l; do case $l in cpu*) printf \"%s %s %s\\n\" \"$0\" \"$h\" \"$l\";; *) break;; esac; done </proc/stat'\n"
 "\t[ \"$n\" = \"$2\" ] || w=--nodelist=${2#*@}\n"
 "\tif [ \"$NP_MODE\" = local ]; then\n"
-"\t\tprintf '%s %s %s\\n' \"$3\" \"$NP_NODE\" \"$(head -1 /proc/stat)\" >>\"$1\"\n"
+"\t\tbash -c \"$line\" \"$3\" \"$NP_NODE\" \"${NP_STEP_CPUS:-}\" >>\"$1\"\n"
 "\telse\n"
 "\t\tsrun --overlap -N \"$n\" -n \"$n\" $w --ntasks-per-node=1 --cpu-bind=none \\\n"
-"\t\t\tbash -c 'printf \"%s %s %s\\n\" \"$0\" \"${SLURMD_NODENAME:-$(hostname -s)}\" \"$(head -1 /proc/stat)\"' \"$3\" \\\n"
-"\t\t\t>>\"$1\" 2>/dev/null\n"
+"\t\t\tbash -c \"$line\" \"$3\" >>\"$1\" 2>/dev/null\n"
 "\tfi\n"
 "}\n"
 "# Which machine each node is and which CPUs the job has there: the\n"
@@ -185,6 +187,30 @@ static void env_part(np_sb_t *b, const np_exp_t *e, bool bound)
 	np_sb_printf(b, "env OMP_NUM_THREADS=%u ", e->threads);
 	if (bound && e->threads > 1)
 		np_sb_add(b, "OMP_PLACES=cores OMP_PROC_BIND=close ");
+}
+
+/* --local: the CPUs of a step are its ranks' (the plan's), for its %sys
+ * and for telling its CPUs from the others (np_stat). */
+static int step_cpus(np_sb_t *b, const np_exp_t *e)
+{
+	np_cpuset_t *all = np_cpuset_new(), *one = np_cpuset_new();
+	char *list = NULL;
+	unsigned i;
+	int rc = all && one ? 0 : -ENOMEM;
+
+	for (i = 0; rc == 0 && i < e->nrank_cpus; i++)
+		if (np_cpuset_parse(one, e->rank_cpus[i]) == 0)
+			rc = np_cpuset_or(all, one);
+	if (rc == 0 && !np_cpuset_iszero(all)) {
+		if (!(list = np_cpuset_format(all)))
+			rc = -ENOMEM;
+		else
+			np_sb_printf(b, "NP_STEP_CPUS=%s ", list);
+	}
+	free(list);
+	np_cpuset_free(all);
+	np_cpuset_free(one);
+	return rc;
 }
 
 static int local_launch(np_sb_t *b, const np_exp_t *e)
@@ -446,6 +472,10 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 				np_sb_shq(&b, post ? post : "true");
 				free(post);
 				np_sb_add(&b, " ");
+			}
+			if (local && e->nrank_cpus && step_cpus(&b, e) < 0) {
+				np_sb_free(&b);
+				return np_error_set(err, -ENOMEM, "out of memory");
 			}
 			np_sb_printf(&b, "np_step %u %s %u %u%s%s -- ", idx, e->name, r, e->nodes,
 			             e->nodelist ? "@" : "", e->nodelist ? e->nodelist : "");

@@ -115,9 +115,38 @@ static void read_step(const np_run_ctx_t *c, const np_exp_t *e, unsigned rep, np
 	free(rel);
 	rel = rel_raw(e->name, rep, "stat");
 	t = rel ? np_run_read(c, rel) : NULL;
-	si->cpu = t ? np_procstat_file(t, &si->user, &si->sys, &si->idle) : json_object();
+	si->cpu = t ? np_procstat_file(t, &si->user, &si->sys, &si->idle) : NULL;
+	if (!si->cpu)
+		si->cpu = json_object();
 	free(t);
 	free(rel);
+}
+
+/* Whose CPU time %sys is (the step's CPUs, or the machine's in a run
+ * directory of an earlier version) and how busy the node's other CPUs
+ * were: a run over several nodes takes the busiest of them, where any
+ * other job or node could have slowed the whole step. */
+static void cpu_context(json_t *r, json_t *cpu, const char *node)
+{
+	json_t *one = json_object_get(cpu, node), *v;
+	const char *k;
+	double busy = -1;
+	bool step = true;
+
+	json_object_foreach(cpu, k, v) {
+		if (one && v != one)
+			continue;
+		step &= np_json_streq(v, "scope", "step");
+		if (json_is_number(json_object_get(v, "others_busy_pct")) && np_json_real(v, "others_busy_pct") > busy)
+			busy = np_json_real(v, "others_busy_pct");
+	}
+	json_object_set_new(r, "sys_scope", json_string(step ? "step" : "machine"));
+	if (one && np_json_streq(one, "scope", "step"))
+		json_object_set_new(r, "step_cpus", json_string(np_json_str(one, "cpus")));
+	if (busy >= 0) {
+		json_object_set_new(r, "others_busy_pct", json_real(busy));
+		json_object_set_new(r, "contended", json_boolean(busy > NP_CONTENDED_PCT));
+	}
 }
 
 json_t *np_run_record(unsigned rep, const char *node, const np_step_t *si)
@@ -134,6 +163,7 @@ json_t *np_run_record(unsigned rep, const char *node, const np_step_t *si)
 		json_object_set_new(r, "user_pct", json_real(c ? np_json_real(c, "user_pct") : si->user));
 		json_object_set_new(r, "sys_pct", json_real(c ? np_json_real(c, "sys_pct") : si->sys));
 		json_object_set_new(r, "idle_pct", json_real(c ? np_json_real(c, "idle_pct") : si->idle));
+		cpu_context(r, si->cpu, node);
 	}
 	return r;
 }

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "report/report.h"
+#include "run/procstat.h"
 #include "bench_util.h"
 #include "suites/suite.h"
 #include "slurm/slurm_adapter.h"
@@ -230,7 +231,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
 		bool higher;
 		const char *prim = primary_metric(e, &higher);
-		unsigned nok, planned = 0, misplaced = 0, placed = 0;
+		unsigned nok, planned = 0, misplaced = 0, placed = 0, contended = 0;
 		size_t k;
 		double *sys;
 		unsigned nsys = 0;
@@ -266,6 +267,8 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 				failed_runs += w;
 			else if (json_is_number(sp))
 				sys[nsys++] = json_number_value(sp);
+			if (np_run_valid(rr) && json_is_true(json_object_get(rr, "contended")))
+				contended++;
 			if (np_json_streq(rr, "status", "misplaced"))
 				misplaced++;
 			if (json_is_array(json_object_get(rr, "placement")))
@@ -288,6 +291,9 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(j, "runs_ok", json_integer(nok));
 		json_object_set_new(j, "runs_total", json_integer(planned));
 		json_object_set_new(j, "runs_misplaced", json_integer(misplaced));
+		/* runs that passed while the node's other CPUs were busy: their
+		 * figures count, and say so (report, "Runs under contention") */
+		json_object_set_new(j, "runs_contended", json_integer(contended));
 		/* a figure of another placement than the name says is never "ok" */
 		json_object_set_new(j, "status", json_string(!nok ? "failed" : misplaced ? "misplaced" :
 		                                             nok == planned ? "ok" : "partial"));
@@ -342,6 +348,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 	json_object_set_new(res, "total_runs", json_integer(total_runs));
 	json_object_set_new(res, "misplaced_experiments", json_integer(misplaced_exps));
 	json_object_set_new(res, "misplaced_runs", json_integer(misplaced_runs));
+	json_object_set_new(res, "contended_above_pct", json_real(NP_CONTENDED_PCT));
 	json_object_set_new(res, "interrupted_runs", json_integer(interrupted));
 	json_object_set_new(res, "node_states", states);
 	*out = res;

@@ -101,6 +101,39 @@ for d in s h m; do
 		eval '[ "$RC" -eq 0 ] && [ "$(grep -c "^ok" <<<"$OUT")" -gt 2 ]'
 	[ "$RC" -eq 0 ] || diag "$(grep -A3 '^not ok' <<<"$OUT" | head -20)"
 done
+# Contention: a CPU kept busy beside stream.core's (a loop pinned to the
+# last CPU, which is 100% busy whatever else the machine does) makes that
+# run contended, in results.json, the report and figures.py alike; the
+# experiments whose step holds every CPU have no other CPU to judge by.
+last=$(($(nproc) - 1))
+if [ "$last" -ge 1 ]; then
+	taskset -c "$last" bash -c 'while :; do :; done' &
+	busy=$!
+	run numaplan run stream --local --repeat 1 --size 2000000 -o "$tmp/busy"
+	kill "$busy"; wait "$busy" 2>/dev/null
+	B=$tmp/busy/results.json
+	core_cpus=$(jq -r '.experiments[] | select(.name == "stream.core") | .runs[0].step_cpus' "$B")
+	if [ "$RC" -eq 0 ] && ! grep -qw "$last" <<<"${core_cpus//[,-]/ }"; then
+		check "CPU $last busy beside stream.core (CPUs $core_cpus): its run is contended, its other CPUs over 50% busy" \
+			jqt '.contended_above_pct == 50 and (.experiments[] | select(.name == "stream.core") |
+			     .runs_contended == 1 and .runs[0].contended == true and .runs[0].others_busy_pct > 50 and
+			     .runs[0].sys_scope == "step")' "$B"
+		check "... stream.node (every CPU) has no other CPU to judge by" \
+			jqt '.experiments[] | select(.name == "stream.node") | .runs[0] | (has("others_busy_pct") | not) and .step_cpus == "0-'"$last"'"' "$B"
+		run numaplan report "$tmp/busy" --format md -o "$tmp/busy.md"
+		check "... the report says so: status 'ok, 1/1 contended' and a Runs under contention row" \
+			eval 'grep -qE "^\| stream\.core \|.*\| ok, 1/1 contended \|" "$tmp/busy.md" &&
+			      grep -A4 "^## Runs under contention" "$tmp/busy.md" | grep -qE "^\| stream\.core \| 1 \| [^|]+ \| $core_cpus \| [0-9.]+ \|$"'
+		run python3 "$NP_SRCDIR/tests/run/figures.py" "$tmp/busy" "$tmp/busy.md"
+		check "... and figures.py, deriving it from the per-CPU samples, agrees" \
+			eval '[ "$RC" -eq 0 ] && grep -q "stream.core: 1 run(s) contended" <<<"$OUT"'
+		[ "$RC" -eq 0 ] || diag "$(grep -A3 '^not ok' <<<"$OUT" | head -20)"
+	else
+		skip "CPU $last is stream.core's own, or the run failed ($RC): $ERR"
+	fi
+else
+	skip "one CPU: no other CPU to keep busy"
+fi
 mkdir -p "$tmp/wrf"
 cp "$DATA/wrf-fixed/namelist.input" "$tmp/wrf/"
 # Each rank writes its own rsl.error.NNNN, as WRF does: two ranks copying

@@ -49,6 +49,8 @@ check "n3 flagged: 20% below the median of the nodes" \
 check "only n3 is flagged" [ "$(jq '.outliers | length' "$R")" -eq 1 ]
 check "%sys of a run from its samples: 10" [ "$(node '.runs[0].sys_pct')" = 10 ]
 check "%sys median of the experiment: 10" [ "$(node '.stats.sys_pct.median')" = 10 ]
+check "... the machine's line, said as such: samples of an earlier version have no per-CPU lines, nor contention" \
+	[ "$(node -c '[.runs[0].sys_scope, .runs[0].contended, .runs_contended]')" = '["machine",null,0]' ]
 check "never-run experiments are failed, saying why" \
 	[ "$(jq -r '.experiments[] | select(.name == "stream.core") | .runs[0].error' "$R")" = \
 	  "did not run (job ended or was cancelled before this step)" ]

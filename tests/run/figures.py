@@ -19,7 +19,12 @@ The definitions are those of numaplan-run(1) and numaplan-report(1):
   - median of an even count: the mean of the middle two.
   - %sys of a node: (system + irq + softirq) over all of user, nice,
     system, idle, iowait, irq, softirq and steal between the before and
-    after lines of the run's .stat file; a run on all nodes: their mean.
+    after samples of the run's .stat file, summed over the step's CPUs
+    (its "allowed" list, the per-CPU "cpuN" lines); without those, the
+    machine's "cpu" line.  A run on all nodes: their mean.
+  - A run is contended when the node's other CPUs (the cpuN lines not in
+    the list) were busy (not idle or iowait) more than results.json's
+    contended_above_pct of their time; a run on all nodes: the busiest.
   - Himeno efficiency: MFLOPS(N) / (N x MFLOPS(1)), the 1-node run of the
     same node type, for N > 1 only.
 Output: TAP, one line per check; exit 1 when any failed.
@@ -94,27 +99,69 @@ def rc_ok(raw, name, rep):
         return False
 
 
+def cpulist(text):
+    """the CPUs of a Linux cpulist, or None when it is not one"""
+    out = set()
+    for part in text.split(","):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
+        if not m:
+            return None
+        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+        if b < a:
+            return None
+        out.update(range(a, b + 1))
+    return out or None
+
+
+def share(before, after):
+    """(sys %, idle %) of the ticks between two counter lists"""
+    d = [x - y for x, y in zip(after, before)]
+    user, nice, system, idle, iowait, irq, softirq, steal = (d + [0] * 8)[:8]
+    total = user + nice + system + idle + iowait + irq + softirq + steal
+    if total <= 0:
+        return None
+    return 100.0 * (system + irq + softirq) / total, 100.0 * (idle + iowait) / total
+
+
 def stat_shares(raw, name, rep):
-    """node -> %sys over the run, from its before and after lines"""
-    lines = {}
+    """node -> (%sys, other CPUs' busy % or None) over the run"""
+    agg, per, allowed = {}, {}, {}
     try:
         with open(os.path.join(raw, f"{name}.r{rep}.stat")) as f:
             for line in f:
                 w = line.split()
-                if len(w) >= 7 and w[0] in ("before", "after") and w[2] == "cpu":
-                    lines[(w[0], w[1])] = [int(x) for x in w[3:11]] + [0] * (11 - len(w))
+                if len(w) < 4 or w[0] not in ("before", "after"):
+                    continue
+                key = (w[0], w[1])
+                if w[2] == "allowed":
+                    cpus = cpulist(w[3])
+                    if cpus is not None:
+                        allowed[key] = cpus
+                elif w[2] == "cpu" and len(w) >= 7:
+                    agg[key] = [int(x) for x in w[3:11]] + [0] * (11 - len(w))
+                elif re.fullmatch(r"cpu\d+", w[2]) and len(w) >= 7:
+                    per.setdefault(key, {})[int(w[2][3:])] = [int(x) for x in w[3:11]] + [0] * (11 - len(w))
     except OSError:
         return {}
     out = {}
-    for (when, node), b in lines.items():
-        if when != "before" or ("after", node) not in lines:
+    for node in {n for _, n in list(agg) + list(per)}:
+        b, a = ("before", node), ("after", node)
+        mine = allowed.get(a) or allowed.get(b)
+        both = sorted(set(per.get(b, {})) & set(per.get(a, {})))
+        step = [c for c in both if mine and c in mine]
+        other = [c for c in both if mine and c not in mine]
+        total = lambda key, cpus: [sum(per[key][c][i] for c in cpus) for i in range(8)]
+        got = share(total(b, step), total(a, step)) if step else None
+        if got is None and b in agg and a in agg:
+            got = share(agg[b], agg[a])
+            other = []
+        if got is None:
             continue
-        a = lines[("after", node)]
-        d = [x - y for x, y in zip(a, b)]
-        user, nice, system, idle, iowait, irq, softirq, steal = (d + [0] * 8)[:8]
-        total = user + nice + system + idle + iowait + irq + softirq + steal
-        if total > 0:
-            out[node] = 100.0 * (system + irq + softirq) / total
+        busy = None
+        if other:
+            o = share(total(b, other), total(a, other))
+            busy = 100.0 - o[1] if o else None
+        out[node] = (got[0], busy)
     return out
 
 
@@ -142,8 +189,8 @@ def figures(kernel, k):
 
 
 def derive_runs(raw, exp, repeat, per_node):
-    """[(rep, node, figures, sys)] of the runs that passed; per_node: a run
-    on each node apart, else one MPI run across them"""
+    """[(rep, node, figures, sys, others_busy)] of the runs that passed;
+    per_node: a run on each node apart, else one MPI run across them"""
     name, kernel = exp["name"], exp["kernel"]
     files = os.listdir(raw)
     runs = []
@@ -167,13 +214,17 @@ def derive_runs(raw, exp, repeat, per_node):
         if per_node:
             for node, fig in per.items():
                 if fig is not None:
-                    runs.append((rep, node, fig, shares.get(node)))
+                    sh = shares.get(node)
+                    runs.append((rep, node, fig, sh[0] if sh else None, sh[1] if sh else None))
         else:
-            # an MPI run: its first rank prints, on one node
+            # an MPI run: its first rank prints, on one node; its nodes'
+            # mean %sys, and the busiest other CPUs of any of them
             figs = [f for f in per.values() if f is not None]
             if len(figs) == 1 and len(per) == 1:
-                vals = list(shares.values())
-                runs.append((rep, "all", figs[0], sum(vals) / len(vals) if vals else None))
+                vals = [v[0] for v in shares.values()]
+                busy = [v[1] for v in shares.values() if v[1] is not None]
+                runs.append((rep, "all", figs[0], sum(vals) / len(vals) if vals else None,
+                             max(busy) if busy else None))
     return runs
 
 
@@ -189,6 +240,7 @@ def main():
     repeat = res["repeat"]
     rpeak_node = (res.get("rpeak") or {}).get("gflops_per_node")
     derived = {}
+    contended = {}
 
     for e in res["experiments"]:
         name, kernel = e["name"], e["kernel"]
@@ -197,7 +249,7 @@ def main():
         runs = derive_runs(raw, e, repeat, per_node)
         metric = e.get("primary_metric")
         stats = e.get("stats", {})
-        vals = [fig.get(metric) for _, _, fig, _ in runs if fig.get(metric) is not None]
+        vals = [fig.get(metric) for _, _, fig, _, _ in runs if fig.get(metric) is not None]
         d = {"n": len(vals), "median": median(vals), "min": min(vals, default=None),
              "max": max(vals, default=None)}
         got = stats.get(metric, {})
@@ -207,10 +259,22 @@ def main():
               f"derived {d}\nresults.json {got}")
         if kernel == "stream":
             for m in ("copy_mbps", "scale_mbps", "add_mbps"):
-                v = [fig[m] for _, _, fig, _ in runs if fig.get(m) is not None]
+                v = [fig[m] for _, _, fig, _, _ in runs if fig.get(m) is not None]
                 check(close(median(v), stats.get(m, {}).get("median")),
                       f"{name}: {m} median from raw/", f"derived {median(v)}, results.json {stats.get(m)}")
-        sys_v = [s for _, _, _, s in runs if s is not None]
+        sys_v = [s for _, _, _, s, _ in runs if s is not None]
+        # contention: each passed run's other CPUs against the rule
+        limit = res.get("contended_above_pct")
+        if limit is not None:
+            want = {(rep, node): busy is not None and busy > limit for rep, node, _, _, busy in runs}
+            got = {(r.get("rep"), r.get("node")): r.get("contended") is True
+                   for r in e.get("runs", []) if r.get("status") in ("ok", "misplaced")}
+            bad = [k for k in want if k in got and want[k] != got[k]]
+            check(not bad and sum(want.values()) == e.get("runs_contended", 0),
+                  f"{name}: {sum(want.values())} run(s) contended (other CPUs over {limit:g}% busy)",
+                  f"disagree on {bad}; results.json runs_contended {e.get('runs_contended')}")
+            contended[name] = sorted((rep, node, busy) for rep, node, _, _, busy in runs
+                                     if busy is not None and busy > limit)
         if sys_v:
             check(close(median(sys_v), stats.get("sys_pct", {}).get("median")),
                   f"{name}: %sys median from the .stat samples",
@@ -220,7 +284,7 @@ def main():
             check(close(median(eff), stats.get("efficiency", {}).get("median")),
                   f"{name}: efficiency = Gflops / (Rpeak {rpeak_node:.4g} x {e['nodes']} node(s))",
                   f"derived {median(eff)}, results.json {stats.get('efficiency')}")
-        derived[name] = dict(d, sys=median(sys_v) if sys_v else None, exp=e)
+        derived[name] = dict(d, sys=median(sys_v) if sys_v else None, exp=e, n_runs_ok=d["n"])
 
     # Himeno: efficiency per node type, N > 1, against that type's 1 node
     def ntype(e):
@@ -237,7 +301,7 @@ def main():
               f"results.json {(e.get('derived') or {}).get('efficiency')}")
 
     if len(sys.argv) > 2:
-        report(sys.argv[2], res, derived, him)
+        report(sys.argv[2], res, derived, him, contended)
     print(f"1..{n_ok + n_fail}")
     return 1 if n_fail else 0
 
@@ -262,7 +326,7 @@ def section(t, prefix):
     return None
 
 
-def report(path, res, derived, him):
+def report(path, res, derived, him, contended):
     with open(path) as f:
         t = tables(f.read())
     rows = section(t, "Results")
@@ -277,9 +341,22 @@ def report(path, res, derived, him):
             ok = all(printed_matches(cell.get(k, ""), x[k]) for k in ("median", "min", "max"))
             if x["sys"] is not None and "%sys" in cell:
                 ok = ok and printed_matches(cell["%sys"], x["sys"])
+            nc = len(contended.get(r[0], []))
+            if nc:
+                ok = ok and cell.get("status", "").endswith(f", {nc}/{x['n_runs_ok']} contended")
             check(ok, f"report: {r[0]}: median {cell.get('median')}, min {cell.get('min')}, "
                       f"max {cell.get('max')}, %sys {cell.get('%sys')} as derived",
                   f"derived median {x['median']} min {x['min']} max {x['max']} %sys {x['sys']}")
+    # contention: a row per contended run, with its other CPUs' share
+    want = sorted((name, rep, node, busy) for name, v in contended.items() for rep, node, busy in v)
+    rows = section(t, "Runs under contention")
+    if want:
+        got = sorted((r[0], int(r[1]), r[2], r[4]) for r in (rows or [])[1:])
+        ok = len(got) == len(want) and all(g[:3] == w[:3] and printed_matches(g[3], w[3])
+                                           for g, w in zip(got, want))
+        check(ok, f"report: Runs under contention, {len(want)} row(s) as derived", f"derived {want}\nprinted {got}")
+    else:
+        check(rows is None, "report: no Runs under contention table (no run was)")
     # Himeno: a row per experiment; an efficiency where N > 1
     if him:
         rows = section(t, "Himeno scaling")

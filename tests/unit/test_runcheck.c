@@ -4,6 +4,7 @@
  * policy, --time-budget, STREAM's size caps, and accept's verdict on a
  * misplaced experiment. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include "run/run.h"
 #include "suites/suite.h"
 #include "accept/accept.h"
+#include "run/procstat.h"
 
 /* An experiment of one node planned with ranks' cpulists. */
 static np_exp_t *exp_of(unsigned threads, unsigned n, const char *const *cpus)
@@ -297,6 +299,80 @@ static void test_accept_misplaced(void **state)
 	json_decref(res);
 }
 
+/* %sys of the step's CPUs, the other CPUs' busy share, and the machine's
+ * line for files of earlier versions.  The figures are worked by hand
+ * from the counters below (user nice system idle iowait irq softirq
+ * steal), not taken from a run. */
+static void test_procstat(void **state)
+{
+	(void)state;
+	static const char two[] =
+	        "before n1 allowed 1\n"
+	        "before n1 cpu  300 0 30 1670 0 0 0 0\n"
+	        "before n1 cpu0 100 0 10 890 0 0 0 0\n"
+	        "before n1 cpu1 200 0 20 780 0 0 0 0\n"
+	        "before n2 cpu  100 0 50 850\n"
+	        "after n1 allowed 1\n"
+	        "after n1 cpu  430 0 80 1690 0 5 5 0\n"
+	        "after n1 cpu0 180 0 20 900 0 0 0 0\n"
+	        "after n1 cpu1 250 0 60 790 0 5 5 0\n"
+	        "after n2 cpu  200 0 100 900\n";
+	double u, sy, id;
+	json_t *r = np_procstat_file(two, &u, &sy, &id), *n1, *n2;
+
+	assert_non_null(r);
+	n1 = json_object_get(r, "n1");
+	n2 = json_object_get(r, "n2");
+	assert_non_null(n1);
+	assert_non_null(n2);
+	/* n1's step is CPU 1: user 50, system 40 + irq 5 + softirq 5, idle 10
+	 * of 110 ticks; the machine's line would say 60 of 210 */
+	assert_string_equal(json_string_value(json_object_get(n1, "scope")), "step");
+	assert_string_equal(json_string_value(json_object_get(n1, "cpus")), "1");
+	assert_true(fabs(json_real_value(json_object_get(n1, "sys_pct")) - 100.0 * 50 / 110) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(n1, "user_pct")) - 100.0 * 50 / 110) < 1e-9);
+	/* CPU 0 was busy 90 of its 100 ticks: contended */
+	assert_true(fabs(json_real_value(json_object_get(n1, "others_busy_pct")) - 90.0) < 1e-9);
+	assert_true(json_is_true(json_object_get(n1, "contended")));
+	/* n2 has the machine's line alone: 50 of 200 ticks, nothing of others */
+	assert_string_equal(json_string_value(json_object_get(n2, "scope")), "machine");
+	assert_true(fabs(json_real_value(json_object_get(n2, "sys_pct")) - 25.0) < 1e-9);
+	assert_null(json_object_get(n2, "others_busy_pct"));
+	assert_true(fabs(sy - (100.0 * 50 / 110 + 25.0) / 2) < 1e-9);
+	json_decref(r);
+
+	/* a node named like a label, a quiet other CPU, an index and a list
+	 * that are not CPUs: only what is well formed counts */
+	static const char odd[] =
+	        "before cpu allowed 0\n"
+	        "before cpu cpu0 0 0 0 100 0 0 0 0\n"
+	        "before cpu cpu1 0 0 0 100 0 0 0 0\n"
+	        "before cpu cpu99999999 1 2 3 4\n"
+	        "before cpu cpux 1 2 3 4\n"
+	        "after cpu allowed 0-\n"
+	        "after cpu cpu0 0 0 10 190 0 0 0 0\n"
+	        "after cpu cpu1 40 0 0 160 0 0 0 0\n"
+	        "after cpu cpu99999999 9 9 9 9\n"
+	        "sideways cpu cpu0 1 1 1 1\n";
+	r = np_procstat_file(odd, &u, &sy, &id);
+	assert_non_null(r);
+	n1 = json_object_get(r, "cpu");
+	assert_non_null(n1);
+	/* the "after" list is bad: the "before" one (CPU 0) stands */
+	assert_string_equal(json_string_value(json_object_get(n1, "scope")), "step");
+	assert_true(fabs(json_real_value(json_object_get(n1, "sys_pct")) - 10.0) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(n1, "others_busy_pct")) - 40.0) < 1e-9);
+	assert_false(json_is_true(json_object_get(n1, "contended")));
+	json_decref(r);
+
+	/* no time passed, or nothing usable: no figure */
+	r = np_procstat_file("before a cpu  1 1 1 1\nafter a cpu  1 1 1 1\ngarbage\n", &u, &sy, &id);
+	assert_non_null(r);
+	assert_int_equal(json_object_size(r), 0);
+	assert_true(sy < 0);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_stream_fit),
 		cmocka_unit_test(test_accept_misplaced),
+		cmocka_unit_test(test_procstat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
