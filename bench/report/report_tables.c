@@ -209,6 +209,42 @@ static void outlier_note(json_t *res, np_table_t *t)
 	}
 }
 
+/* Experiments whose kernels ran on the same CPUs as an earlier one (a
+ * node with one core makes core, l3, numa0 ... one measurement): said
+ * after the other notes, grouped by the experiment they repeat. */
+static void same_cpus_note(json_t *res, np_table_t *t)
+{
+	json_t *exps = json_object_get(res, "experiments"), *e, *f;
+	size_t i, j;
+	unsigned groups = 0;
+	np_sb_t b;
+
+	np_sb_init(&b);
+	np_sb_printf(&b, "%s%sOne measurement under several names (their kernels ran on the same CPUs):",
+	             t->note ? t->note : "", t->note ? " " : "");
+	json_array_foreach(exps, i, f) {
+		const char *on = NULL;
+		json_array_foreach(exps, j, e) {
+			if (!np_json_streq(e, "same_cpus_as", np_json_str(f, "name")))
+				continue;
+			np_sb_printf(&b, "%s%s", on ? ", " : groups ? "; " : " ", np_json_str(e, "name"));
+			if (!on)
+				on = np_json_str(e, "ran_on");
+		}
+		if (on) {
+			np_sb_printf(&b, " = %s (%s)", np_json_str(f, "name"), on);
+			groups++;
+		}
+	}
+	np_sb_add(&b, ".");
+	if (groups) {
+		free(t->note);
+		t->note = np_sb_take(&b);
+	} else {
+		np_sb_free(&b);
+	}
+}
+
 static void results_table(json_t *res, np_report_t *r)
 {
 	np_table_t *t = np_table_new(r, "results", "Results (median over the runs that passed)", 11, "experiment",
@@ -247,6 +283,7 @@ static void results_table(json_t *res, np_report_t *r)
 	}
 	shared_note(res, t);
 	outlier_note(res, t);
+	same_cpus_note(res, t);
 }
 
 static void problems_table(json_t *res, np_report_t *r)

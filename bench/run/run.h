@@ -325,6 +325,12 @@ void np_placement_mark(const np_run_ctx_t *c, const np_exp_t *e, json_t *run);
  * np_devopen_judge says, and "device_differences" (mismatch or extra);
  * left out when no rank holds or was planned any (run_devices.c). */
 void np_devices_mark(const np_exp_t *e, json_t *run);
+/* Experiments of one kernel whose kernels reported the same CPUs (every
+ * HOST:CPUS of each thread, over the runs that passed) measured one thing
+ * under several names (a node with one core: core, l3, numa0 ... alike):
+ * each later one gets "same_cpus_as": the first one's name
+ * (run_placement.c). */
+void np_placement_same_cpus(json_t *exps);
 /* Whether a run record gave valid figures: "ok", or "misplaced" (valid
  * figures of another placement than planned). */
 bool np_run_valid(json_t *run);

@@ -159,3 +159,118 @@ void np_placement_mark(const np_run_ctx_t *c, const np_exp_t *e, json_t *r)
 		json_decref(diffs);
 	}
 }
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void add_once(json_t *set, char *one)
+{
+	json_t *x;
+	size_t j;
+	bool dup = false;
+
+	json_array_foreach(set, j, x)
+		dup |= one && strcmp(json_string_value(x), one) == 0;
+	if (one && !dup)
+		json_array_append_new(set, json_string(one));
+	free(one);
+}
+
+/* Each node of a list ("0-1") as "mem=N". */
+static void add_mems(json_t *set, const char *list)
+{
+	np_cpuset_t *m = np_cpuset_new();
+	int i;
+
+	if (m && np_cpuset_parse(m, list) == 0)
+		for (i = np_cpuset_first(m); i >= 0; i = np_cpuset_next(m, i))
+			add_once(set, np_strdup_printf("mem=%d", i));
+	np_cpuset_free(m);
+}
+
+/* The strings of a set, sorted, joined by spaces ("" when empty). */
+static char *joined(json_t *set)
+{
+	size_t n = json_array_size(set), j;
+	const char **v = calloc(n ? n : 1, sizeof(*v));
+	json_t *x;
+	np_sb_t b;
+
+	if (!v)
+		return NULL;
+	json_array_foreach(set, j, x)
+		v[j] = json_string_value(x);
+	qsort(v, n, sizeof(*v), by_string);
+	np_sb_init(&b);
+	for (j = 0; j < n; j++)
+		np_sb_printf(&b, "%s%s", j ? " " : "", v[j]);
+	free(v);
+	return np_sb_take(&b);
+}
+
+/* Where an experiment's passed runs ran: the distinct HOST:CPUS of every
+ * thread in *cpus, and the memory nodes in *mems - the plan's, or without
+ * one (first touch) those of the CPUs: the same CPUs with memory elsewhere
+ * (the STREAM matrix's cells) is another measurement.  false when no run
+ * recorded where it ran (nothing to compare). */
+static bool ran_where(json_t *e, char **cpus, char **mems)
+{
+	json_t *run, *p, *c = json_array(), *m = json_array();
+	const char *planned = np_json_str(json_object_get(e, "placement"), "mems");
+	size_t i, k;
+	bool ok;
+
+	*cpus = *mems = NULL;
+	json_array_foreach(json_object_get(e, "runs"), i, run) {
+		if (!c || !m || !np_run_valid(run))
+			continue;
+		json_array_foreach(json_object_get(run, "placement"), k, p) {
+			add_once(c, np_strdup_printf("%s:%s", np_json_str(p, "host"), np_json_str(p, "cpus")));
+			if (!*planned)
+				add_mems(m, np_json_str(p, "numa"));
+		}
+	}
+	if (c && m && *planned)
+		add_mems(m, planned);
+	ok = c && m && json_array_size(c) && (*cpus = joined(c)) && (*mems = joined(m));
+	json_decref(c);
+	json_decref(m);
+	if (!ok) {
+		free(*cpus);
+		free(*mems);
+		*cpus = *mems = NULL;
+	}
+	return ok;
+}
+
+void np_placement_same_cpus(json_t *exps)
+{
+	size_t n = json_array_size(exps), i, j;
+	char **cpus = calloc(n ? n : 1, sizeof(*cpus)), **mems = calloc(n ? n : 1, sizeof(*mems));
+
+	for (i = 0; cpus && mems && i < n; i++)
+		ran_where(json_array_get(exps, i), &cpus[i], &mems[i]);
+	for (i = 0; cpus && mems && i < n; i++) {
+		json_t *e = json_array_get(exps, i);
+		for (j = 0; cpus[i] && j < i; j++) {
+			json_t *f = json_array_get(exps, j);
+			if (cpus[j] && strcmp(cpus[i], cpus[j]) == 0 && strcmp(mems[i], mems[j]) == 0 &&
+			    np_json_streq(e, "kernel", np_json_str(f, "kernel")) &&
+			    json_equal(json_object_get(e, "ntasks"), json_object_get(f, "ntasks")) &&
+			    json_equal(json_object_get(e, "threads"), json_object_get(f, "threads")) &&
+			    !json_object_get(f, "same_cpus_as")) {
+				json_object_set_new(e, "same_cpus_as", json_string(np_json_str(f, "name")));
+				json_object_set_new(e, "ran_on", json_string(cpus[i]));
+				break;
+			}
+		}
+	}
+	for (i = 0; cpus && mems && i < n; i++) {
+		free(cpus[i]);
+		free(mems[i]);
+	}
+	free(cpus);
+	free(mems);
+}

@@ -313,6 +313,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		}
 		json_array_append_new(exps, j);
 	}
+	np_placement_same_cpus(exps);
 	derive(exps, summary);
 	for (i = 0; np_suites[i]; i++)
 		if (np_suites[i]->node_states && json_object_size(states))

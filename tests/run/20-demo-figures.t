@@ -59,6 +59,12 @@ check "outlier_check: stream.node compared its 2 nodes, hpl.2n has one result fo
 	jqt '(.experiments[] | select(.name == "stream.node") | .outlier_check) == "2 nodes compared" and
 	     (.experiments[] | select(.name == "hpl.2n") | .outlier_check) == "not per node: one result for all its nodes"' "$R"
 
+# each node has one CPU: every STREAM domain with one thread is that CPU,
+# one measurement, which results.json and the report say
+check "stream.l3, numa0, socket0 and node ran where stream.core ran (one CPU per node): said so" \
+	eval 'jq -e "[.experiments[] | select(.name | IN(\"stream.l3\", \"stream.numa0\", \"stream.socket0\", \"stream.node\")) |
+	             select(.threads == 1 and .same_cpus_as == \"stream.core\")] | length == 4" "$R" >/dev/null &&
+	      grep -qE "One measurement under several names \(their kernels ran on the same CPUs\): stream\.l3, stream\.numa0, stream\.socket0, stream\.node(, [a-z0-9.]+)* = stream\.core" "$MD"'
 # every figure, derived again from raw/
 run python3 "$FIG" "$D" "$MD"
 check "figures.py: every figure of results.json and the report agrees with raw/" [ "$RC" -eq 0 ]

@@ -189,7 +189,8 @@ def figures(kernel, k):
 
 
 def derive_runs(raw, exp, repeat, per_node):
-    """[(rep, node, figures, sys, others_busy)] of the runs that passed;
+    """[(rep, node, figures, sys, others_busy, placement records)] of the
+    runs that passed;
     per_node: a run on each node apart, else one MPI run across them"""
     name, kernel = exp["name"], exp["kernel"]
     files = os.listdir(raw)
@@ -201,12 +202,14 @@ def derive_runs(raw, exp, repeat, per_node):
         pre = f"{name}.r{rep}."
         outs = sorted(f for f in files if f.startswith(pre) and f.endswith(".out")
                       and "." not in f[len(pre):-4])
-        per = {}
+        per, where = {}, {}
         for f in outs:
             node = f[len(pre):-4]
-            fig, valid = figures(kernel, kernel_json(os.path.join(raw, f)))
+            k = kernel_json(os.path.join(raw, f))
+            fig, valid = figures(kernel, k)
             if fig is not None and valid:
                 per[node] = fig
+                where[node] = (k or {}).get("placement") or []
             elif fig is not None:
                 per[node] = None          # ran, did not validate
         if not per:
@@ -215,7 +218,7 @@ def derive_runs(raw, exp, repeat, per_node):
             for node, fig in per.items():
                 if fig is not None:
                     sh = shares.get(node)
-                    runs.append((rep, node, fig, sh[0] if sh else None, sh[1] if sh else None))
+                    runs.append((rep, node, fig, sh[0] if sh else None, sh[1] if sh else None, where[node]))
         else:
             # an MPI run: its first rank prints, on one node; its nodes'
             # mean %sys, and the busiest other CPUs of any of them
@@ -224,7 +227,7 @@ def derive_runs(raw, exp, repeat, per_node):
                 vals = [v[0] for v in shares.values()]
                 busy = [v[1] for v in shares.values() if v[1] is not None]
                 runs.append((rep, "all", figs[0], sum(vals) / len(vals) if vals else None,
-                             max(busy) if busy else None))
+                             max(busy) if busy else None, list(where.values())[0]))
     return runs
 
 
@@ -249,7 +252,7 @@ def main():
         runs = derive_runs(raw, e, repeat, per_node)
         metric = e.get("primary_metric")
         stats = e.get("stats", {})
-        vals = [fig.get(metric) for _, _, fig, _, _ in runs if fig.get(metric) is not None]
+        vals = [fig.get(metric) for _, _, fig, _, _, _ in runs if fig.get(metric) is not None]
         d = {"n": len(vals), "median": median(vals), "min": min(vals, default=None),
              "max": max(vals, default=None)}
         got = stats.get(metric, {})
@@ -259,21 +262,21 @@ def main():
               f"derived {d}\nresults.json {got}")
         if kernel == "stream":
             for m in ("copy_mbps", "scale_mbps", "add_mbps"):
-                v = [fig[m] for _, _, fig, _, _ in runs if fig.get(m) is not None]
+                v = [fig[m] for _, _, fig, _, _, _ in runs if fig.get(m) is not None]
                 check(close(median(v), stats.get(m, {}).get("median")),
                       f"{name}: {m} median from raw/", f"derived {median(v)}, results.json {stats.get(m)}")
-        sys_v = [s for _, _, _, s, _ in runs if s is not None]
+        sys_v = [s for _, _, _, s, _, _ in runs if s is not None]
         # contention: each passed run's other CPUs against the rule
         limit = res.get("contended_above_pct")
         if limit is not None:
-            want = {(rep, node): busy is not None and busy > limit for rep, node, _, _, busy in runs}
+            want = {(rep, node): busy is not None and busy > limit for rep, node, _, _, busy, _ in runs}
             got = {(r.get("rep"), r.get("node")): r.get("contended") is True
                    for r in e.get("runs", []) if r.get("status") in ("ok", "misplaced")}
             bad = [k for k in want if k in got and want[k] != got[k]]
             check(not bad and sum(want.values()) == e.get("runs_contended", 0),
                   f"{name}: {sum(want.values())} run(s) contended (other CPUs over {limit:g}% busy)",
                   f"disagree on {bad}; results.json runs_contended {e.get('runs_contended')}")
-            contended[name] = sorted((rep, node, busy) for rep, node, _, _, busy in runs
+            contended[name] = sorted((rep, node, busy) for rep, node, _, _, busy, _ in runs
                                      if busy is not None and busy > limit)
         if sys_v:
             check(close(median(sys_v), stats.get("sys_pct", {}).get("median")),
@@ -284,8 +287,30 @@ def main():
             check(close(median(eff), stats.get("efficiency", {}).get("median")),
                   f"{name}: efficiency = Gflops / (Rpeak {rpeak_node:.4g} x {e['nodes']} node(s))",
                   f"derived {median(eff)}, results.json {stats.get('efficiency')}")
-        derived[name] = dict(d, sys=median(sys_v) if sys_v else None, exp=e, n_runs_ok=d["n"])
+        # where its kernels ran: every thread's HOST:CPUS, and the memory
+        # nodes (the plan's, or under first touch those of the CPUs)
+        cpus = {f"{p.get('host')}:{p.get('cpus')}" for run in runs for p in run[5]}
+        planned = (e.get("placement") or {}).get("mems")
+        mems = set(cpulist(planned) or []) if planned else \
+            {m for run in runs for p in run[5] for m in (cpulist(str(p.get("numa"))) or [])}
+        derived[name] = dict(d, sys=median(sys_v) if sys_v else None, exp=e, n_runs_ok=d["n"],
+                             where=(" ".join(sorted(cpus)), tuple(sorted(mems))) if cpus else None)
 
+    # one measurement under several names: an experiment whose kernels ran
+    # where an earlier one of the same kernel, ranks and threads ran
+    order = [e["name"] for e in res["experiments"]]
+    same = {}
+    for i, a in enumerate(order):
+        x = derived[a]
+        for b in order[:i]:
+            y = derived[b]
+            if x["where"] and x["where"] == y["where"] and b not in same and \
+                    all(x["exp"].get(k) == y["exp"].get(k) for k in ("kernel", "ntasks", "threads")):
+                same[a] = b
+                break
+        got = x["exp"].get("same_cpus_as")
+        check(got == same.get(a), f"{a}: same CPUs as {same.get(a)}",
+              f"derived {same.get(a)} ({x['where']}), results.json {got}")
     # Himeno: efficiency per node type, N > 1, against that type's 1 node
     def ntype(e):
         return (e.get("params") or {}).get("node_type", "")
@@ -301,7 +326,7 @@ def main():
               f"results.json {(e.get('derived') or {}).get('efficiency')}")
 
     if len(sys.argv) > 2:
-        report(sys.argv[2], res, derived, him, contended)
+        report(sys.argv[2], res, derived, him, contended, same)
     print(f"1..{n_ok + n_fail}")
     return 1 if n_fail else 0
 
@@ -326,9 +351,19 @@ def section(t, prefix):
     return None
 
 
-def report(path, res, derived, him, contended):
+def report(path, res, derived, him, contended, same):
     with open(path) as f:
-        t = tables(f.read())
+        text = f.read()
+        t = tables(text)
+    # the Results note names each group of one measurement
+    groups = {}
+    for a, b in same.items():
+        groups.setdefault(b, []).append(a)
+    for b, names in groups.items():
+        want = f"{', '.join(names)} = {b} ({derived[b]['where'][0]})"
+        check(want in text, f"report: one measurement under several names: {want}")
+    if not groups:
+        check("One measurement under several names" not in text, "report: no experiment repeats another's CPUs")
     rows = section(t, "Results")
     check(rows is not None and len(rows) > 1, "report: a Results table")
     if rows:
