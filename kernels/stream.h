@@ -68,6 +68,17 @@ void np_stream_free(struct np_stream_arrays *s);
 void np_stream_run(struct np_stream_arrays *s, struct np_stream_times *tm,
                    int nt);
 
+/* --stores best: Triad timed NP_STREAM_TRIALS times with each kind of
+ * store, before the timed loops; the faster kind is used.  Triad leaves
+ * the arrays as they were (a = b + 3c with b = 2, c = 0 gives a = 2, as
+ * initialised), so validation is unchanged. */
+#define NP_STREAM_TRIALS 3
+struct np_stream_trial {
+	double normal_mbps, nt_mbps;             /* best of the trials */
+	int nt;                                  /* the faster: 1 nt, 0 normal */
+};
+void np_stream_trial(struct np_stream_arrays *s, struct np_stream_trial *tr);
+
 /* Thread tid's share [lo, hi) of n elements among nthr threads; every
  * loop (first touch, kernels, check) splits the arrays this way. */
 void np_stream_range(size_t n, int tid, int nthr, size_t *lo, size_t *hi);

@@ -183,3 +183,34 @@ void np_stream_run(struct np_stream_arrays *s, struct np_stream_times *tm,
 		                       : 0.0;
 	}
 }
+
+/* Best Triad rate of NP_STREAM_TRIALS passes with one kind of store. */
+static double triad_best(struct np_stream_arrays *s, int nt)
+{
+	double best = 0.0;
+	int r;
+
+	for (r = 0; r < NP_STREAM_TRIALS; r++) {
+		double t = now();
+
+#pragma omp parallel
+		{
+			size_t lo, hi;
+
+			my_range(s->n, &lo, &hi);
+			np_stream_op(3, nt, s->a, s->b, s->c, NP_STREAM_SCALAR,
+			             lo, hi);
+		}
+		t = now() - t;
+		if (t > 0.0 && 1e-6 * np_stream_bytes(3, s->n) / t > best)
+			best = 1e-6 * np_stream_bytes(3, s->n) / t;
+	}
+	return best;
+}
+
+void np_stream_trial(struct np_stream_arrays *s, struct np_stream_trial *tr)
+{
+	tr->normal_mbps = triad_best(s, 0);
+	tr->nt_mbps = triad_best(s, 1);
+	tr->nt = tr->nt_mbps > tr->normal_mbps;
+}

@@ -28,13 +28,14 @@ struct opts {
 	int json;
 	int corrupt;
 	int nt;                 /* non-temporal stores */
+	int best;               /* --stores best: the faster of the two */
 	int no_huge;            /* --no-hugepages */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " [--size ELEMENTS] [--threads T] [--stores nt|normal] [--json]\n"
+"Usage: " PROG " [--size ELEMENTS] [--threads T] [--stores normal|nt|best] [--json]\n"
 "STREAM memory bandwidth (Copy, Scale, Add, Triad) with OpenMP threads.\n"
 "\n"
 "  -s, --size ELEMENTS  elements per array (default: each array 4x the\n"
@@ -42,7 +43,9 @@ static void usage(FILE *f)
 "  -t, --threads T      OpenMP threads (default: OMP_NUM_THREADS or all\n"
 "                       CPUs); 1 runs single-threaded\n"
 "      --stores KIND    normal: ordinary stores, as stream.c (default);\n"
-"                       nt: non-temporal (streaming) stores, x86-64\n"
+"                       nt: non-temporal (streaming) stores, x86-64;\n"
+"                       best: Triad timed with each first, the faster\n"
+"                       used (normal where nt is not available)\n"
 "      --no-hugepages   do not ask for transparent huge pages (compare)\n"
 "  -j, --json           print one JSON object on stdout (placement lines\n"
 "                       go to stderr)\n"
@@ -90,15 +93,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'S':
 			if (strcmp(optarg, "normal") == 0) {
 				o->nt = 0;
+				o->best = 0;
+			} else if (strcmp(optarg, "best") == 0) {
+				o->nt = 0;
+				o->best = 1;
 			} else if (strcmp(optarg, "nt") == 0) {
 				if (!np_stream_nt_available())
 					return np_k_usage_error(PROG, "--stores: "
 					        "'nt' is not available on this "
 					        "CPU");
 				o->nt = 1;
+				o->best = 0;
 			} else {
 				snprintf(err.msg, sizeof(err.msg), "--stores: "
-				         "'%s' is not nt or normal", optarg);
+				         "'%s' is not normal, nt or best", optarg);
 				return np_k_usage_error(PROG, err.msg);
 			}
 			break;
@@ -135,7 +143,7 @@ static int below_rule(size_t n, uint64_t llc)
 
 static void print_header(const struct np_stream_arrays *s, int threads,
                          uint64_t llc, int domains, int defaulted, int nt,
-                         long huge_kb)
+                         const struct np_stream_trial *tr, long huge_kb)
 {
 	double mib = (double)sizeof(double) * (double)s->n / 1048576.0;
 
@@ -168,6 +176,10 @@ static void print_header(const struct np_stream_arrays *s, int threads,
 	       "bandwidth.\n");
 	printf(HLINE);
 	printf("Stores: %s\n", nt ? "non-temporal (streaming)" : "normal");
+	if (tr)
+		printf("  the faster in a trial of each (best of %d Triads): "
+		       "normal %.1f MB/s, non-temporal %.1f MB/s\n",
+		       NP_STREAM_TRIALS, tr->normal_mbps, tr->nt_mbps);
 	printf("Huge pages: %.1f of %.1f MiB (THP %s, %s)\n",
 	       huge_kb > 0 ? (double)huge_kb / 1024.0 : 0.0, 3.0 * mib,
 	       np_k_thp_name(np_k_thp_mode()),
@@ -236,7 +248,8 @@ static json_t *to_json(const struct np_stream_arrays *s,
                        const struct np_stream_times *tm,
                        const struct np_stream_check *ck, int nt, int threads,
                        uint64_t llc, int domains, long huge_kb,
-                       const struct np_k_place *pl, int npl)
+                       const struct np_k_place *pl, int npl,
+                       const char *asked, const struct np_stream_trial *tr)
 {
 	json_t *root = json_pack("{s:f, s:f, s:f, s:f, s:b, s:i, s:I, s:i, "
 	                         "s:i, s:f, s:s, s:I, s:i}",
@@ -254,8 +267,12 @@ static json_t *to_json(const struct np_stream_arrays *s,
 	                         "llc_bytes", (json_int_t)llc,
 	                         "llc_domains", domains);
 
-	if (root && json_object_set_new(root, "below_4x_llc",
-	                                json_boolean(below_rule(s->n, llc))) != 0) {
+	if (root && (json_object_set_new(root, "below_4x_llc",
+	                                 json_boolean(below_rule(s->n, llc))) != 0 ||
+	             json_object_set_new(root, "stores_asked", json_string(asked)) != 0 ||
+	             json_object_set_new(root, "stores_trial", tr ? json_pack("{s:f, s:f, s:i}",
+	                                 "normal_triad_mbps", tr->normal_mbps, "nt_triad_mbps",
+	                                 tr->nt_mbps, "triads", NP_STREAM_TRIALS) : json_null()) != 0)) {
 		json_decref(root);
 		root = NULL;
 	}
@@ -308,6 +325,7 @@ int main(int argc, char **argv)
 	struct np_stream_times tm;
 	struct np_stream_check ck;
 	struct np_k_place *pl = NULL;
+	struct np_stream_trial trial, *tr = NULL;
 	struct opts o;
 	uint64_t llc = 0;
 	long huge_kb;
@@ -352,15 +370,24 @@ int main(int argc, char **argv)
 	/* After the first touch, before the timed loops: whether the
 	 * kernel gave huge pages is settled at the page faults. */
 	huge_kb = np_stream_huge_kb(&s);
+	/* best: where streaming stores exist, a short trial of each decides
+	 * (they win where write-allocate traffic costs, lose on some VMs) */
+	if (o.best && np_stream_nt_available()) {
+		np_stream_trial(&s, &trial);
+		tr = &trial;
+		o.nt = trial.nt;
+	}
 	if (!o.json)
-		print_header(&s, npl, llc, domains, o.size == 0, o.nt, huge_kb);
+		print_header(&s, npl, llc, domains, o.size == 0, o.nt, tr, huge_kb);
 	np_stream_run(&s, &tm, o.nt);
 	if (o.corrupt)
 		s.b[s.n / 2] *= 2.0;
 	np_stream_check(&s, &ck);
 	if (o.json) {
 		rc = np_k_json_emit(stdout, to_json(&s, &tm, &ck, o.nt, npl,
-		                    llc, domains, huge_kb, pl, npl), &err);
+		                    llc, domains, huge_kb, pl, npl,
+		                    o.best ? "best" : o.nt ? "nt" : "normal", tr),
+		                    &err);
 		if (rc < 0)
 			fprintf(stderr, PROG ": %s\n", err.msg);
 	} else {

@@ -69,8 +69,21 @@ if [ "$(uname -m)" = x86_64 ]; then
 else
 	skip "--stores nt is x86-64 only"
 fi
+# best: the kind chosen is the faster of the kernel's own trial figures
+if [ "$(uname -m)" = x86_64 ]; then
+	run numaplan-stream --size 100001 --threads 2 --stores best --json
+	check "--stores best: exit 0, validated, the faster of its trial's Triads used (normal or nt)" bash -c '[ "$1" -eq 0 ] &&
+		jq -e ".validated == true and .stores_asked == \"best\" and .stores_trial.triads == 3 and
+		       .stores == (if .stores_trial.nt_triad_mbps > .stores_trial.normal_triad_mbps then \"nt\" else \"normal\" end)" <<<"$2" >/dev/null' _ "$RC" "$OUT"
+	run numaplan-stream --size 100001 --threads 1 --stores best
+	check "... and the report says which, with both trial figures" \
+		grep -qE "^  the faster in a trial of each \(best of 3 Triads\): normal [0-9.]+ MB/s, non-temporal [0-9.]+ MB/s$" <<<"$OUT"
+else
+	run numaplan-stream --size 1000 --stores best --json
+	check "--stores best without streaming stores: normal, no trial" jqe '.stores == "normal" and .stores_trial == null' <<<"$OUT"
+fi
 run numaplan-stream --size 1000 --json
-check "default stores are normal" jqe '.stores == "normal"' <<<"$OUT"
+check "default stores are normal, asked as such, no trial" jqe '.stores == "normal" and .stores_asked == "normal" and .stores_trial == null' <<<"$OUT"
 
 # Transparent huge pages.  The expectation comes from the system's mode,
 # read here: in "madvise" mode only advised memory gets huge pages (and

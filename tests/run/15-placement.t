@@ -67,7 +67,8 @@ check "run's summary warns" grep -q 'MISPLACED: rep 1 node n[12]: .*threads shar
 run numaplan report "$tmp/enf" --format md
 check "report: a MISPLACED table with stream.l3" \
 	grep -q 'MISPLACED runs: placement differs from the plan' <<<"$OUT" && grep -q 'stream.l3.*threads share CPUs' <<<"$OUT"
-check "report: the results table's status says misplaced" grep -q '| stream.l3 .*| misplaced |' <<<"$OUT"
+# (", N/M contended" follows when the machine's other CPUs were busy)
+check "report: the results table's status says misplaced" grep -qE '\| stream\.l3 .*\| misplaced(, [0-9]+/[0-9]+ contended)? \|' <<<"$OUT"
 
 printf 'check stream.* triad_mbps > 0\n' >"$tmp/any.spec"
 run numaplan accept --spec "$tmp/any.spec" --results "$tmp/enf"
@@ -109,13 +110,14 @@ job=$(grep -n '^job [0-9]' <<<"$OUT" | head -1 | cut -d: -f1)
 check "the estimate line comes before the job's first line" [ -n "$est" ] && [ -n "$job" ] && [ "$est" -lt "$job" ]
 
 # --time-budget: 6 steps in 20 s leave each kernel (20 - 5)/6 - 1 = 1.5 s;
-# stream.core's one thread at 2 GB/s moving 848 bytes per element gets at
-# most 1.5 * 2e9 / 848 = 3537735 elements
+# stream.core's one thread at 2 GB/s moving 992 bytes per element (10
+# passes of 10 arrays, the store trial's 6 Triads of 3, 6 to set up and
+# check) gets at most 1.5 * 2e9 / 992 = 3024193 elements
 run timeout 300 numaplan run -o "$tmp/budget" --dry-run stream --nodes 1 --repeat 1 --time-budget 20s
 check "--time-budget 20s: dry run exit 0" [ "$RC" -eq 0 ]
 n=$(jq -r '.[] | select(.name == "stream.core") | .params.size // empty' "$tmp/budget/experiments.json")
-check "stream.core capped by the time budget (--size $n <= 3537735)" \
-	[ -n "$n" ] && [ "$n" -le 3537735 ] && grep -q -- "--threads 1 --size $n" "$tmp/budget/job.sh"
+check "stream.core capped by the time budget (--size $n <= 3024193)" \
+	[ -n "$n" ] && [ "$n" -le 3024193 ] && grep -q -- "--threads 1 --size $n" "$tmp/budget/job.sh"
 check "the cap is recorded" jqt '.[] | select(.name == "stream.core") | .params.size_capped_by == "time budget"' \
 	"$tmp/budget/experiments.json"
 run timeout 300 numaplan run -o "$tmp/budget2" --dry-run stream --nodes 1 --repeat 1 --time-budget 3s

@@ -189,8 +189,8 @@ def figures(kernel, k):
 
 
 def derive_runs(raw, exp, repeat, per_node):
-    """[(rep, node, figures, sys, others_busy, placement records)] of the
-    runs that passed;
+    """[(rep, node, figures, sys, others_busy, kernel JSON)] of the runs
+    that passed;
     per_node: a run on each node apart, else one MPI run across them"""
     name, kernel = exp["name"], exp["kernel"]
     files = os.listdir(raw)
@@ -209,7 +209,7 @@ def derive_runs(raw, exp, repeat, per_node):
             fig, valid = figures(kernel, k)
             if fig is not None and valid:
                 per[node] = fig
-                where[node] = (k or {}).get("placement") or []
+                where[node] = k or {}
             elif fig is not None:
                 per[node] = None          # ran, did not validate
         if not per:
@@ -282,6 +282,21 @@ def main():
             check(close(median(sys_v), stats.get("sys_pct", {}).get("median")),
                   f"{name}: %sys median from the .stat samples",
                   f"derived {median(sys_v)}, results.json {stats.get('sys_pct')}")
+        if kernel == "stream":
+            # the stores each run used: the faster of its own trial (with
+            # --stores best), and what results.json says it used
+            rec = {(r.get("rep"), r.get("node")): r for r in e.get("runs", [])}
+            bad = []
+            for rep, node, _, _, _, kj in runs:
+                tr = kj.get("stores_trial")
+                if tr:
+                    faster = "nt" if tr["nt_triad_mbps"] > tr["normal_triad_mbps"] else "normal"
+                    if kj.get("stores") != faster:
+                        bad.append((rep, node, "not the faster of its trial"))
+                if (rep, node) in rec and rec[(rep, node)].get("stores") != kj.get("stores"):
+                    bad.append((rep, node, f"results.json {rec[(rep, node)].get('stores')}"))
+            check(not bad, f"{name}: stores of each run ({', '.join(sorted({str(r[5].get('stores')) for r in runs}))}) "
+                           "as its kernel used and chose them", f"{bad}")
         if kernel in ("hpl", "xhpl") and rpeak_node and vals:
             eff = [v / (rpeak_node * e["nodes"]) for v in vals]
             check(close(median(eff), stats.get("efficiency", {}).get("median")),
@@ -289,11 +304,18 @@ def main():
                   f"derived {median(eff)}, results.json {stats.get('efficiency')}")
         # where its kernels ran: every thread's HOST:CPUS, and the memory
         # nodes (the plan's, or under first touch those of the CPUs)
-        cpus = {f"{p.get('host')}:{p.get('cpus')}" for run in runs for p in run[5]}
+        cpus = {f"{p.get('host')}:{p.get('cpus')}" for run in runs for p in run[5].get("placement") or []}
         planned = (e.get("placement") or {}).get("mems")
         mems = set(cpulist(planned) or []) if planned else \
-            {m for run in runs for p in run[5] for m in (cpulist(str(p.get("numa"))) or [])}
+            {m for run in runs for p in run[5].get("placement") or [] for m in (cpulist(str(p.get("numa"))) or [])}
+        kinds = {}
+        for run in runs:
+            if run[5].get("stores"):
+                kinds[run[5]["stores"]] = kinds.get(run[5]["stores"], 0) + 1
+        trials = [(r[5]["stores_trial"]["normal_triad_mbps"], r[5]["stores_trial"]["nt_triad_mbps"])
+                  for r in runs if r[5].get("stores_trial")]
         derived[name] = dict(d, sys=median(sys_v) if sys_v else None, exp=e, n_runs_ok=d["n"],
+                             stores=(kinds, trials) if kinds else None,
                              where=(" ".join(sorted(cpus)), tuple(sorted(mems))) if cpus else None)
 
     # one measurement under several names: an experiment whose kernels ran
@@ -382,6 +404,26 @@ def report(path, res, derived, him, contended, same):
             check(ok, f"report: {r[0]}: median {cell.get('median')}, min {cell.get('min')}, "
                       f"max {cell.get('max')}, %sys {cell.get('%sys')} as derived",
                   f"derived median {x['median']} min {x['min']} max {x['max']} %sys {x['sys']}")
+    # STREAM stores: per experiment, the kinds its runs used and the mean
+    # of their trial figures
+    st = [x for x in derived.values() if x["exp"]["kernel"] == "stream" and x["stores"]]
+    if st:
+        rows = section(t, "STREAM stores")
+        check(rows is not None and len(rows) == len(st) + 1, "report: a STREAM stores row per experiment")
+        for r in (rows or [])[1:]:
+            x = derived.get(r[0])
+            if not x:
+                continue
+            kinds, trials = x["stores"]
+            used = ", ".join(f"{k} {kinds[k]}" for k in ("nt", "normal") if kinds.get(k))
+            ok = r[1] == used
+            if trials:
+                ok = ok and printed_matches(r[2], sum(a for a, _ in trials) / len(trials)) and \
+                    printed_matches(r[3], sum(b for _, b in trials) / len(trials))
+            else:
+                ok = ok and r[2] == "no trial"
+            check(ok, f"report: STREAM stores {r[0]}: {r[1]}, trial {r[2]} / {r[3]}",
+                  f"derived {used}, {trials}")
     # contention: a row per contended run, with its other CPUs' share
     want = sorted((name, rep, node, busy) for name, v in contended.items() for rep, node, busy in v)
     rows = section(t, "Runs under contention")
