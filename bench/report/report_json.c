@@ -31,7 +31,8 @@ int np_report_json(FILE *f, json_t *res)
 		                                  "threads", "status", "runs_ok", "runs_total", "primary_metric",
 		                                  "unit", "higher_is_better", "stats", "derived", "per_node",
 		                                  "series_stats", "params", "placement_check", "runs_misplaced",
-		                                  "runs_contended", "outlier_check" };
+		                                  "runs_contended", "runs_far", "siblings_check", "repeat_spread_pct",
+		                                  "same_cpus_as", "outlier_check" };
 		size_t k;
 		for (k = 0; k < sizeof(ek) / sizeof(ek[0]); k++) {
 			json_t *v = json_object_get(e, ek[k]);

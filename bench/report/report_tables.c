@@ -267,15 +267,18 @@ static void results_table(json_t *res, np_report_t *r)
 		         (long long)json_integer_value(json_object_get(e, "threads")));
 		snprintf(ok, sizeof(ok), "%lld/%lld", (long long)json_integer_value(json_object_get(e, "runs_ok")),
 		         (long long)json_integer_value(json_object_get(e, "runs_total")));
-		char unit[64], status[64];
+		char unit[64], status[96];
 		snprintf(unit, sizeof(unit), "%s %s", m, np_json_str(e, "unit"));
-		/* a figure partly made under contention is not a plain "ok" */
+		/* a figure partly made under contention, or of runs far from
+		 * their siblings, is not a plain "ok" */
 		long long nc = json_integer_value(json_object_get(e, "runs_contended"));
-		if (nc > 0)
-			snprintf(status, sizeof(status), "%s, %lld/%lld contended", np_json_str(e, "status"), nc,
-			         (long long)json_integer_value(json_object_get(e, "runs_ok")));
-		else
-			snprintf(status, sizeof(status), "%s", np_json_str(e, "status"));
+		long long nf = json_integer_value(json_object_get(e, "runs_far"));
+		long long nok = json_integer_value(json_object_get(e, "runs_ok"));
+		int w = snprintf(status, sizeof(status), "%s", np_json_str(e, "status"));
+		if (nc > 0 && w >= 0 && (size_t)w < sizeof(status))
+			w += snprintf(status + w, sizeof(status) - (size_t)w, ", %lld/%lld contended", nc, nok);
+		if (nf > 0 && w >= 0 && (size_t)w < sizeof(status))
+			snprintf(status + w, sizeof(status) - (size_t)w, ", %lld/%lld far from siblings", nf, nok);
 		char *place = placement_text(e);
 		np_table_row(t, np_json_str(e, "name"), place ? place : "", nodes, rt,
 		    status, ok, med, mn, mx, unit, sys);
@@ -374,6 +377,39 @@ static void contended_table(json_t *res, np_report_t *r)
 		}
 }
 
+/* Runs whose figure is far from the other repeats on their node: in the
+ * results (they passed), and said, with how far. */
+static void far_table(json_t *res, np_report_t *r)
+{
+	json_t *e, *run;
+	np_table_t *t = NULL;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(res, "experiments"), i, e)
+		json_array_foreach(json_object_get(e, "runs"), j, run) {
+			char rep[16], v[32], med[32], dev[32];
+			const char *m = np_json_str(e, "primary_metric");
+			if (!json_is_true(json_object_get(run, "far_from_siblings")))
+				continue;
+			if (!t) {
+				t = np_table_new(r, "far", "Runs far from their siblings", 6, "experiment", "rep", "node",
+				                 "figure", "median of the node's runs", "off by %");
+				if (!t)
+					return;
+				t->note = np_strdup_printf("With %d or more runs of an experiment on a node, a run more than "
+				                           "%.0f%% off the median of that node's runs (the outlier rule's "
+				                           "percentage) is listed: something else ran, or part of it ran from "
+				                           "cache. Its figure is in the results.", NP_SIBLINGS_MIN,
+				                           np_json_real(json_object_get(e, "outlier_rule"), "pct"));
+			}
+			snprintf(rep, sizeof(rep), "%lld", (long long)json_integer_value(json_object_get(run, "rep")));
+			np_fmt_num(v, sizeof(v), np_json_real(json_object_get(run, "values"), m));
+			np_fmt_num(med, sizeof(med), np_json_real(run, "siblings_median"));
+			np_fmt_num(dev, sizeof(dev), np_json_real(run, "siblings_dev_pct"));
+			np_table_row(t, np_json_str(e, "name"), rep, np_json_str(run, "node"), v, med, dev);
+		}
+}
+
 /* The adapters and GPUs each rank held when placed, against its plan's
  * (run_devices.c): planned against used, one row per rank of each run
  * that had either. */
@@ -427,6 +463,7 @@ int np_report_build(json_t *res, np_report_t *r)
 	results_table(res, r);
 	misplaced_table(res, r);
 	contended_table(res, r);
+	far_table(res, r);
 	devices_table(res, r);
 	for (i = 0; np_suites[i]; i++)
 		if (np_suites[i]->tables)

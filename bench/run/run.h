@@ -331,7 +331,16 @@ void np_devices_mark(const np_exp_t *e, json_t *run);
  * each later one gets "same_cpus_as": the first one's name
  * (run_placement.c). */
 void np_placement_same_cpus(json_t *exps);
-/* Whether a run record gave valid figures: "ok", or "misplaced" (valid
+/* Runs far from their siblings (the other repeats on their node): with
+ * at least NP_SIBLINGS_MIN runs of the experiment on a node, a run whose
+ * primary figure is more than pct percent off the median of that node's
+ * runs gets "far_from_siblings", "siblings_median" and "siblings_dev_pct";
+ * the experiment gets "runs_far", "siblings_check" (done, or why not) and
+ * "repeat_spread_pct", the largest (max - min) / median of a node's
+ * repeats (run_stats.c). */
+#define NP_SIBLINGS_MIN 3
+void np_runs_siblings(json_t *exp, double pct);
+/* Whether a run record gave valid figures (run_valid.c): "ok", or "misplaced" (valid
  * figures of another placement than planned). */
 bool np_run_valid(json_t *run);
 /* Statistics of the runs that passed: per figure of field_name ("values"),

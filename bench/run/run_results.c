@@ -310,6 +310,7 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		{
 			const np_suite_t *es = np_suite_find(e->suite);
 			np_runs_node_outliers(j, outl, c->opts->outlier_pct, c->opts->outlier_mad, es && es->strict_nodes);
+			np_runs_siblings(j, c->opts->outlier_pct);
 		}
 		json_array_append_new(exps, j);
 	}

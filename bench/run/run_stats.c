@@ -12,11 +12,6 @@
 #include "run/run.h"
 #include "bench_util.h"
 
-bool np_run_valid(json_t *r)
-{
-	return np_json_streq(r, "status", "ok") || np_json_streq(r, "status", "misplaced");
-}
-
 static bool run_ok(json_t *r)
 {
 	return np_run_valid(r);
@@ -232,5 +227,62 @@ out:
 	json_decref(failed);
 	json_decref(per);
 	free(med);
+	free(a);
+}
+
+/* A run far from its siblings: with at least NP_SIBLINGS_MIN runs of an
+ * experiment on one node, the median of that node's runs is robust to one
+ * odd run, and a run off it by more than pct percent (either way: a run
+ * that fell, or one that ran from cache) is marked.  The spread of each
+ * node's repeats, (max - min) / median, is kept as the experiment's
+ * largest (repeat_spread_pct). */
+void np_runs_siblings(json_t *exp, double pct)
+{
+	json_t *runs = json_object_get(exp, "runs"), *r, *per = json_object(), *vals;
+	const char *metric = np_json_str(exp, "primary_metric"), *node;
+	double *a = NULL, spread = -1;
+	unsigned acap = 0, far = 0, compared = 0;
+	size_t i, j;
+
+	json_array_foreach(runs, i, r) {
+		json_t *v = json_object_get(json_object_get(r, "values"), metric);
+		node = json_string_value(json_object_get(r, "node"));
+		if (!run_ok(r) || !json_is_number(v) || !node)
+			continue;
+		if (!json_object_get(per, node))
+			json_object_set_new(per, node, json_array());
+		json_array_append(json_object_get(per, node), r);
+	}
+	json_object_foreach(per, node, vals) {
+		unsigned n = 0;
+		np_stats_t st;
+		json_array_foreach(vals, j, r)
+			if (!push(&a, &n, &acap, np_json_real(json_object_get(r, "values"), metric)))
+				goto out;
+		np_stats_compute(a, n, &st);
+		if (n >= 2 && st.median > 0 && 100.0 * (st.max - st.min) / st.median > spread)
+			spread = 100.0 * (st.max - st.min) / st.median;
+		if (n < NP_SIBLINGS_MIN || st.median <= 0)
+			continue;
+		compared++;
+		json_array_foreach(vals, j, r) {
+			double v = np_json_real(json_object_get(r, "values"), metric);
+			double dev = 100.0 * (v - st.median) / st.median;
+			if (fabs(dev) <= pct)
+				continue;
+			json_object_set_new(r, "far_from_siblings", json_true());
+			json_object_set_new(r, "siblings_median", json_real(st.median));
+			json_object_set_new(r, "siblings_dev_pct", json_real(dev));
+			far++;
+		}
+	}
+out:
+	json_object_set_new(exp, "runs_far", json_integer(far));
+	json_object_set_new(exp, "siblings_check", compared ? json_sprintf("%u node(s) with %u+ runs compared", compared,
+	                    NP_SIBLINGS_MIN) : json_sprintf("not possible: fewer than %u runs on any node",
+	                    NP_SIBLINGS_MIN));
+	if (spread >= 0)
+		json_object_set_new(exp, "repeat_spread_pct", json_real(spread));
+	json_decref(per);
 	free(a);
 }

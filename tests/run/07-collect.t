@@ -61,6 +61,55 @@ check "with --outlier 25 nothing is flagged" [ "$(jq '.outliers | length' "$R")"
 run numaplan report "$D" --format md
 check "the report lists failed runs and their reasons" grep -q '^| stream.node | 2 | n3 | STREAM validation failed |' <<<"$OUT"
 
+# Four repeats on one node, by hand: Triad 100000 102000 98000 70000 (the
+# median of the four is 99000; 70000 is 29.3% below it, the others within
+# 3%), each repeat's step on CPU 0 with CPU 1 beside it.  CPU 0: user +60,
+# system +30, irq +5, softirq +5 of 100 jiffies, so %sys 40 (the machine's
+# line would give 40 of 200 = 20); CPU 1: busy 80 of 100 in repeats 1 and 2
+# (contended), 20 in 3 and 4.
+F=$tmp/far
+run numaplan run stream --dry-run --nodes 1 --repeat 4 -o "$F"
+check "a 1-node dry run with 4 repeats" [ "$RC" -eq 0 ]
+mkdir -p "$F/raw"
+r=0
+for v in 100000 102000 98000 70000; do
+	r=$((r + 1))
+	printf '{"copy_mbps":1,"scale_mbps":1,"add_mbps":1,"triad_mbps":%s,"validated":true,"threads":1,"size":1000}\n' \
+		"$v" >"$F/raw/stream.node.r$r.n1.out"
+	echo "rc=0 start=100.0 end=101.5" >"$F/raw/stream.node.r$r.rc"
+	busy=20; [ $r -le 2 ] && busy=80
+	{ echo "before n1 allowed 0"
+	  echo "before n1 cpu  1000 0 1000 2000 0 0 0 0 0 0"
+	  echo "before n1 cpu0 500 0 500 1000 0 0 0 0 0 0"
+	  echo "before n1 cpu1 500 0 500 1000 0 0 0 0 0 0"
+	  echo "after n1 allowed 0"
+	  echo "after n1 cpu  $((1060 + busy)) 0 1030 $((2000 + 100 - busy)) 0 5 5 0 0 0"
+	  echo "after n1 cpu0 560 0 530 1000 0 5 5 0 0 0"
+	  echo "after n1 cpu1 $((500 + busy)) 0 500 $((1000 + 100 - busy)) 0 0 0 0 0 0"
+	} >"$F/raw/stream.node.r$r.stat"
+done
+run numaplan run --collect "$F"
+FR=$F/results.json
+fnode() { jq -c "$1" <(jq '.experiments[] | select(.name == "stream.node")' "$FR"); }
+check "the fourth repeat is far from its siblings: 29.3% below their median 99000, the others not" \
+	[ "$(fnode '[.runs_far, ([.runs[] | select(.far_from_siblings == true) | .rep]), (.runs[3].siblings_median),
+	            (.runs[3].siblings_dev_pct * 10 | round)]')" = '[1,[4],99000,-293]' ]
+check "... the spread of the repeats: (102000 - 70000) / 99000 = 32.3%" \
+	[ "$(fnode '[(.repeat_spread_pct * 10 | round), .siblings_check]')" = '[323,"1 node(s) with 3+ runs compared"]' ]
+check "%sys of the step's CPU 0: 40 (not the machine's 20); repeats 1 and 2 contended (CPU 1 80% busy), 3 and 4 not" \
+	[ "$(fnode '[([.runs[].sys_pct] | unique), .runs[0].sys_scope, [.runs[].contended], [.runs[].others_busy_pct], .runs_contended]')" = \
+	  '[[40],"step",[true,true,false,false],[80,80,20,20],2]' ]
+check "the 1-node, 2-repeat run above could not compare siblings, and says so" \
+	[ "$(node -r '.siblings_check')" = "not possible: fewer than 3 runs on any node" ]
+run numaplan report "$F" --format md -o "$F.md"
+check "the report: status 'ok, 2/4 contended, 1/4 far from siblings', and a row for each of the three runs" \
+	eval 'grep -qE "^\| stream\.node \|.*\| ok, 2/4 contended, 1/4 far from siblings \|" "$F.md" &&
+	      grep -qE "^\| stream\.node \| 4 \| n1 \| 70000 \| 99000 \| -29\.3 \|$" "$F.md" &&
+	      grep -qE "^\| stream\.node \| 1 \| n1 \| 0 \| 80\.0 \|$" "$F.md" && grep -qE "^\| stream\.node \| 2 \| n1 \| 0 \| 80\.0 \|$" "$F.md"'
+run python3 "$NP_SRCDIR/tests/run/figures.py" "$F" "$F.md"
+check "figures.py agrees with all of it" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || diag "$(grep -A3 '^not ok' <<<"$OUT" | head -20)"
+
 run numaplan run --collect "$tmp/nothing"
 check "collect on a non-run directory: exit 2" sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'not a numaplan run directory'" "$ERR"
 run numaplan run stream --collect "$D"

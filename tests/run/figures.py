@@ -244,6 +244,7 @@ def main():
     rpeak_node = (res.get("rpeak") or {}).get("gflops_per_node")
     derived = {}
     contended = {}
+    far = {}
 
     for e in res["experiments"]:
         name, kernel = e["name"], e["kernel"]
@@ -282,6 +283,23 @@ def main():
             check(close(median(sys_v), stats.get("sys_pct", {}).get("median")),
                   f"{name}: %sys median from the .stat samples",
                   f"derived {median(sys_v)}, results.json {stats.get('sys_pct')}")
+        # runs far from their siblings: 3+ runs on a node, more than the
+        # outlier rule's percentage off the median of that node's runs
+        pct = (e.get("outlier_rule") or {}).get("pct")
+        bynode = {}
+        for rep, node, fig, _, _, _ in runs:
+            if fig.get(metric) is not None:
+                bynode.setdefault(node, []).append((rep, fig[metric]))
+        far[name] = []
+        for node, v in bynode.items():
+            m = median([x for _, x in v])
+            if len(v) >= 3 and m and m > 0 and pct is not None:
+                far[name] += [(rep, node, x, m, 100.0 * (x - m) / m) for rep, x in v
+                              if abs(100.0 * (x - m) / m) > pct]
+        got = sorted((r.get("rep"), r.get("node")) for r in e.get("runs", []) if r.get("far_from_siblings"))
+        check(got == sorted((a, b) for a, b, _, _, _ in far[name]) and e.get("runs_far", 0) == len(far[name]),
+              f"{name}: {len(far[name])} run(s) far from their siblings (over {pct}% off their node's median)",
+              f"derived {far[name]}, results.json {got}")
         if kernel == "stream":
             # the stores each run used: the faster of its own trial (with
             # --stores best), and what results.json says it used
@@ -348,7 +366,7 @@ def main():
               f"results.json {(e.get('derived') or {}).get('efficiency')}")
 
     if len(sys.argv) > 2:
-        report(sys.argv[2], res, derived, him, contended, same)
+        report(sys.argv[2], res, derived, him, contended, same, far)
     print(f"1..{n_ok + n_fail}")
     return 1 if n_fail else 0
 
@@ -373,7 +391,7 @@ def section(t, prefix):
     return None
 
 
-def report(path, res, derived, him, contended, same):
+def report(path, res, derived, him, contended, same, far):
     with open(path) as f:
         text = f.read()
         t = tables(text)
@@ -398,12 +416,24 @@ def report(path, res, derived, him, contended, same):
             ok = all(printed_matches(cell.get(k, ""), x[k]) for k in ("median", "min", "max"))
             if x["sys"] is not None and "%sys" in cell:
                 ok = ok and printed_matches(cell["%sys"], x["sys"])
-            nc = len(contended.get(r[0], []))
-            if nc:
-                ok = ok and cell.get("status", "").endswith(f", {nc}/{x['n_runs_ok']} contended")
+            nc, nf = len(contended.get(r[0], [])), len(far.get(r[0], []))
+            suffix = (f", {nc}/{x['n_runs_ok']} contended" if nc else "") + \
+                (f", {nf}/{x['n_runs_ok']} far from siblings" if nf else "")
+            ok = ok and cell.get("status", "") == x["exp"].get("status", "") + suffix
             check(ok, f"report: {r[0]}: median {cell.get('median')}, min {cell.get('min')}, "
                       f"max {cell.get('max')}, %sys {cell.get('%sys')} as derived",
                   f"derived median {x['median']} min {x['min']} max {x['max']} %sys {x['sys']}")
+    # runs far from their siblings: a row each, with the node's median
+    want = sorted((name, rep, node, v, m, d) for name, rows_ in far.items() for rep, node, v, m, d in rows_)
+    rows = section(t, "Runs far from their siblings")
+    if want:
+        got = sorted((r[0], int(r[1]), r[2], r[3], r[4], r[5]) for r in (rows or [])[1:])
+        ok = len(got) == len(want) and all(g[:3] == w[:3] and printed_matches(g[3], w[3]) and
+                                           printed_matches(g[4], w[4]) and printed_matches(g[5], w[5])
+                                           for g, w in zip(got, want))
+        check(ok, f"report: Runs far from their siblings, {len(want)} row(s) as derived", f"derived {want}\nprinted {got}")
+    else:
+        check(rows is None, "report: no Runs far from their siblings table (no run was)")
     # STREAM stores: per experiment, the kinds its runs used and the mean
     # of their trial figures
     st = [x for x in derived.values() if x["exp"]["kernel"] == "stream" and x["stores"]]
