@@ -142,28 +142,33 @@ static double now(void)
 #endif
 }
 
+/* Seconds of one pass of kernel k over the arrays, every thread on its
+ * own share. */
+static double timed_pass(struct np_stream_arrays *s, int k, int nt)
+{
+	double t = now();
+
+	/* The region's closing barrier ends the kernel. */
+#pragma omp parallel
+	{
+		size_t lo, hi;
+
+		my_range(s->n, &lo, &hi);
+		np_stream_op(k, nt, s->a, s->b, s->c, NP_STREAM_SCALAR, lo,
+		             hi);
+	}
+	return now() - t;
+}
+
 void np_stream_run(struct np_stream_arrays *s, struct np_stream_times *tm,
                    int nt)
 {
 	int k, r;
 
 	memset(tm, 0, sizeof(*tm));
-	for (r = 0; r < NP_STREAM_NTIMES; r++) {
-		for (k = 0; k < NP_STREAM_NKERNEL; k++) {
-			double t = now();
-
-			/* The region's closing barrier ends the kernel. */
-#pragma omp parallel
-			{
-				size_t lo, hi;
-
-				my_range(s->n, &lo, &hi);
-				np_stream_op(k, nt, s->a, s->b, s->c,
-				             NP_STREAM_SCALAR, lo, hi);
-			}
-			tm->t[k][r] = now() - t;
-		}
-	}
+	for (r = 0; r < NP_STREAM_NTIMES; r++)
+		for (k = 0; k < NP_STREAM_NKERNEL; k++)
+			tm->t[k][r] = timed_pass(s, k, nt);
 	/* The first repetition pays for page faults and thread start-up. */
 	for (k = 0; k < NP_STREAM_NKERNEL; k++) {
 		double sum = 0.0, mn = DBL_MAX, mx = 0.0;
@@ -191,17 +196,8 @@ static double triad_best(struct np_stream_arrays *s, int nt)
 	int r;
 
 	for (r = 0; r < NP_STREAM_TRIALS; r++) {
-		double t = now();
+		double t = timed_pass(s, 3, nt);
 
-#pragma omp parallel
-		{
-			size_t lo, hi;
-
-			my_range(s->n, &lo, &hi);
-			np_stream_op(3, nt, s->a, s->b, s->c, NP_STREAM_SCALAR,
-			             lo, hi);
-		}
-		t = now() - t;
 		if (t > 0.0 && 1e-6 * np_stream_bytes(3, s->n) / t > best)
 			best = 1e-6 * np_stream_bytes(3, s->n) / t;
 	}

@@ -305,7 +305,7 @@ static void problems_table(json_t *res, np_report_t *r)
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
 		json_array_foreach(json_object_get(e, "runs"), j, run) {
 			char rep[16];
-			if (np_json_streq(run, "status", "ok") || np_json_streq(run, "status", "misplaced"))
+			if (np_run_valid(run))
 				continue;
 			if (!t)
 				t = np_table_new(r, "failed", "Failed runs (never averaged in)", 4, "experiment", "rep", "node",
@@ -356,8 +356,7 @@ static void contended_table(json_t *res, np_report_t *r)
 	json_array_foreach(json_object_get(res, "experiments"), i, e)
 		json_array_foreach(json_object_get(e, "runs"), j, run) {
 			char rep[16], busy[32];
-			if (!json_is_true(json_object_get(run, "contended")) ||
-			    !(np_json_streq(run, "status", "ok") || np_json_streq(run, "status", "misplaced")))
+			if (!json_is_true(json_object_get(run, "contended")) || !np_run_valid(run))
 				continue;
 			if (!t) {
 				t = np_table_new(r, "contended", "Runs under contention", 5, "experiment", "rep", "node",

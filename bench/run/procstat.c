@@ -90,11 +90,12 @@ static node_samples_t *node_get(node_samples_t **v, unsigned *n, const char *nam
 	return t;
 }
 
+/* idx: below MAX_CPUS (take_line) */
 static int cpu_sample(node_samples_t *ns, int when, unsigned idx, const char *counters)
 {
 	np_cpustat_t s;
 
-	if (idx >= MAX_CPUS || !np_procstat_parse(counters, &s))
+	if (!np_procstat_parse(counters, &s))
 		return 0;
 	if (idx >= ns->ncpu) {
 		unsigned want = idx + 1 > 2 * ns->ncpu ? idx + 1 : 2 * ns->ncpu;

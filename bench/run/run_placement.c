@@ -165,15 +165,10 @@ static int by_string(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void add_once(json_t *set, char *one)
+/* Takes one (malloc'ed, or NULL): duplicates go when the set is joined. */
+static void add(json_t *set, char *one)
 {
-	json_t *x;
-	size_t j;
-	bool dup = false;
-
-	json_array_foreach(set, j, x)
-		dup |= one && strcmp(json_string_value(x), one) == 0;
-	if (one && !dup)
+	if (one)
 		json_array_append_new(set, json_string(one));
 	free(one);
 }
@@ -186,11 +181,13 @@ static void add_mems(json_t *set, const char *list)
 
 	if (m && np_cpuset_parse(m, list) == 0)
 		for (i = np_cpuset_first(m); i >= 0; i = np_cpuset_next(m, i))
-			add_once(set, np_strdup_printf("mem=%d", i));
+			add(set, np_strdup_printf("mem=%d", i));
 	np_cpuset_free(m);
 }
 
-/* The strings of a set, sorted, joined by spaces ("" when empty). */
+/* The distinct strings of a set, sorted, joined by spaces ("" when
+ * empty): one sort instead of a scan per string added (a run of many
+ * nodes and threads adds thousands). */
 static char *joined(json_t *set)
 {
 	size_t n = json_array_size(set), j;
@@ -205,7 +202,8 @@ static char *joined(json_t *set)
 	qsort(v, n, sizeof(*v), by_string);
 	np_sb_init(&b);
 	for (j = 0; j < n; j++)
-		np_sb_printf(&b, "%s%s", j ? " " : "", v[j]);
+		if (j == 0 || strcmp(v[j], v[j - 1]) != 0)
+			np_sb_printf(&b, "%s%s", j ? " " : "", v[j]);
 	free(v);
 	return np_sb_take(&b);
 }
@@ -227,7 +225,7 @@ static bool ran_where(json_t *e, char **cpus, char **mems)
 		if (!c || !m || !np_run_valid(run))
 			continue;
 		json_array_foreach(json_object_get(run, "placement"), k, p) {
-			add_once(c, np_strdup_printf("%s:%s", np_json_str(p, "host"), np_json_str(p, "cpus")));
+			add(c, np_strdup_printf("%s:%s", np_json_str(p, "host"), np_json_str(p, "cpus")));
 			if (!*planned)
 				add_mems(m, np_json_str(p, "numa"));
 		}
