@@ -48,9 +48,9 @@ check "the host's build uses hwloc 2.9 ($v29)" grep -q "hwloc 2\.9\." <<<"$v29"
 check "the root's build uses hwloc 2.12 ($v212)" grep -q "hwloc 2\.12\." <<<"$v212"
 
 start=$SECONDS
-bash "$dump" "$NP_BUILDDIR/launcher/numaplan" "$topo" "$out/hwloc29"
+bash "$dump" "$(command -v numaplan)" "$topo" "$out/hwloc29"
 check "dumped every case under hwloc 2.9" test -n "$(ls -A "$out/hwloc29")"
-d13run bash "$dump" "$D13BUILD/launcher/numaplan" "$topo" "$out/hwloc212"
+d13run_np bash "$dump" "$D13NP" "$topo" "$out/hwloc212"
 check "dumped every case under hwloc 2.12" test -n "$(ls -A "$out/hwloc212")"
 diag "dumps: $((SECONDS - start)) s ($out)"
 

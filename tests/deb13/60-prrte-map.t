@@ -33,7 +33,7 @@ run d13run sh -c 'command -v mpirun && mpirun --version'
 check "Open MPI 5 in the root ($(sed -n 2p <<<"$OUT"))" grep -q "Open MPI) 5\." <<<"$OUT"
 
 start=$SECONDS
-d13run bash "$(realpath -- "$NP_SRCDIR/tests/deb13/prrte-map.sh")" "$D13BUILD/launcher/numaplan" "$topo" "$out" "$N"
+d13run_np bash "$(realpath -- "$NP_SRCDIR/tests/deb13/prrte-map.sh")" "$D13NP" "$topo" "$out" "$N"
 diag "maps: $((SECONDS - start)) s ($out)"
 
 # "0-3,8" -> "0 1 2 3 8"
