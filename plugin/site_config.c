@@ -475,20 +475,6 @@ const char *nps_site_state_dir(const nps_site_t *s)
 	return s->cache ? s->cache : NPS_CACHE_DEFAULT;
 }
 
-bool nps_site_allows_somewhere(const nps_site_t *s, np_policy_t p)
-{
-	nps_site_t tmp = *s;     /* only its policy keys change */
-	bool yes = false;
-
-	(void)nps_site_select(&tmp, NULL);
-	yes = nps_site_allows(&tmp, p);
-	for (unsigned i = 0; !yes && i < s->nparts; i++) {
-		(void)nps_site_select(&tmp, s->parts[i].name);
-		yes = nps_site_allows(&tmp, p);
-	}
-	return yes;
-}
-
 bool nps_site_allows(const nps_site_t *s, np_policy_t p)
 {
 	if ((unsigned)p >= NP_POLICY_COUNT)

@@ -93,10 +93,6 @@ int nps_site_select(nps_site_t *s, const char *partition);
  * 1 to NPS_PARTITION_MAX characters)? */
 bool nps_partition_name_ok(const char *name);
 
-/* Would the policy be allowed in some partition, or site-wide?  (srun
- * before it knows the job's partition: the nodes decide.) */
-bool nps_site_allows_somewhere(const nps_site_t *s, np_policy_t p);
-
 bool nps_site_allows(const nps_site_t *s, np_policy_t p);
 
 /* "compact, numa" (the policies a user may request); malloc'ed */

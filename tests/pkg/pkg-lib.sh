@@ -84,7 +84,6 @@ expected_layout() {
 		[ -n "$rel" ] || { echo "? $f"; continue; }
 		case $v:$rel in
 		*.la) pkg=-;;
-		mandir:man8/numaplan-vcluster.8|mandir:man8/numaplan-numavm.8|mandir:man8/numaplan-debian13.8) pkg=-;;  # contrib tools, not installed
 		bindir:numaplan) pkg=$main;;
 		bindir:numaplan-*) pkg=numaplan-benchmarks;;
 		libdir:libnumaplan.so.*) pkg=$lib;;
