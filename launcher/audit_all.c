@@ -28,6 +28,7 @@
 #include "bench_util.h"
 #include "opts.h"
 #include "slurm/slurm_adapter.h"
+#include "common/clock.h"
 
 /* srun's start and end around a job's audit, on a loaded controller */
 #define NP_AUDIT_ALL_MARGIN_S 30
@@ -202,14 +203,6 @@ static void print_line(json_t *r)
 		printf(": %s\n", np_json_str(r, "message"));
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 int np_audit_all(const np_audit_all_t *o)
 {
 	char dir[] = "/tmp/numaplan-audit-all.XXXXXX", *exe;
@@ -217,7 +210,7 @@ int np_audit_all(const np_audit_all_t *o)
 	running_t *jobs = NULL;
 	np_error_t err = { 0 };
 	json_t *results;
-	long t0 = now_ms();
+	long t0 = (long)np_clock_ms();
 	int worst = 0;
 
 	/* squeue -p takes a partition that does not exist for one without
@@ -275,7 +268,7 @@ int np_audit_all(const np_audit_all_t *o)
 		json_t *all = json_pack("{s:s?, s:I, s:I, s:I, s:I, s:I, s:f, s:o}", "partition", o->partition,
 					"jobs", (json_int_t)n, "ok", (json_int_t)counts[0],
 					"deviating", (json_int_t)counts[1], "not_audited", (json_int_t)counts[2],
-					"unverified", (json_int_t)counts[3], "seconds", (now_ms() - t0) / 1000.0,
+					"unverified", (json_int_t)counts[3], "seconds", ((long)np_clock_ms() - t0) / 1000.0,
 					"results", results);
 		char *s = all ? np_audit_dumps(all, JSON_INDENT(2)) : NULL;
 
@@ -286,7 +279,7 @@ int np_audit_all(const np_audit_all_t *o)
 	} else {
 		printf("audit %s%s: %u running job(s): %u OK, %u deviating, %u not audited, %u unverified "
 		       "(%.1f s)\n", o->partition ? "--partition " : "--all", o->partition ? o->partition : "",
-		       n, counts[0], counts[1], counts[2], counts[3], (now_ms() - t0) / 1000.0);
+		       n, counts[0], counts[1], counts[2], counts[3], ((long)np_clock_ms() - t0) / 1000.0);
 		json_decref(results);
 	}
 	for (unsigned i = 0; i < n; i++) {

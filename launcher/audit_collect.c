@@ -27,6 +27,7 @@
 
 #include "audit.h"
 #include "bench_util.h"
+#include "common/clock.h"
 #include "common/open_devices.h"
 
 /* A JSON string of text a process chose: valid UTF-8 kept, each byte of
@@ -409,14 +410,6 @@ static json_t *numa_of(np_error_t *err)
 	return m;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static long long delta(long long a, long long b)
 {
 	return a >= 0 && b >= a ? b - a : -1;
@@ -473,7 +466,7 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *plans, 
 		snprintf(host, sizeof(host), "%s", nn);
 	else
 		gethostname(host, sizeof(host) - 1);
-	t0 = now_s();
+	t0 = np_clock_s();
 	if (np_devport_scan(root, &pa, &na, err) < 0) {
 		closedir(d);
 		json_decref(procs);
@@ -512,8 +505,8 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *plans, 
 	closedir(d);
 	json_decref(prefixes);
 	/* the adapters' traffic over traffic_s seconds, the scan included */
-	if (traffic_s > 0 && now_s() - t0 < traffic_s) {
-		double left = traffic_s - (now_s() - t0);
+	if (traffic_s > 0 && np_clock_s() - t0 < traffic_s) {
+		double left = traffic_s - (np_clock_s() - t0);
 		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
@@ -530,7 +523,7 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *plans, 
 		json_decref(numa);
 		return NULL;
 	}
-	ports = ports_of(pa, na, pb, nb, now_s() - t0);
+	ports = ports_of(pa, na, pb, nb, np_clock_s() - t0);
 	free(pa);
 	free(pb);
 	node = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "node", jstr0(host), "numa", numa, "processes", procs,

@@ -40,6 +40,7 @@
 #include "opts.h"
 #include "bench_util.h"
 #include "slurm/slurm_adapter.h"
+#include "common/clock.h"
 
 /* The audit could not be done: its step failed, a node did not answer in
  * time, or its output was not one record per node (as for a job that
@@ -159,14 +160,6 @@ static int query(const char *jobid, job_t *j, np_error_t *err)
 	return rc;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* What the audit step printed and how it ended. */
 typedef struct step_run {
 	np_sb_t out;
@@ -201,7 +194,7 @@ static void exec_step(const struct passwd *pw, int fd, const char *line)
 static int run_step(const char *cmd, const struct passwd *owner, unsigned limit_s, size_t cap, step_run_t *r)
 {
 	char *line = np_strdup_printf("exec %s", cmd), buf[65536];
-	long deadline = now_ms() + (long)limit_s * 1000L, stop_at = 0;
+	long deadline = (long)np_clock_ms() + (long)limit_s * 1000L, stop_at = 0;
 	int fd[2], e;
 	pid_t pid;
 
@@ -227,7 +220,7 @@ static int run_step(const char *cmd, const struct passwd *owner, unsigned limit_
 	free(line);
 	close(fd[1]);
 	for (;;) {
-		long now = now_ms(), wait;
+		long now = (long)np_clock_ms(), wait;
 		struct pollfd p = { fd[0], POLLIN, 0 };
 		ssize_t k;
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/affinity.h"
 #include "common/parse.h"
 #include "export.h"
@@ -483,15 +484,6 @@ int nps_seq_decide(nps_seq_t *q, const nps_host_t *h)
 	return 1;
 }
 
-/* the plugin's own time in slurmstepd, for the step record */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int post_opt_remote(nps_seq_t *q, const nps_host_t *h);
 
 int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
@@ -508,9 +500,9 @@ int nps_seq_init_post_opt(nps_seq_t *q, const nps_host_t *h)
 	}
 	if (ctx != NPS_CTX_REMOTE)
 		return 0;
-	t0 = now_ns();
+	t0 = np_clock_ns();
 	rc = post_opt_remote(q, h);
-	q->plugin_ns += now_ns() - t0;
+	q->plugin_ns += np_clock_ns() - t0;
 	return rc;
 }
 
@@ -680,7 +672,7 @@ int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h)
 
 	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
 		return 0;
-	t0 = now_ns();
+	t0 = np_clock_ns();
 	if (q->state == NPS_SEQ_LOADED) {
 		if (plan_node(q, h, &err) < 0)
 			set_error(q, q->fail, err.msg);
@@ -689,7 +681,7 @@ int nps_seq_user_init(nps_seq_t *q, const nps_host_t *h)
 	}
 	if (q->state == NPS_SEQ_PLANNED)
 		nps_seq_outcomes_open(q);
-	q->plugin_ns += now_ns() - t0;
+	q->plugin_ns += np_clock_ns() - t0;
 	/* An error is acted on in each task (task_init), not by failing
 	 * here: a failed user_init of a `required` plugin makes Slurm 22.05
 	 * report "launch failed" yet srun exit 0, and an `optional` one is
@@ -898,7 +890,7 @@ static int bind_task(nps_seq_t *q, const nps_host_t *h, unsigned task)
 
 int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = np_clock_ns();
 	int task = -1;
 
 	if (h->ops->context(h->ctx) != NPS_CTX_REMOTE)
@@ -943,11 +935,11 @@ int nps_seq_task_init(nps_seq_t *q, const nps_host_t *h)
 			free(lines);
 		}
 		if (bind_task(q, h, (unsigned)task) == 0) {
-			nps_seq_outcome_send(q, (unsigned)task, true, now_ns() - t0);
+			nps_seq_outcome_send(q, (unsigned)task, true, np_clock_ns() - t0);
 			return 0;
 		}
 		q->task_failed = true;
-		nps_seq_outcome_send(q, (unsigned)task, false, now_ns() - t0);
+		nps_seq_outcome_send(q, (unsigned)task, false, np_clock_ns() - t0);
 		if (q->fail) {
 			say(h, "numaplan: %s: error: %s (on_error=fail)", q->node, q->err.msg);
 			task_fail();

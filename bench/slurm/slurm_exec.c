@@ -17,6 +17,7 @@
 
 #include "slurm/slurm_adapter.h"
 #include "bench_util.h"
+#include "common/clock.h"
 
 void np_slurm_out_free(np_slurm_out_t *r)
 {
@@ -39,19 +40,11 @@ static void append(np_sb_t *b, int fd, bool *open)
 	np_sb_addn(b, buf, (size_t)k);
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 int np_slurm_exec(const char *const *argv, unsigned timeout_s, np_slurm_out_t *r, np_error_t *err)
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, ws = 0, rc = 0;
 	bool oo = true, eo = true, killed = false;
-	long deadline = timeout_s ? now_ms() + timeout_s * 1000L : 0;
+	long deadline = timeout_s ? (long)np_clock_ms() + timeout_s * 1000L : 0;
 	np_sb_t bo, be;
 	pid_t pid;
 
@@ -89,7 +82,7 @@ int np_slurm_exec(const char *const *argv, unsigned timeout_s, np_slurm_out_t *r
 		struct pollfd p[2] = { { oo ? po[0] : -1, POLLIN, 0 }, { eo ? pe[0] : -1, POLLIN, 0 } };
 		int wait = 1000;
 		if (deadline) {
-			long left = deadline - now_ms();
+			long left = deadline - (long)np_clock_ms();
 			if (left <= 0) {
 				kill(pid, SIGKILL);
 				killed = true;
