@@ -462,6 +462,71 @@ static int note_unused(const np_topo_t *t, np_plan_t *p, const np_rail_t *rails,
 	return 0;
 }
 
+/* Slurm's block distribution: the first hosts get one more rank.  Does
+ * the busiest host have room for its ranks?  With --overcommit, each slot
+ * takes as many ranks as it must. */
+static int check_room(const np_plan_opts_t *o, np_plan_t *p, np_pool_t *pool, np_error_t *err)
+{
+	unsigned per_host = (o->ntasks + p->nhosts - 1) / p->nhosts, slots = pool->nslots;
+
+	p->ranks_per_host = per_host;
+	if (p->policy == NP_POLICY_NONE || (unsigned long long)per_host * p->cpus_per_task <= slots)
+		return 0;
+	if (!o->overcommit)
+		return np_error_set(err, -ENOSPC,
+		                    "%u tasks x %u cpus per task need %llu %s per node, but only %u are allowed%s",
+		                    per_host, p->cpus_per_task, (unsigned long long)per_host * p->cpus_per_task,
+		                    o->threads ? "PUs" : "cores", slots,
+		                    o->threads ? "" : " (use --threads to count PUs, or --overcommit)");
+	pool->cap = (unsigned)(((unsigned long long)per_host * p->cpus_per_task + slots - 1) / slots);
+	p->overcommitted = true;
+	return 0;
+}
+
+/* the ranks, with empty sets to fill */
+static int alloc_ranks(const np_plan_opts_t *o, np_plan_t *p, np_error_t *err)
+{
+	p->ranks = calloc(o->ntasks, sizeof(*p->ranks));
+	if (!p->ranks)
+		return np_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < o->ntasks; i++) {
+		p->ranks[i].device = -1;
+		p->ranks[i].cpus = np_cpuset_new();
+		p->ranks[i].mems = np_cpuset_new();
+		p->ranks[i].gpu_mems = np_cpuset_new();
+		p->nranks++;
+		if (!p->ranks[i].cpus || !p->ranks[i].mems || !p->ranks[i].gpu_mems)
+			return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Each host's ranks, placed on its own copy of the node; the first host's
+ * notes stand for all (every host runs the same plan). */
+static int place_hosts(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t *p, np_pool_t *pool,
+                       host_devs_t *hd, np_error_t *err)
+{
+	int rc;
+
+	for (unsigned h = 0, first = 0; h < p->nhosts; h++) {
+		unsigned base = o->ntasks / p->nhosts, extra = o->ntasks % p->nhosts;
+		unsigned nlocal = base + (h < extra ? 1 : 0);
+
+		for (unsigned k = 0; k < nlocal; k++) {
+			p->ranks[first + k].rank = o->rank_ids ? o->rank_ids[first + k] : o->first_rank + first + k;
+			p->ranks[first + k].local_rank = k;
+			p->ranks[first + k].host = p->hosts[h];
+		}
+		if (nlocal && (rc = place_host(t, p, pool, &p->ranks[first], nlocal, hd)) < 0)
+			return np_error_set(err, rc, "placement failed: %s", strerror(-rc));
+		if (h == 0 && ((hd->nrails && (rc = note_unused(t, p, hd->rails, hd->nrails, hd->used)) < 0) ||
+		               (rc = note_far_ranks(t, p, &p->ranks[first], nlocal)) < 0))
+			return np_error_set(err, rc, "out of memory");
+		first += nlocal;
+	}
+	return 0;
+}
+
 int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out, np_error_t *err)
 {
 	np_pool_t pool = { 0 };
@@ -470,7 +535,7 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	np_gpu_use_t *gpus = NULL;
 	unsigned *used = NULL;
 	host_devs_t hd = { 0 };
-	unsigned nrails = 0, slots, per_host;
+	unsigned nrails = 0;
 	int rc;
 
 	*out = NULL;
@@ -506,60 +571,9 @@ int np_plan_compute(const np_topo_t *t, const np_plan_opts_t *o, np_plan_t **out
 	hd.used = used;
 	hd.cpt_given = o->cpus_per_task > 0;
 
-	/* Slurm's block distribution: the first hosts get one more rank. */
-	per_host = (o->ntasks + p->nhosts - 1) / p->nhosts;
-	p->ranks_per_host = per_host;
-	slots = pool.nslots;
-	if (p->policy != NP_POLICY_NONE && (unsigned long long)per_host * p->cpus_per_task > slots) {
-		if (!o->overcommit) {
-			rc = np_error_set(err, -ENOSPC,
-			                  "%u tasks x %u cpus per task need %llu %s per node, but only %u are allowed%s",
-			                  per_host, p->cpus_per_task,
-			                  (unsigned long long)per_host * p->cpus_per_task,
-			                  o->threads ? "PUs" : "cores", slots,
-			                  o->threads ? "" : " (use --threads to count PUs, or --overcommit)");
-			goto fail;
-		}
-		pool.cap = (unsigned)(((unsigned long long)per_host * p->cpus_per_task + slots - 1) / slots);
-		p->overcommitted = true;
-	}
-
-	p->ranks = calloc(o->ntasks, sizeof(*p->ranks));
-	if (!p->ranks) {
-		rc = np_error_set(err, -ENOMEM, "out of memory");
+	if ((rc = check_room(o, p, &pool, err)) < 0 || (rc = alloc_ranks(o, p, err)) < 0 ||
+	    (rc = place_hosts(t, o, p, &pool, &hd, err)) < 0)
 		goto fail;
-	}
-	for (unsigned i = 0; i < o->ntasks; i++) {
-		p->ranks[i].device = -1;
-		p->ranks[i].cpus = np_cpuset_new();
-		p->ranks[i].mems = np_cpuset_new();
-		p->ranks[i].gpu_mems = np_cpuset_new();
-		p->nranks++;
-		if (!p->ranks[i].cpus || !p->ranks[i].mems || !p->ranks[i].gpu_mems) {
-			rc = np_error_set(err, -ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-	for (unsigned h = 0, first = 0; h < p->nhosts; h++) {
-		unsigned base = o->ntasks / p->nhosts, extra = o->ntasks % p->nhosts;
-		unsigned nlocal = base + (h < extra ? 1 : 0);
-
-		for (unsigned k = 0; k < nlocal; k++) {
-			p->ranks[first + k].rank = o->rank_ids ? o->rank_ids[first + k] : o->first_rank + first + k;
-			p->ranks[first + k].local_rank = k;
-			p->ranks[first + k].host = p->hosts[h];
-		}
-		if (nlocal && (rc = place_host(t, p, &pool, &p->ranks[first], nlocal, &hd)) < 0) {
-			np_error_set(err, rc, "placement failed: %s", strerror(-rc));
-			goto fail;
-		}
-		if (h == 0 && ((nrails && (rc = note_unused(t, p, rails, nrails, used)) < 0) ||
-		               (rc = note_far_ranks(t, p, &p->ranks[first], nlocal)) < 0)) {
-			np_error_set(err, rc, "out of memory");
-			goto fail;
-		}
-		first += nlocal;
-	}
 	if ((rc = finish_ranks(t, o, p)) < 0) {
 		np_error_set(err, rc, "out of memory");
 		goto fail;

@@ -350,177 +350,269 @@ static bool rank_near(const np_topo_t *t, const np_rank_t *rk, const np_gpu_use_
  * count lasts; with no count given it then grows to its units' share of
  * their domains: the whole locality of its GPUs.
  */
-int np_place_gpu_near(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, const np_gpu_use_t *use,
-                      unsigned nuse, np_rank_t *ranks, unsigned nlocal, unsigned cpt)
-{
-	unsigned ndom = t->nnuma + t->nl3, ngroups = 0, base = cpt ? cpt : 1;
-	bool whole = cpt == 0 && nlocal < nuse, nomem = false, first_host = ranks == p->ranks;
-	bool starved = false;
-	unsigned *want = calloc(ndom ? ndom : 1, sizeof(unsigned));
-	unsigned *room = calloc(ndom ? ndom : 1, sizeof(unsigned));
-	unsigned *homed = calloc(ndom ? ndom : 1, sizeof(unsigned));
-	unsigned *quota = calloc(nuse ? nuse : 1, sizeof(unsigned));
-	unsigned *share = calloc(nuse ? nuse : 1, sizeof(unsigned));
-	unsigned *scratch = calloc(nuse ? nuse : 1, sizeof(unsigned));
-	int *dom = calloc(nuse ? nuse : 1, sizeof(int)), *didx = calloc(nuse ? nuse : 1, sizeof(int));
-	np_scope_t *dscope = calloc(nuse ? nuse : 1, sizeof(np_scope_t));
-	np_numa_rank_t *ord = calloc(t->nnuma ? t->nnuma : 1, sizeof(*ord));
-	group_t *grp = calloc(nuse + nlocal, sizeof(*grp));
-	unsigned *rank_lo = calloc(nlocal + 1, sizeof(unsigned));
-	bool *far_rank = calloc(nlocal ? nlocal : 1, sizeof(bool));
-	const char **far_gpu = calloc(nlocal ? nlocal : 1, sizeof(char *));
-	np_gpu_use_t *mine = calloc(nuse ? nuse : 1, sizeof(*mine));
-	unsigned *scores = calloc(nuse ? nuse : 1, sizeof(unsigned));
-	int rc = -ENOMEM, cur = -1;
+/*
+ * gpu-near's work for one host, in phases over one state: each unit's
+ * home domain and share of it (gn_domains), the ranks' groups of units by
+ * domain and their slot targets (gn_groups, gn_targets), the slots taken
+ * (gn_take), then each rank's GPUs in the order it should use them
+ * (gn_rank_gpus) and the plan's notes (gn_notes).
+ */
+typedef struct gn {
+	const np_topo_t *t;
+	np_plan_t *p;
+	np_pool_t *pool;
+	const np_gpu_use_t *use;
+	np_rank_t *ranks;
+	unsigned nuse, nlocal, cpt, ngroups;
+	bool whole;             /* no count given: ranks take whole localities */
+	bool starved;           /* a rank whose units have no share of a domain */
+	/* per domain (NUMA nodes, then L3s) */
+	unsigned *want, *room, *homed;
+	/* per unit */
+	unsigned *quota, *share, *scratch, *scores;
+	int *dom, *didx;
+	np_scope_t *dscope;
+	np_gpu_use_t *mine;
+	/* per rank */
+	unsigned *rank_lo;
+	bool *far_rank;
+	const char **far_gpu;
+	np_numa_rank_t *ord;
+	group_t *grp;
+} gn_t;
 
-	if (!want || !room || !homed || !quota || !share || !scratch || !dom || !didx || !dscope ||
-	    !ord || !grp || !rank_lo || !far_rank || !far_gpu || !mine || !scores)
-		goto out;
-	for (unsigned k = 0; k < nuse; k++) {
-		dom[k] = domain_slot(t, &t->gpus[use[k].gpu], &dscope[k], &didx[k]);
-		if (dom[k] >= 0) {
-			room[dom[k]] = np_pool_free_in(pool, dscope[k], didx[k]);
-			homed[dom[k]]++;
+static void gn_free(gn_t *s)
+{
+	free(s->want);
+	free(s->room);
+	free(s->homed);
+	free(s->quota);
+	free(s->share);
+	free(s->scratch);
+	free(s->scores);
+	free(s->dom);
+	free(s->didx);
+	free(s->dscope);
+	free(s->mine);
+	free(s->rank_lo);
+	free(s->far_rank);
+	free(s->far_gpu);
+	free(s->ord);
+	free(s->grp);
+}
+
+static int gn_alloc(gn_t *s)
+{
+	size_t ndom = s->t->nnuma + s->t->nl3, nu = s->nuse ? s->nuse : 1, nr = s->nlocal ? s->nlocal : 1;
+
+	ndom = ndom ? ndom : 1;
+	s->want = calloc(ndom, sizeof(unsigned));
+	s->room = calloc(ndom, sizeof(unsigned));
+	s->homed = calloc(ndom, sizeof(unsigned));
+	s->quota = calloc(nu, sizeof(unsigned));
+	s->share = calloc(nu, sizeof(unsigned));
+	s->scratch = calloc(nu, sizeof(unsigned));
+	s->scores = calloc(nu, sizeof(unsigned));
+	s->dom = calloc(nu, sizeof(int));
+	s->didx = calloc(nu, sizeof(int));
+	s->dscope = calloc(nu, sizeof(np_scope_t));
+	s->mine = calloc(nu, sizeof(*s->mine));
+	s->rank_lo = calloc(s->nlocal + 1, sizeof(unsigned));
+	s->far_rank = calloc(nr, sizeof(bool));
+	s->far_gpu = calloc(nr, sizeof(char *));
+	s->ord = calloc(s->t->nnuma ? s->t->nnuma : 1, sizeof(*s->ord));
+	s->grp = calloc(s->nuse + s->nlocal, sizeof(*s->grp));
+	if (!s->want || !s->room || !s->homed || !s->quota || !s->share || !s->scratch || !s->scores ||
+	    !s->dom || !s->didx || !s->dscope || !s->mine || !s->rank_lo || !s->far_rank || !s->far_gpu ||
+	    !s->ord || !s->grp)
+		return -ENOMEM;
+	return 0;
+}
+
+/* each unit's home domain, the room there, and (whole localities) the
+ * unit's share of it */
+static void gn_domains(gn_t *s)
+{
+	for (unsigned k = 0; k < s->nuse; k++) {
+		s->dom[k] = domain_slot(s->t, &s->t->gpus[s->use[k].gpu], &s->dscope[k], &s->didx[k]);
+		if (s->dom[k] >= 0) {
+			s->room[s->dom[k]] = np_pool_free_in(s->pool, s->dscope[k], s->didx[k]);
+			s->homed[s->dom[k]]++;
 		}
 	}
-	/* each unit's share of its domain, for whole-locality ranks */
-	for (unsigned k = 0; whole && k < nuse; k++)
-		if (dom[k] >= 0) {
-			unsigned d = (unsigned)dom[k], nth = 0;
+	for (unsigned k = 0; s->whole && k < s->nuse; k++)
+		if (s->dom[k] >= 0) {
+			unsigned d = (unsigned)s->dom[k], nth = 0;
 
 			for (unsigned j = 0; j < k; j++)
-				nth += dom[j] == dom[k];
-			share[k] = room[d] / homed[d] + (nth < room[d] % homed[d]);
+				nth += s->dom[j] == s->dom[k];
+			s->share[k] = s->room[d] / s->homed[d] + (nth < s->room[d] % s->homed[d]);
 		}
-	for (unsigned r = 0; r < nlocal; r++) {
-		unsigned lo, hi, u, first_grp, rank_share = 0;
+}
 
-		gpus_of_rank(r, nlocal, nuse, &lo, &hi);
-		rank_lo[r] = lo;
+/* each rank's units, grouped by home domain, with the rank's slots spread
+ * over its groups */
+static void gn_groups(gn_t *s)
+{
+	unsigned base = s->cpt ? s->cpt : 1;
+
+	for (unsigned r = 0; r < s->nlocal; r++) {
+		unsigned lo, hi, u, first_grp = s->ngroups, rank_share = 0;
+
+		gpus_of_rank(r, s->nlocal, s->nuse, &lo, &hi);
+		s->rank_lo[r] = lo;
 		u = hi - lo;
-		first_grp = ngroups;
 		for (unsigned j = 0; j < u; j++) {
-			unsigned k = lo + j, g0 = ngroups;
-			int key = dom[k] >= 0 ? dom[k] : -2 - (int)use[k].gpu;
+			unsigned k = lo + j, g0 = s->ngroups;
+			int key = s->dom[k] >= 0 ? s->dom[k] : -2 - (int)s->use[k].gpu;
 
-			while (g0 > first_grp && grp[g0 - 1].key != key)
+			while (g0 > first_grp && s->grp[g0 - 1].key != key)
 				g0--;
 			if (g0 == first_grp) {
-				grp[ngroups] = (group_t){ .rank = r, .u0 = k, .key = key };
-				g0 = ++ngroups;
+				s->grp[s->ngroups] = (group_t){ .rank = r, .u0 = k, .key = key };
+				g0 = ++s->ngroups;
 			}
-			grp[g0 - 1].units++;
-			grp[g0 - 1].share += share[k];
-			rank_share += share[k];
+			s->grp[g0 - 1].units++;
+			s->grp[g0 - 1].share += s->share[k];
+			rank_share += s->share[k];
 		}
 		/* the rank's slots over its groups: one each while they last (a
 		 * CPU near each GPU), the rest in proportion to their units */
-		spread(&grp[first_grp], ngroups - first_grp, base, u);
+		spread(&s->grp[first_grp], s->ngroups - first_grp, base, u);
 		if (rank_share == 0)
-			starved = true;
+			s->starved = true;
 	}
+}
+
+/* what each group asks of its domain, and each unit's quota of it */
+static void gn_targets(gn_t *s)
+{
 	/* no count given, and every rank has a share: the shares are the
 	 * targets, taken at once; else each rank first takes one slot, as
 	 * when the count is 1, and grows to its share afterwards */
-	for (unsigned i = 0; whole && !starved && i < ngroups; i++)
-		grp[i].target = grp[i].share;
-	for (unsigned i = 0; i < ngroups; i++)
-		if (grp[i].key >= 0)
-			want[grp[i].key] += grp[i].target;
+	for (unsigned i = 0; s->whole && !s->starved && i < s->ngroups; i++)
+		s->grp[i].target = s->grp[i].share;
+	for (unsigned i = 0; i < s->ngroups; i++)
+		if (s->grp[i].key >= 0)
+			s->want[s->grp[i].key] += s->grp[i].target;
 	/* each unit's share of its home domain, in slots */
-	for (unsigned i = 0; i < ngroups; i++) {
-		int h = grp[i].key;
+	for (unsigned i = 0; i < s->ngroups; i++) {
+		int h = s->grp[i].key;
 
 		if (h >= 0)
-			quota[grp[i].u0] += want[h] <= room[h] ? grp[i].target :
-			                    (unsigned)((unsigned long long)room[h] * grp[i].target / want[h]);
+			s->quota[s->grp[i].u0] += s->want[h] <= s->room[h] ? s->grp[i].target :
+			        (unsigned)((unsigned long long)s->room[h] * s->grp[i].target / s->want[h]);
 	}
-	for (unsigned i = 0; i < ngroups; i++) {
-		group_t *g = &grp[i];
+}
+
+/* the slots: in the home domain where the quota allows, else the nearest
+ * free ones; then, for whole localities, the rest of each share */
+static void gn_take(gn_t *s)
+{
+	int cur = -1;
+
+	for (unsigned i = 0; i < s->ngroups; i++) {
+		group_t *g = &s->grp[i];
 		unsigned k = g->u0;
 
-		if (g->target == 0 || g->key < 0 || quota[k] < g->target ||
-		    np_pool_free_in(pool, dscope[k], didx[k]) < g->target)
+		if (g->target == 0 || g->key < 0 || s->quota[k] < g->target ||
+		    np_pool_free_in(s->pool, s->dscope[k], s->didx[k]) < g->target)
 			continue;
-		np_pool_take(pool, dscope[k], didx[k], g->target, ranks[g->rank].cpus);
-		quota[k] -= g->target;
+		np_pool_take(s->pool, s->dscope[k], s->didx[k], g->target, s->ranks[g->rank].cpus);
+		s->quota[k] -= g->target;
 		g->got = g->target;
 		g->placed = true;
 	}
-	for (unsigned i = 0; i < ngroups; i++) {
-		group_t *g = &grp[i];
+	for (unsigned i = 0; i < s->ngroups; i++) {
+		group_t *g = &s->grp[i];
 
 		if (g->placed || g->target == 0)
 			continue;
 		if (cur != (int)g->u0) {
-			np_order_from_device(t, &t->devices[t->gpus[use[g->u0].gpu].device], ord);
+			np_order_from_device(s->t, &s->t->devices[s->t->gpus[s->use[g->u0].gpu].device], s->ord);
 			cur = (int)g->u0;
 		}
-		np_take_near(t, pool, ord, g->target, ranks[g->rank].cpus);
+		np_take_near(s->t, s->pool, s->ord, g->target, s->ranks[g->rank].cpus);
 	}
-	/* no count given: the rest of each group's share of its domain */
-	for (unsigned i = 0; whole && i < ngroups; i++) {
-		group_t *g = &grp[i];
+	for (unsigned i = 0; s->whole && i < s->ngroups; i++) {
+		group_t *g = &s->grp[i];
 
 		if (g->key >= 0 && g->share > g->got)
-			np_pool_take(pool, dscope[g->u0], didx[g->u0], g->share - g->got,
-			             ranks[g->rank].cpus);
+			np_pool_take(s->pool, s->dscope[g->u0], s->didx[g->u0], g->share - g->got,
+			             s->ranks[g->rank].cpus);
 	}
-	for (unsigned r = 0; r < nlocal; r++) {
-		unsigned lo = rank_lo[r], hi = nlocal >= nuse ? lo + 1 : r + 1 < nlocal ? rank_lo[r + 1] : nuse;
-		unsigned n = 0;
+}
 
-		/* The first GPU listed is the one a single-GPU program uses,
-		 * and the one the rank's adapter is chosen for: one near the
-		 * rank's CPUs, on the node holding most of its GPUs (Tioga's
-		 * rank of GCDs on NUMA 2, 3, 3 is NUMA 3's, and takes NUMA 3's
-		 * NIC).  Otherwise locality order. */
-		for (unsigned k = lo; k < hi; k++) {
-			unsigned score = 0, at;
+/* Rank r's GPUs in the order it should use them.  The first GPU listed is
+ * the one a single-GPU program uses, and the one the rank's adapter is
+ * chosen for: one near the rank's CPUs, on the node holding most of its
+ * GPUs (Tioga's rank of GCDs on NUMA 2, 3, 3 is NUMA 3's, and takes NUMA
+ * 3's NIC).  Otherwise locality order.  Returns -ENOMEM or 0; *nomem is
+ * set when the rank's nearness could not be judged for memory. */
+static int gn_rank_gpus(gn_t *s, unsigned r, bool *nomem)
+{
+	const np_topo_t *t = s->t;
+	unsigned lo = s->rank_lo[r], n = 0;
+	unsigned hi = s->nlocal >= s->nuse ? lo + 1 : r + 1 < s->nlocal ? s->rank_lo[r + 1] : s->nuse;
 
-			for (unsigned j = lo; j < hi; j++)
-				score += sort_numa(t, &t->gpus[use[j].gpu]) == sort_numa(t, &t->gpus[use[k].gpu]);
-			score += np_cpuset_intersects(ranks[r].cpus, t->gpus[use[k].gpu].cpus) ? nuse + 1 : 0;
-			for (at = n; at > 0 && scores[at - 1] < score; at--) {
-				mine[at] = mine[at - 1];
-				scores[at] = scores[at - 1];
-			}
-			mine[at] = use[k];
-			scores[at] = score;
-			n++;
+	for (unsigned k = lo; k < hi; k++) {
+		unsigned score = 0, at;
+
+		for (unsigned j = lo; j < hi; j++)
+			score += sort_numa(t, &t->gpus[s->use[j].gpu]) == sort_numa(t, &t->gpus[s->use[k].gpu]);
+		score += np_cpuset_intersects(s->ranks[r].cpus, t->gpus[s->use[k].gpu].cpus) ? s->nuse + 1 : 0;
+		for (at = n; at > 0 && s->scores[at - 1] < score; at--) {
+			s->mine[at] = s->mine[at - 1];
+			s->scores[at] = s->scores[at - 1];
 		}
-		if (set_gpus(t, &ranks[r], mine, n, scratch) < 0)
-			goto out;
-		ranks[r].gpu_local = rank_near(t, &ranks[r], mine, n, &far_gpu[r], &nomem);
-		far_rank[r] = far_gpu[r] != NULL;
+		s->mine[at] = s->use[k];
+		s->scores[at] = score;
+		n++;
 	}
-	rc = nomem ? -ENOMEM : 0;
-	/* every host runs the plan of the first: its notes say it once */
-	if (rc == 0 && first_host && nlocal < nuse)
-		rc = whole ? np_plan_add_note(p, "gpu-near: %u rank%s for %u GPUs: each rank takes the "
-		                              "whole locality of its GPUs (no cpus-per-task given)",
-		                              nlocal, nlocal == 1 ? "" : "s", nuse) :
-		     np_plan_add_note(p, "gpu-near: %u rank%s for %u GPUs: each rank's %u %s spread over "
-		                      "its GPUs' localities", nlocal, nlocal == 1 ? "" : "s", nuse, cpt,
-		                      p->threads ? "PUs" : "cores");
-	if (rc == 0 && first_host)
-		rc = note_far(p, ranks, nlocal, far_rank, far_gpu);
-out:
-	free(want);
-	free(room);
-	free(homed);
-	free(quota);
-	free(share);
-	free(scratch);
-	free(dom);
-	free(didx);
-	free(dscope);
-	free(ord);
-	free(grp);
-	free(rank_lo);
-	free(far_rank);
-	free(far_gpu);
-	free(mine);
-	free(scores);
+	if (set_gpus(t, &s->ranks[r], s->mine, n, s->scratch) < 0)
+		return -ENOMEM;
+	s->ranks[r].gpu_local = rank_near(t, &s->ranks[r], s->mine, n, &s->far_gpu[r], nomem);
+	s->far_rank[r] = s->far_gpu[r] != NULL;
+	return 0;
+}
+
+/* every host runs the plan of the first: its notes say it once */
+static int gn_notes(gn_t *s)
+{
+	int rc = 0;
+
+	if (s->nlocal < s->nuse)
+		rc = s->whole ? np_plan_add_note(s->p, "gpu-near: %u rank%s for %u GPUs: each rank takes the "
+		                                 "whole locality of its GPUs (no cpus-per-task given)",
+		                                 s->nlocal, s->nlocal == 1 ? "" : "s", s->nuse) :
+		     np_plan_add_note(s->p, "gpu-near: %u rank%s for %u GPUs: each rank's %u %s spread over "
+		                      "its GPUs' localities", s->nlocal, s->nlocal == 1 ? "" : "s", s->nuse,
+		                      s->cpt, s->p->threads ? "PUs" : "cores");
+	if (rc == 0)
+		rc = note_far(s->p, s->ranks, s->nlocal, s->far_rank, s->far_gpu);
+	return rc;
+}
+
+int np_place_gpu_near(const np_topo_t *t, np_plan_t *p, np_pool_t *pool, const np_gpu_use_t *use,
+                      unsigned nuse, np_rank_t *ranks, unsigned nlocal, unsigned cpt)
+{
+	gn_t s = { .t = t, .p = p, .pool = pool, .use = use, .ranks = ranks, .nuse = nuse,
+	           .nlocal = nlocal, .cpt = cpt, .whole = cpt == 0 && nlocal < nuse };
+	bool nomem = false;
+	int rc;
+
+	if ((rc = gn_alloc(&s)) == 0) {
+		gn_domains(&s);
+		gn_groups(&s);
+		gn_targets(&s);
+		gn_take(&s);
+		for (unsigned r = 0; rc == 0 && r < nlocal; r++)
+			rc = gn_rank_gpus(&s, r, &nomem);
+		if (rc == 0 && nomem)
+			rc = -ENOMEM;
+		if (rc == 0 && ranks == p->ranks)
+			rc = gn_notes(&s);
+	}
+	gn_free(&s);
 	return rc;
 }

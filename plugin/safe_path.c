@@ -116,6 +116,31 @@ static int follow(struct walk *w, int linkfd, np_error_t *err)
 	return 0;
 }
 
+/* The last component, opened for use where the checked one was (w->cur),
+ * and still the checked one (*st): same file, still root's only. */
+static int open_checked(const struct walk *w, const char *comp, int flags, const struct stat *st, int *out,
+                        struct stat *st_out, np_error_t *err)
+{
+	struct stat st2;
+	int real = openat(w->cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
+
+	if (real < 0 || fstat(real, &st2) < 0) {
+		int rc = np_error_set(err, -errno, "%s: %s", w->shown, strerror(errno));
+
+		if (real >= 0)
+			close(real);
+		return rc;
+	}
+	if (st2.st_dev != st->st_dev || st2.st_ino != st->st_ino || nps_not_root_only(&st2)) {
+		close(real);
+		return np_error_set(err, -EAGAIN, "%s changed while it was opened", w->shown);
+	}
+	*out = real;
+	if (st_out)
+		*st_out = st2;
+	return 0;
+}
+
 static int walk(const char *path, bool to_parent, int flags, bool follow_last, int *out,
                 struct stat *st_out, char *name, size_t namelen, np_error_t *err)
 {
@@ -189,31 +214,11 @@ static int walk(const char *path, bool to_parent, int flags, bool follow_last, i
 			fd = -1;
 			continue;
 		}
-		/* the last one, opened for use where the checked one was, and
-		 * still the checked one */
-		{
-			struct stat st2;
-			int real = openat(w.cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
-
-			if (real < 0 || fstat(real, &st2) < 0) {
-				rc = np_error_set(err, -errno, "%s: %s", w.shown, strerror(errno));
-				if (real >= 0)
-					close(real);
-				goto fail;
-			}
-			if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino ||
-			    (why = nps_not_root_only(&st2))) {
-				close(real);
-				rc = np_error_set(err, -EAGAIN, "%s changed while it was opened", w.shown);
-				goto fail;
-			}
-			close(fd);
-			close(w.cur);
-			*out = real;
-			if (st_out)
-				*st_out = st2;
-			return 0;
-		}
+		if ((rc = open_checked(&w, comp, flags, &st, out, st_out, err)) < 0)
+			goto fail;
+		close(fd);
+		close(w.cur);
+		return 0;
 	}
 fail:
 	if (fd >= 0)

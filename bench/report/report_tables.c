@@ -12,10 +12,79 @@
 #include "report/report.h"
 #include "suites/suite.h"
 
+/* Rpeak and how it was derived */
+static void rpeak_row(np_table_t *t, json_t *res)
+{
+	json_t *topo = json_object_get(res, "topology"), *rp = json_object_get(res, "rpeak");
+	json_t *src = json_object_get(rp, "source");
+	/* of the cores planned on (an allowed set, a --cpuset), which may be
+	 * fewer than the node has: said, since "per node" alone reads as the
+	 * whole node */
+	json_int_t planned = json_integer_value(json_object_get(rp, "cores"));
+	json_int_t node_cores = json_integer_value(json_object_get(topo, "cores"));
+	char buf[512];
+
+	if (!rp || json_number_value(json_object_get(rp, "gflops_per_node")) <= 0)
+		return;
+	snprintf(buf, sizeof(buf), "%lld cores [%s] x %.3f GHz [%s] x %g FLOP/cycle [%s] = %.1f GFLOPS per node%s",
+	         (long long)planned, np_json_str(src, "cores"),
+	         json_number_value(json_object_get(rp, "ghz")), np_json_str(src, "ghz"),
+	         json_number_value(json_object_get(rp, "flops_per_cycle")), np_json_str(src, "flops_per_cycle"),
+	         json_number_value(json_object_get(rp, "gflops_per_node")),
+	         node_cores > planned ? ", of the cores planned on, not the node's all" : "");
+	np_table_row(t, "Rpeak", buf);
+}
+
+/* where the nodes ran: a name per node and the CPUs it had, and nodes
+ * that were one machine */
+static void nodes_rows(np_table_t *t, json_t *res)
+{
+	json_t *nodes = json_object_get(res, "nodes"), *nd, *j;
+	const char *nn;
+	np_sb_t nb;
+	unsigned cnt = 0;
+	size_t i;
+	char buf[512];
+
+	np_sb_init(&nb);
+	json_object_foreach(nodes, nn, nd) {
+		if (cnt++ < 16)
+			np_sb_printf(&nb, "%s%s (CPUs %s)", cnt > 1 ? ", " : "", nn, np_json_str(nd, "cpus"));
+	}
+	if (cnt > 16)
+		np_sb_printf(&nb, " and %u more", cnt - 16);
+	if (cnt && nb.s)
+		np_table_row(t, "nodes", nb.s);
+	np_sb_free(&nb);
+	json_array_foreach(json_object_get(res, "same_machine"), i, j) {
+		json_t *n;
+		size_t k;
+		np_sb_t mb;
+		np_sb_init(&mb);
+		np_sb_add(&mb, "nodes");
+		json_array_foreach(j, k, n)
+			np_sb_printf(&mb, "%s %s", k ? "," : "", json_string_value(n));
+		np_sb_add(&mb, " ran on one machine (the same kernel boot id): figures across them (latency, "
+		          "bandwidth, multi-node scaling) measure its memory and its loopback network, not a "
+		          "cluster's network; nodes that ran at the same time shared its memory bandwidth");
+		if (mb.s)
+			np_table_row(t, "NOTE one machine", mb.s);
+		np_sb_free(&mb);
+	}
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, j) {
+		json_t *pair = json_object_get(j, "nodes");
+		snprintf(buf, sizeof(buf), "nodes %s and %s are one machine (same kernel boot id) and shared its CPUs "
+		         "%s: figures across nodes measure that machine, not a network",
+		         json_string_value(json_array_get(pair, 0)), json_string_value(json_array_get(pair, 1)),
+		         np_json_str(j, "cpus"));
+		np_table_row(t, "WARNING shared CPUs", buf);
+	}
+}
+
 static void run_table(json_t *res, np_report_t *r)
 {
 	np_table_t *t = np_table_new(r, "run", "Run", 2, "item", "value");
-	json_t *topo = json_object_get(res, "topology"), *sw = json_object_get(res, "software"), *rp, *v, *jobs, *j;
+	json_t *topo = json_object_get(res, "topology"), *sw = json_object_get(res, "software"), *v, *jobs, *j;
 	const char *k;
 	char buf[512];
 	size_t i;
@@ -36,65 +105,11 @@ static void run_table(json_t *res, np_report_t *r)
 	         (long long)json_integer_value(json_object_get(topo, "cores")),
 	         (long long)json_integer_value(json_object_get(topo, "pus")));
 	np_table_row(t, "node", buf);
-	rp = json_object_get(res, "rpeak");
-	if (rp && json_number_value(json_object_get(rp, "gflops_per_node")) > 0) {
-		json_t *src = json_object_get(rp, "source");
-		/* of the cores planned on (an allowed set, a --cpuset), which
-		 * may be fewer than the node has: said, since "per node" alone
-		 * reads as the whole node */
-		json_int_t planned = json_integer_value(json_object_get(rp, "cores"));
-		json_int_t node_cores = json_integer_value(json_object_get(topo, "cores"));
-		snprintf(buf, sizeof(buf), "%lld cores [%s] x %.3f GHz [%s] x %g FLOP/cycle [%s] = %.1f GFLOPS per node%s",
-		         (long long)planned, np_json_str(src, "cores"),
-		         json_number_value(json_object_get(rp, "ghz")), np_json_str(src, "ghz"),
-		         json_number_value(json_object_get(rp, "flops_per_cycle")), np_json_str(src, "flops_per_cycle"),
-		         json_number_value(json_object_get(rp, "gflops_per_node")),
-		         node_cores > planned ? ", of the cores planned on, not the node's all" : "");
-		np_table_row(t, "Rpeak", buf);
-	}
+	rpeak_row(t, res);
 	json_object_foreach(sw, k, v)
 		if (json_is_string(v))
 			np_table_row(t, k, json_string_value(v));
-	{
-		/* where the nodes ran: a name per node and the CPUs it had */
-		json_t *nodes = json_object_get(res, "nodes"), *nd;
-		const char *nn;
-		np_sb_t nb;
-		unsigned cnt = 0;
-		np_sb_init(&nb);
-		json_object_foreach(nodes, nn, nd) {
-			if (cnt++ < 16)
-				np_sb_printf(&nb, "%s%s (CPUs %s)", cnt > 1 ? ", " : "", nn, np_json_str(nd, "cpus"));
-		}
-		if (cnt > 16)
-			np_sb_printf(&nb, " and %u more", cnt - 16);
-		if (cnt && nb.s)
-			np_table_row(t, "nodes", nb.s);
-		np_sb_free(&nb);
-		json_array_foreach(json_object_get(res, "same_machine"), i, j) {
-			json_t *n;
-			size_t k;
-			np_sb_t mb;
-			np_sb_init(&mb);
-			np_sb_add(&mb, "nodes");
-			json_array_foreach(j, k, n)
-				np_sb_printf(&mb, "%s %s", k ? "," : "", json_string_value(n));
-			np_sb_add(&mb, " ran on one machine (the same kernel boot id): figures across them (latency, "
-			          "bandwidth, multi-node scaling) measure its memory and its loopback network, not a "
-			          "cluster's network; nodes that ran at the same time shared its memory bandwidth");
-			if (mb.s)
-				np_table_row(t, "NOTE one machine", mb.s);
-			np_sb_free(&mb);
-		}
-		json_array_foreach(json_object_get(res, "shared_cpus"), i, j) {
-			json_t *pair = json_object_get(j, "nodes");
-			snprintf(buf, sizeof(buf), "nodes %s and %s are one machine (same kernel boot id) and shared its CPUs "
-			         "%s: figures across nodes measure that machine, not a network", 
-			         json_string_value(json_array_get(pair, 0)), json_string_value(json_array_get(pair, 1)),
-			         np_json_str(j, "cpus"));
-			np_table_row(t, "WARNING shared CPUs", buf);
-		}
-	}
+	nodes_rows(t, res);
 	if (json_integer_value(json_object_get(res, "misplaced_experiments"))) {
 		snprintf(buf, sizeof(buf), "%lld experiment(s), %lld run(s) did not run where planned (status misplaced, "
 		         "see the MISPLACED table)", (long long)json_integer_value(json_object_get(res,

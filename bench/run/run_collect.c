@@ -60,15 +60,91 @@ static void restore_rpeak(json_t *r, np_rpeak_t *p)
 	         np_json_str(src, "flops_per_cycle"));
 }
 
+/* The run's options from run.json, unless this command line gives them. */
+static int restore_opts(np_run_opts_t *o, const np_run_opts_t *in, json_t *meta)
+{
+	o->suite = np_suite_find(json_string_value(json_object_get(meta, "suite")));
+	o->repeat = (unsigned)json_integer_value(json_object_get(meta, "repeat"));
+	o->cmdline = (char *)json_string_value(json_object_get(meta, "command"));
+	o->outlier_pct = json_number_value(json_object_get(meta, "outlier_pct"));
+	if (in->outlier_pct != 10)
+		o->outlier_pct = in->outlier_pct;       /* given on this command line */
+	if (json_is_number(json_object_get(meta, "outlier_mad")))
+		o->outlier_mad = json_number_value(json_object_get(meta, "outlier_mad"));
+	if (in->outlier_mad != 3.5)
+		o->outlier_mad = in->outlier_mad;
+	np_run_opts_restore(o, meta);
+	{
+		const char *m = json_string_value(json_object_get(meta, "mode"));
+		o->mode = m && strcmp(m, "local") == 0 ? NP_MODE_LOCAL : m && strcmp(m, "inline") == 0 ? NP_MODE_INLINE
+		          : NP_MODE_SLURM;
+	}
+	if (!o->suite || o->repeat == 0) {
+		np_opt_print("run --collect: %s: run.json lacks a known suite or repeat", in->collect);
+		return -1;
+	}
+	o->cpuset = json_string_value(json_object_get(meta, "cpuset"));
+	/* a run of another version may name a binding this one does not know:
+	 * the default then */
+	np_bind_via_parse(json_string_value(json_object_get(meta, "bind_via")), &o->bind_via);
+	return 0;
+}
+
+/* The plan the run was made from, rebuilt as the results need it. */
+static int restore_plan(np_run_ctx_t *c, json_t *meta, json_t *exps, np_error_t *err)
+{
+	json_t *x;
+	size_t i;
+
+	if (np_node_types_restore(c, json_object_get(meta, "node_types"),
+	                          json_string_value(json_object_get(meta, "topology")), err) < 0)
+		return -1;
+	if (json_is_array(json_object_get(meta, "probe_jobs")))
+		c->probe_jobs = json_incref(json_object_get(meta, "probe_jobs"));
+	restore_rpeak(json_object_get(meta, "rpeak"), &c->rpeak);
+	c->array_tasks = (unsigned)json_integer_value(json_object_get(meta, "array_tasks"));
+	json_array_foreach(exps, i, x) {
+		/* an experiment its node type could not hold did not run: it
+		 * stays listed, with its reason, and is not collected */
+		if (json_is_string(json_object_get(x, "left_out"))) {
+			if (!c->left_out)
+				c->left_out = json_array();
+			json_array_append(c->left_out, x);
+			continue;
+		}
+		if (!np_exp_from_json(c, x, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* The last phase, as a run ends: results.json again; the caller frees res. */
+static int save_results(np_run_ctx_t *c, json_t *jobs, const char *rp, json_t **res, np_error_t *err)
+{
+	if (np_results_collect(c, jobs, res, err) < 0) {
+		np_opt_print("run --collect: %s", err->msg);
+		return 1;
+	}
+	if (np_outdir_write_json(c->outfd, c->outdir, "results.json", *res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+	                         err) < 0) {
+		np_opt_print("run --collect: %s", err->msg);
+		return NP_EXIT_NOSAVE;
+	}
+	if (!c->opts->quiet) {
+		np_results_print_summary(stdout, *res);
+		printf("results: %s\n", rp);
+	}
+	return np_results_exit_status(*res);
+}
+
 int np_run_collect(const np_run_opts_t *in)
 {
 	np_run_opts_t o;
 	np_run_ctx_t c;
 	np_error_t err;
 	json_error_t je;
-	json_t *meta = NULL, *exps = NULL, *old = NULL, *jobs = NULL, *res = NULL, *x;
+	json_t *meta = NULL, *exps = NULL, *old = NULL, *jobs = NULL, *res = NULL;
 	char *mp = NULL, *ep = NULL, *rp = NULL;
-	size_t i;
 	int status = 2;
 
 	memset(&c, 0, sizeof(c));
@@ -94,74 +170,18 @@ int np_run_collect(const np_run_opts_t *in)
 		np_opt_print("run --collect: %s", err.msg);
 		goto out;
 	}
-	o.suite = np_suite_find(json_string_value(json_object_get(meta, "suite")));
-	o.repeat = (unsigned)json_integer_value(json_object_get(meta, "repeat"));
-	o.cmdline = (char *)json_string_value(json_object_get(meta, "command"));
-	o.outlier_pct = json_number_value(json_object_get(meta, "outlier_pct"));
-	if (in->outlier_pct != 10)
-		o.outlier_pct = in->outlier_pct;        /* given on this command line */
-	if (json_is_number(json_object_get(meta, "outlier_mad")))
-		o.outlier_mad = json_number_value(json_object_get(meta, "outlier_mad"));
-	if (in->outlier_mad != 3.5)
-		o.outlier_mad = in->outlier_mad;
-	np_run_opts_restore(&o, meta);
-	{
-		const char *m = json_string_value(json_object_get(meta, "mode"));
-		o.mode = m && strcmp(m, "local") == 0 ? NP_MODE_LOCAL : m && strcmp(m, "inline") == 0 ? NP_MODE_INLINE
-		         : NP_MODE_SLURM;
-	}
-	if (!o.suite || o.repeat == 0) {
-		np_opt_print("run --collect: %s: run.json lacks a known suite or repeat", in->collect);
+	if (restore_opts(&o, in, meta) < 0)
 		goto out;
-	}
-	o.cpuset = json_string_value(json_object_get(meta, "cpuset"));
-	/* a run of another version may name a binding this one does not know:
-	 * the default then */
-	np_bind_via_parse(json_string_value(json_object_get(meta, "bind_via")), &o.bind_via);
-	if (np_node_types_restore(&c, json_object_get(meta, "node_types"),
-	                          json_string_value(json_object_get(meta, "topology")), &err) < 0) {
+	if (restore_plan(&c, meta, exps, &err) < 0) {
 		np_opt_print("run --collect: %s", err.msg);
 		goto out;
-	}
-	if (json_is_array(json_object_get(meta, "probe_jobs")))
-		c.probe_jobs = json_incref(json_object_get(meta, "probe_jobs"));
-	restore_rpeak(json_object_get(meta, "rpeak"), &c.rpeak);
-	c.array_tasks = (unsigned)json_integer_value(json_object_get(meta, "array_tasks"));
-	json_array_foreach(exps, i, x) {
-		/* an experiment its node type could not hold did not run: it
-		 * stays listed, with its reason, and is not collected */
-		if (json_is_string(json_object_get(x, "left_out"))) {
-			if (!c.left_out)
-				c.left_out = json_array();
-			json_array_append(c.left_out, x);
-			continue;
-		}
-		if (!np_exp_from_json(&c, x, &err)) {
-			np_opt_print("run --collect: %s", err.msg);
-			goto out;
-		}
 	}
 	/* keep the Slurm jobs a previous collection recorded */
 	if ((old = json_load_file(rp, 0, &je)) && json_is_array(json_object_get(old, "jobs")))
 		jobs = json_deep_copy(json_object_get(old, "jobs"));
 	else
 		jobs = json_array();
-	if (np_results_collect(&c, jobs, &res, &err) < 0) {
-		np_opt_print("run --collect: %s", err.msg);
-		status = 1;
-		goto out;
-	}
-	if (np_outdir_write_json(c.outfd, c.outdir, "results.json", res, JSON_INDENT(2) | JSON_REAL_PRECISION(10),
-	                         &err) < 0) {
-		np_opt_print("run --collect: %s", err.msg);
-		status = NP_EXIT_NOSAVE;
-		goto out;
-	}
-	if (!o.quiet) {
-		np_results_print_summary(stdout, res);
-		printf("results: %s\n", rp);
-	}
-	status = np_results_exit_status(res);
+	status = save_results(&c, jobs, rp, &res, &err);
 out:
 	json_decref(meta);
 	json_decref(exps);

@@ -206,120 +206,140 @@ static void drop_failed_outliers(json_t *outl, json_t *summary)
 	}
 }
 
-int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
-{
-	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
-	json_t *sw = software(c->opts->mode != NP_MODE_LOCAL);
+/* What the experiments add up to, built while each is collected. */
+typedef struct results_acc {
+	json_t *exps, *outl, *sw;       /* "experiments", "outliers", "software" */
+	unsigned failed;                /* experiments no run of which passed */
+	unsigned failed_runs, total_runs, interrupted;
+	unsigned misplaced_exps, misplaced_runs;
+} results_acc_t;
 
-	/* how MPI ranks were started: the PMI srun spoke, or MPICH's mpiexec */
-	if (sw)
-		json_object_set_new(sw, "mpi launch", c->opts->mode == NP_MODE_LOCAL ? json_string("mpiexec.mpich") :
-		                    json_sprintf("srun --mpi=%s", c->opts->srun_mpi ? c->opts->srun_mpi : "pmi2"));
-	if (sw && c->opts->job_setup)
-		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
-	unsigned i, r, failed = 0, failed_runs = 0, total_runs = 0, misplaced_exps = 0, misplaced_runs = 0;
-	unsigned interrupted = 0;
-	json_t *states = node_states(c);
+/* One experiment's runs, counted while walked, judged once all are. */
+typedef struct exp_tally {
+	unsigned planned, misplaced, placed, contended;
+	double *sys;                    /* a %sys sample per run that passed */
+	unsigned nsys;
+} exp_tally_t;
+
+/* A run record counts toward its experiment and toward the whole run. */
+static void tally_run(const np_exp_t *e, json_t *rr, results_acc_t *a, exp_tally_t *t)
+{
+	json_t *sp = json_object_get(rr, "sys_pct");
+	json_t *b = json_object_get(rr, "build");
+	char key[64];
+	unsigned w;
+
+	/* each kernel's compiler and flags, once in "software" */
+	snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
+	if (json_is_object(b) && !json_object_get(a->sw, key))
+		json_object_set_new(a->sw, key, json_sprintf("%s: %s%s%s", np_json_str(b, "compiler"),
+		                                             np_json_str(b, "cflags"),
+		                                             json_object_get(b, "blas") ? "; " : "",
+		                                             json_object_get(b, "blas") ?
+		                                             np_json_str(b, "blas") : ""));
+	/* a step that did not run stands for each run it was to give */
+	w = json_is_integer(json_object_get(rr, "planned_runs")) ?
+	    (unsigned)json_integer_value(json_object_get(rr, "planned_runs")) : 1;
+	a->total_runs += w;
+	t->planned += w;
+	if (!np_run_valid(rr))
+		a->failed_runs += w;
+	else if (json_is_number(sp))
+		t->sys[t->nsys++] = json_number_value(sp);
+	if (np_run_valid(rr) && json_is_true(json_object_get(rr, "contended")))
+		t->contended++;
+	if (np_json_streq(rr, "status", "misplaced"))
+		t->misplaced++;
+	if (json_is_array(json_object_get(rr, "placement")))
+		t->placed++;
+}
+
+/* Statistics over the runs that passed: returns how many did. */
+static unsigned exp_stats(json_t *j, json_t *runs, const exp_tally_t *t)
+{
+	unsigned nok;
+	json_t *st = np_runs_stats(runs, "values", &nok);
+
+	if (t->nsys) {
+		np_stats_t ss;
+		np_stats_compute(t->sys, t->nsys, &ss);
+		json_object_set_new(st, "sys_pct", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)ss.n,
+		                    "min", ss.min, "median", ss.median, "mean", ss.mean, "max", ss.max, "unit", "%"));
+	}
+	json_object_set_new(j, "stats", st);
+	json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
+	return nok;
+}
+
+/* The verdict on an experiment, once its runs are counted and measured. */
+static void exp_verdict(const np_run_ctx_t *c, const np_exp_t *e, json_t *j, unsigned nok, const exp_tally_t *t,
+                        results_acc_t *a)
+{
+	json_object_set_new(j, "runs_ok", json_integer(nok));
+	json_object_set_new(j, "runs_total", json_integer(t->planned));
+	json_object_set_new(j, "runs_misplaced", json_integer(t->misplaced));
+	/* runs that passed while the node's other CPUs were busy: their
+	 * figures count, and say so (report, "Runs under contention") */
+	json_object_set_new(j, "runs_contended", json_integer(t->contended));
+	/* a figure of another placement than the name says is never "ok" */
+	json_object_set_new(j, "status", json_string(!nok ? "failed" : t->misplaced ? "misplaced" :
+	                                             nok == t->planned ? "ok" : "partial"));
+	json_object_set_new(j, "placement_check", json_string(t->misplaced ? "misplaced" :
+	                    t->placed && e->nrank_cpus && !(c->opts->mode != NP_MODE_LOCAL &&
+	                    c->opts->bind_via == NP_BIND_SLURM) ? "as planned" : "unchecked"));
+	if (t->misplaced) {
+		a->misplaced_exps++;
+		a->misplaced_runs += t->misplaced;
+	}
+	json_object_set_new(j, "derived", json_object());
+	if (nok == 0)
+		a->failed++;
+	{
+		const np_suite_t *es = np_suite_find(e->suite);
+		np_runs_node_outliers(j, a->outl, c->opts->outlier_pct, c->opts->outlier_mad, es && es->strict_nodes);
+		np_runs_siblings(j, c->opts->outlier_pct);
+	}
+}
+
+/* Phase per experiment: records of every repetition, statistics, verdict. */
+static int collect_exp(const np_run_ctx_t *c, const np_exp_t *e, results_acc_t *a, np_error_t *err)
+{
+	json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
+	bool higher;
+	const char *prim = primary_metric(e, &higher);
+	exp_tally_t t = { 0 };
+	unsigned r, nok;
+	size_t k;
+
+	for (r = 1; r <= c->opts->repeat; r++)
+		a->interrupted += np_records_collect(c, e, np_suite_of_kernel(e->kernel), r, runs);
+	/* a %sys sample per run: as many as the partition has nodes */
+	t.sys = malloc((json_array_size(runs) + 1) * sizeof(double));
+	if (!t.sys) {
+		json_decref(j);
+		json_decref(runs);
+		return np_error_set(err, -ENOMEM, "out of memory");
+	}
+	json_array_foreach(runs, k, rr)
+		tally_run(e, rr, a, &t);
+	json_object_set_new(j, "primary_metric", json_string(prim));
+	json_object_set_new(j, "unit", json_string(np_metric_unit(prim)));
+	json_object_set_new(j, "higher_is_better", json_boolean(higher));
+	json_object_set_new(j, "runs", runs);
+	nok = exp_stats(j, runs, &t);
+	free(t.sys);
+	exp_verdict(c, e, j, nok, &t, a);
+	json_array_append_new(a->exps, j);
+	return 0;
+}
+
+/* What ran where and how, for a reader to judge the figures by. */
+static void describe_run(const np_run_ctx_t *c, json_t *res, json_t *sw, json_t *jobs)
+{
 	char ts[32];
 	const char *mode = c->opts->mode == NP_MODE_LOCAL ? "local" : c->opts->mode == NP_MODE_INLINE ? "inline"
 	                   : "slurm";
 
-	if (!res || !exps || !sw)
-		return np_error_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < c->exps.n; i++) {
-		const np_exp_t *e = c->exps.v[i];
-		json_t *j = np_exp_to_json(e), *runs = json_array(), *rr;
-		bool higher;
-		const char *prim = primary_metric(e, &higher);
-		unsigned nok, planned = 0, misplaced = 0, placed = 0, contended = 0;
-		size_t k;
-		double *sys;
-		unsigned nsys = 0;
-
-		for (r = 1; r <= c->opts->repeat; r++)
-			interrupted += np_records_collect(c, e, np_suite_of_kernel(e->kernel), r, runs);
-		/* a %sys sample per run: as many as the partition has nodes */
-		sys = malloc((json_array_size(runs) + 1) * sizeof(double));
-		if (!sys) {
-			json_decref(j);
-			json_decref(runs);
-			return np_error_set(err, -ENOMEM, "out of memory");
-		}
-		json_array_foreach(runs, k, rr) {
-			json_t *sp = json_object_get(rr, "sys_pct");
-			json_t *b = json_object_get(rr, "build");
-			char key[64];
-
-			/* each kernel's compiler and flags, once in "software" */
-			snprintf(key, sizeof(key), "numaplan-%s build", e->kernel);
-			if (json_is_object(b) && !json_object_get(sw, key))
-				json_object_set_new(sw, key, json_sprintf("%s: %s%s%s", np_json_str(b, "compiler"),
-				                                          np_json_str(b, "cflags"),
-				                                          json_object_get(b, "blas") ? "; " : "",
-				                                          json_object_get(b, "blas") ?
-				                                          np_json_str(b, "blas") : ""));
-			/* a step that did not run stands for each run it was to give */
-			unsigned w = json_is_integer(json_object_get(rr, "planned_runs")) ?
-			             (unsigned)json_integer_value(json_object_get(rr, "planned_runs")) : 1;
-			total_runs += w;
-			planned += w;
-			if (!np_run_valid(rr))
-				failed_runs += w;
-			else if (json_is_number(sp))
-				sys[nsys++] = json_number_value(sp);
-			if (np_run_valid(rr) && json_is_true(json_object_get(rr, "contended")))
-				contended++;
-			if (np_json_streq(rr, "status", "misplaced"))
-				misplaced++;
-			if (json_is_array(json_object_get(rr, "placement")))
-				placed++;
-		}
-		json_object_set_new(j, "primary_metric", json_string(prim));
-		json_object_set_new(j, "unit", json_string(np_metric_unit(prim)));
-		json_object_set_new(j, "higher_is_better", json_boolean(higher));
-		json_object_set_new(j, "runs", runs);
-		json_t *st = np_runs_stats(runs, "values", &nok);
-		if (nsys) {
-			np_stats_t ss;
-			np_stats_compute(sys, nsys, &ss);
-			json_object_set_new(st, "sys_pct", json_pack("{s:i, s:f, s:f, s:f, s:f, s:s}", "n", (int)ss.n,
-			                    "min", ss.min, "median", ss.median, "mean", ss.mean, "max", ss.max, "unit", "%"));
-		}
-		free(sys);
-		json_object_set_new(j, "stats", st);
-		json_object_set_new(j, "series_stats", np_runs_series_stats(runs));
-		json_object_set_new(j, "runs_ok", json_integer(nok));
-		json_object_set_new(j, "runs_total", json_integer(planned));
-		json_object_set_new(j, "runs_misplaced", json_integer(misplaced));
-		/* runs that passed while the node's other CPUs were busy: their
-		 * figures count, and say so (report, "Runs under contention") */
-		json_object_set_new(j, "runs_contended", json_integer(contended));
-		/* a figure of another placement than the name says is never "ok" */
-		json_object_set_new(j, "status", json_string(!nok ? "failed" : misplaced ? "misplaced" :
-		                                             nok == planned ? "ok" : "partial"));
-		json_object_set_new(j, "placement_check", json_string(misplaced ? "misplaced" :
-		                    placed && e->nrank_cpus && !(c->opts->mode != NP_MODE_LOCAL &&
-		                    c->opts->bind_via == NP_BIND_SLURM) ? "as planned" : "unchecked"));
-		if (misplaced) {
-			misplaced_exps++;
-			misplaced_runs += misplaced;
-		}
-		json_object_set_new(j, "derived", json_object());
-		if (nok == 0)
-			failed++;
-		{
-			const np_suite_t *es = np_suite_find(e->suite);
-			np_runs_node_outliers(j, outl, c->opts->outlier_pct, c->opts->outlier_mad, es && es->strict_nodes);
-			np_runs_siblings(j, c->opts->outlier_pct);
-		}
-		json_array_append_new(exps, j);
-	}
-	np_placement_same_cpus(exps);
-	derive(exps, summary);
-	for (i = 0; np_suites[i]; i++)
-		if (np_suites[i]->node_states && json_object_size(states))
-			np_suites[i]->node_states(summary, states);
-	drop_failed_outliers(outl, summary);
 	np_time_iso(ts, sizeof(ts));
 	json_object_set_new(res, "schema", json_string("numaplan-results/1"));
 	json_object_set_new(res, "suite", json_string(c->opts->suite->name));
@@ -341,17 +361,60 @@ int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *
 		json_object_set_new(res, "nodes", nodes);
 		free(ht);
 	}
+}
+
+/* Totals the exit status and the reports' headlines are read from. */
+static void report_counts(json_t *res, const results_acc_t *a)
+{
+	json_object_set_new(res, "failed_experiments", json_integer(a->failed));
+	json_object_set_new(res, "failed_runs", json_integer(a->failed_runs));
+	json_object_set_new(res, "total_runs", json_integer(a->total_runs));
+	json_object_set_new(res, "misplaced_experiments", json_integer(a->misplaced_exps));
+	json_object_set_new(res, "misplaced_runs", json_integer(a->misplaced_runs));
+	json_object_set_new(res, "contended_above_pct", json_real(NP_CONTENDED_PCT));
+	json_object_set_new(res, "interrupted_runs", json_integer(a->interrupted));
+}
+
+int np_results_collect(np_run_ctx_t *c, json_t *jobs, json_t **out, np_error_t *err)
+{
+	json_t *res = json_object(), *exps = json_array(), *outl = json_array(), *summary = json_object();
+	json_t *sw = software(c->opts->mode != NP_MODE_LOCAL);
+	results_acc_t a = { .exps = exps, .outl = outl, .sw = sw };
+	json_t *states;
+	unsigned i;
+	int rc;
+
+	/* how MPI ranks were started: the PMI srun spoke, or MPICH's mpiexec */
+	if (sw)
+		json_object_set_new(sw, "mpi launch", c->opts->mode == NP_MODE_LOCAL ? json_string("mpiexec.mpich") :
+		                    json_sprintf("srun --mpi=%s", c->opts->srun_mpi ? c->opts->srun_mpi : "pmi2"));
+	if (sw && c->opts->job_setup)
+		json_object_set_new(sw, "job setup", json_string(c->opts->job_setup));
+	states = node_states(c);
+	rc = !res || !exps || !sw ? np_error_set(err, -ENOMEM, "out of memory") : 0;
+	for (i = 0; rc == 0 && i < c->exps.n; i++)
+		rc = collect_exp(c, c->exps.v[i], &a, err);
+	if (rc < 0) {
+		json_decref(res);
+		json_decref(exps);
+		json_decref(outl);
+		json_decref(summary);
+		json_decref(sw);
+		json_decref(states);
+		return rc;
+	}
+	np_placement_same_cpus(exps);
+	derive(exps, summary);
+	for (i = 0; np_suites[i]; i++)
+		if (np_suites[i]->node_states && json_object_size(states))
+			np_suites[i]->node_states(summary, states);
+	drop_failed_outliers(outl, summary);
+	describe_run(c, res, sw, jobs);
 	json_object_set_new(res, "experiments", exps);
 	json_object_set_new(res, "left_out", left_out(c));
 	json_object_set_new(res, "summary", summary);
 	json_object_set_new(res, "outliers", outl);
-	json_object_set_new(res, "failed_experiments", json_integer(failed));
-	json_object_set_new(res, "failed_runs", json_integer(failed_runs));
-	json_object_set_new(res, "total_runs", json_integer(total_runs));
-	json_object_set_new(res, "misplaced_experiments", json_integer(misplaced_exps));
-	json_object_set_new(res, "misplaced_runs", json_integer(misplaced_runs));
-	json_object_set_new(res, "contended_above_pct", json_real(NP_CONTENDED_PCT));
-	json_object_set_new(res, "interrupted_runs", json_integer(interrupted));
+	report_counts(res, &a);
 	json_object_set_new(res, "node_states", states);
 	*out = res;
 	return 0;
@@ -375,6 +438,68 @@ int np_results_exit_status(json_t *res)
 		if (!np_json_streq(e, "status", "ok") && !np_json_streq(e, "status", "misplaced"))
 			return NP_EXIT_FAILED;
 	return 0;
+}
+
+/* the first run that explains an experiment's status, under its line */
+static void print_first_problem(FILE *f, json_t *e)
+{
+	char node[NP_ESCAPED_SIZE(128)], text[NP_ESCAPED_SIZE(1024)];
+	json_t *r;
+	size_t k;
+
+	if (np_json_streq(e, "status", "misplaced")) {
+		json_array_foreach(json_object_get(e, "runs"), k, r)
+			if (json_array_size(json_object_get(r, "placement_differences"))) {
+				char diff[NP_ESCAPED_SIZE(200)];
+				fprintf(f, "    MISPLACED: rep %lld node %s: %s\n",
+				        (long long)json_integer_value(json_object_get(r, "rep")),
+				        np_escape(node, sizeof(node), np_json_str(r, "node")),
+				        np_escape(diff, sizeof(diff), json_string_value(json_array_get(
+				                  json_object_get(r, "placement_differences"), 0))));
+				break;
+			}
+	} else if (!np_json_streq(e, "status", "ok")) {
+		json_array_foreach(json_object_get(e, "runs"), k, r)
+			if (json_object_get(r, "error")) {
+				np_escape(node, sizeof(node), np_json_str(r, "node"));
+				np_escape(text, sizeof(text), np_json_str(r, "error"));
+				fprintf(f, "    failed: rep %lld node %s: %s\n",
+				        (long long)json_integer_value(json_object_get(r, "rep")), node, text);
+				break;
+			}
+	}
+}
+
+/* Nodes that were one machine and shared CPUs.  Pairs grow with the
+ * square of the nodes (64 vcluster nodes on one machine: 2016): a few are
+ * named, more are counted. */
+static void print_shared_cpus(FILE *f, json_t *res)
+{
+	char name[NP_ESCAPED_SIZE(128)], node[NP_ESCAPED_SIZE(128)], text[NP_ESCAPED_SIZE(1024)];
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "shared_cpus"), i, o) {
+		size_t np = json_array_size(json_object_get(res, "shared_cpus"));
+		if (np > 4) {
+			json_t *seen = json_object(), *p, *x;
+			size_t k, m;
+			json_array_foreach(json_object_get(res, "shared_cpus"), k, p)
+				json_array_foreach(json_object_get(p, "nodes"), m, x)
+					if (json_is_string(x))
+						json_object_set_new(seen, json_string_value(x), json_true());
+			fprintf(f, "warning: %zu pairs of nodes were one machine and shared its CPUs (%zu nodes, "
+			        "results.json shared_cpus): figures across nodes measure that machine, not separate "
+			        "nodes\n", np, json_object_size(seen));
+			json_decref(seen);
+			break;
+		}
+		np_escape(name, sizeof(name), json_string_value(json_array_get(json_object_get(o, "nodes"), 0)));
+		np_escape(node, sizeof(node), json_string_value(json_array_get(json_object_get(o, "nodes"), 1)));
+		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
+		        "nodes measure that machine, not separate nodes\n", name, node,
+		        np_escape(text, sizeof(text), np_json_str(o, "cpus")));
+	}
 }
 
 void np_results_print_summary(FILE *f, json_t *res)
@@ -402,31 +527,7 @@ void np_results_print_summary(FILE *f, json_t *res)
 		np_escape(node, sizeof(node), np_json_str(e, "unit"));
 		fprintf(f, "%-28s %-8s %5s %12s %12s %12s %7s  %s %s\n", name, np_json_str(e, "status"), runs, a, b, cc, d,
 		        text, node);
-		if (np_json_streq(e, "status", "misplaced")) {
-			json_t *r;
-			size_t k;
-			json_array_foreach(json_object_get(e, "runs"), k, r)
-				if (json_array_size(json_object_get(r, "placement_differences"))) {
-					char diff[NP_ESCAPED_SIZE(200)];
-					fprintf(f, "    MISPLACED: rep %lld node %s: %s\n",
-					        (long long)json_integer_value(json_object_get(r, "rep")),
-					        np_escape(node, sizeof(node), np_json_str(r, "node")),
-					        np_escape(diff, sizeof(diff), json_string_value(json_array_get(
-					                  json_object_get(r, "placement_differences"), 0))));
-					break;
-				}
-		} else if (!np_json_streq(e, "status", "ok")) {
-			json_t *r;
-			size_t k;
-			json_array_foreach(json_object_get(e, "runs"), k, r)
-				if (json_object_get(r, "error")) {
-					np_escape(node, sizeof(node), np_json_str(r, "node"));
-					np_escape(text, sizeof(text), np_json_str(r, "error"));
-					fprintf(f, "    failed: rep %lld node %s: %s\n",
-					        (long long)json_integer_value(json_object_get(r, "rep")), node, text);
-					break;
-				}
-		}
+		print_first_problem(f, e);
 		json_object_foreach(der, dk, dv) {
 			np_fmt_num(a, sizeof(a), json_is_number(dv) ? json_number_value(dv) : NAN);
 			fprintf(f, "    %s = %s\n", dk, a);
@@ -447,29 +548,7 @@ void np_results_print_summary(FILE *f, json_t *res)
 		fprintf(f, " ran on one machine (one kernel): figures across them measure its memory and its "
 		        "loopback network, not a cluster's\n");
 	}
-	/* pairs grow with the square of the nodes (64 vcluster nodes on one
-	 * machine: 2016): a few are named, more are counted */
-	json_array_foreach(json_object_get(res, "shared_cpus"), i, o) {
-		size_t np = json_array_size(json_object_get(res, "shared_cpus"));
-		if (np > 4) {
-			json_t *seen = json_object(), *p, *x;
-			size_t k, m;
-			json_array_foreach(json_object_get(res, "shared_cpus"), k, p)
-				json_array_foreach(json_object_get(p, "nodes"), m, x)
-					if (json_is_string(x))
-						json_object_set_new(seen, json_string_value(x), json_true());
-			fprintf(f, "warning: %zu pairs of nodes were one machine and shared its CPUs (%zu nodes, "
-			        "results.json shared_cpus): figures across nodes measure that machine, not separate "
-			        "nodes\n", np, json_object_size(seen));
-			json_decref(seen);
-			break;
-		}
-		np_escape(name, sizeof(name), json_string_value(json_array_get(json_object_get(o, "nodes"), 0)));
-		np_escape(node, sizeof(node), json_string_value(json_array_get(json_object_get(o, "nodes"), 1)));
-		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
-		        "nodes measure that machine, not separate nodes\n", name, node,
-		        np_escape(text, sizeof(text), np_json_str(o, "cpus")));
-	}
+	print_shared_cpus(f, res);
 	if (json_integer_value(json_object_get(res, "misplaced_experiments")))
 		fprintf(f, "warning: %lld experiment(s), %lld run(s) did not run where planned (status misplaced): "
 		        "their figures are of another placement than their names say\n",

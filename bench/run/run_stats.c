@@ -120,20 +120,13 @@ out:
 	return out;
 }
 
-/* Per-node medians of the primary figure, and the nodes that stand out
- * from the median of the nodes in the bad direction (np_node_outlier). */
-void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict)
+/* Each node's passing values of the metric, and the error of each node whose
+ * own run failed: a failed node's figure is no yardstick under strict. */
+static void collect_per_node(json_t *runs, const char *metric, json_t *per, json_t *failed)
 {
-	json_t *runs = json_object_get(exp, "runs"), *r, *per = json_object(), *outl = json_array();
-	json_t *node_med = json_object(), *failed = json_object();
-	const char *metric = np_json_str(exp, "primary_metric"), *name = np_json_str(exp, "name");
-	bool higher = json_is_true(json_object_get(exp, "higher_is_better"));
+	json_t *r;
 	const char *node;
-	json_t *vals;
 	size_t i;
-	/* one median per node: as many as the partition has nodes */
-	double *med = NULL, *a = NULL;
-	unsigned nn = 0, mcap = 0, acap = 0;
 
 	json_array_foreach(runs, i, r) {
 		json_t *v;
@@ -152,6 +145,18 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 			json_object_set_new(per, node, json_array());
 		json_array_append_new(json_object_get(per, node), json_real(json_number_value(v)));
 	}
+}
+
+/* One median per node, so that a node's repeats count once; *med gets those
+ * the nodes are compared by (the caller frees it).  False when out of memory. */
+static bool node_medians(json_t *per, json_t *failed, bool strict, json_t *node_med, double **med, unsigned *nn)
+{
+	const char *node;
+	json_t *vals;
+	double *a = NULL;
+	unsigned mcap = 0, acap = 0;
+	bool ok = false;
+
 	json_object_foreach(per, node, vals) {
 		unsigned n = 0;
 		size_t j;
@@ -164,9 +169,90 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 		json_object_set_new(node_med, node, json_real(st.median));
 		if (strict && json_object_get(failed, node))
 			continue;
-		if (!push(&med, &nn, &mcap, st.median))
+		if (!push(med, nn, &mcap, st.median))
 			goto out;
 	}
+	ok = true;
+out:
+	free(a);
+	return ok;
+}
+
+/* What judging one experiment's nodes needs, in one place for its phase. */
+typedef struct outlier_ctx {
+	json_t *exp, *all, *outl, *node_med, *failed;
+	const char *metric, *name;
+	bool higher, strict;
+	double pct, mad_z;
+} outlier_ctx_t;
+
+/* The judgment itself, once at least two nodes can be compared: each node
+ * against the median and MAD of the others. */
+static void judge_nodes(const outlier_ctx_t *oc, const double *med, unsigned nn)
+{
+	np_stats_t all_st;
+	double mad, *sorted = malloc(nn * sizeof(double));
+	double *omeds = malloc(nn * sizeof(double)), *omads = malloc(nn * sizeof(double));
+	unsigned idx = 0;
+	const char *node, *metric = oc->metric, *name = oc->name;
+	json_t *vals;
+
+	if (!sorted || !omeds || !omads || np_stats_others_all(med, nn, omeds, omads) < 0) {
+		free(sorted);
+		free(omeds);
+		free(omads);
+		return;
+	}
+	memcpy(sorted, med, nn * sizeof(double));
+	np_stats_compute(sorted, nn, &all_st);
+	mad = np_stats_mad(med, nn, all_st.median);
+	json_object_set_new(oc->exp, "nodes_median", json_real(all_st.median));
+	json_object_set_new(oc->exp, "nodes_mad", json_real(mad));
+	json_object_foreach(oc->node_med, node, vals) {
+		double v = json_real_value(vals), dev, z, omed, omad;
+		if (oc->strict && json_object_get(oc->failed, node))
+			continue;
+		/* the z-score against the other nodes: the node judged is
+		 * no part of its own yardstick (with few nodes, one slow
+		 * node would otherwise widen the MAD it is measured by) */
+		omed = omeds[idx];
+		omad = omads[idx++];
+		if (np_node_outlier(v, all_st.median, omed, omad, nn, oc->higher, oc->pct, oc->mad_z, &dev, &z)) {
+			char *msg = np_strdup_printf("node %s %s %.0f%% %s the median (%s)", node,
+			                             np_metric_label(metric), fabs(dev), dev < 0 ? "below" : "above",
+			                             name);
+			json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "experiment", name,
+			                      "node", node, "metric", metric, "label", np_metric_label(metric),
+			                      "value", v, "median", all_st.median, "deviation_pct", dev,
+			                      "message", msg ? msg : "");
+			/* JSON has no infinity: a MAD of 0 leaves the score out */
+			if (isfinite(z))
+				json_object_set_new(o, "robust_z", json_real(z));
+			json_array_append(oc->outl, o);
+			json_array_append_new(oc->all, o);
+			free(msg);
+		}
+	}
+	free(sorted);
+	free(omeds);
+	free(omads);
+}
+
+/* Per-node medians of the primary figure, and the nodes that stand out
+ * from the median of the nodes in the bad direction (np_node_outlier). */
+void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, bool strict)
+{
+	json_t *runs = json_object_get(exp, "runs"), *per = json_object(), *outl = json_array();
+	json_t *node_med = json_object(), *failed = json_object();
+	const char *metric = np_json_str(exp, "primary_metric"), *name = np_json_str(exp, "name");
+	bool higher = json_is_true(json_object_get(exp, "higher_is_better"));
+	/* one median per node: as many as the partition has nodes */
+	double *med = NULL;
+	unsigned nn = 0;
+
+	collect_per_node(runs, metric, per, failed);
+	if (!node_medians(per, failed, strict, node_med, &med, &nn))
+		goto out;
 	/* said, not silent: whether the nodes could be compared at all */
 	if (json_object_size(per) == 1 && json_object_get(per, "all"))
 		json_object_set_new(exp, "outlier_check", json_string("not per node: one result for all its nodes"));
@@ -175,47 +261,10 @@ void np_runs_node_outliers(json_t *exp, json_t *all, double pct, double mad_z, b
 	else
 		json_object_set_new(exp, "outlier_check", json_sprintf("%u nodes compared", nn));
 	if (nn >= 2) {
-		np_stats_t all_st;
-		double mad, *sorted = malloc(nn * sizeof(double));
-		double *omeds = malloc(nn * sizeof(double)), *omads = malloc(nn * sizeof(double));
-		unsigned idx = 0;
-		if (!sorted || !omeds || !omads || np_stats_others_all(med, nn, omeds, omads) < 0) {
-			free(sorted);
-			free(omeds);
-			free(omads);
-			goto out;
-		}
-		memcpy(sorted, med, nn * sizeof(double));
-		np_stats_compute(sorted, nn, &all_st);
-		mad = np_stats_mad(med, nn, all_st.median);
-		json_object_set_new(exp, "nodes_median", json_real(all_st.median));
-		json_object_set_new(exp, "nodes_mad", json_real(mad));
-		json_object_foreach(node_med, node, vals) {
-			double v = json_real_value(vals), dev, z, omed, omad;
-			if (strict && json_object_get(failed, node))
-				continue;
-			/* the z-score against the other nodes: the node judged is
-			 * no part of its own yardstick (with few nodes, one slow
-			 * node would otherwise widen the MAD it is measured by) */
-			omed = omeds[idx];
-			omad = omads[idx++];
-			if (np_node_outlier(v, all_st.median, omed, omad, nn, higher, pct, mad_z, &dev, &z)) {
-				char *msg = np_strdup_printf("node %s %s %.0f%% %s the median (%s)", node,
-				                             np_metric_label(metric), fabs(dev), dev < 0 ? "below" : "above", name);
-				json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "experiment", name, "node", node,
-				                      "metric", metric, "label", np_metric_label(metric), "value", v, "median", all_st.median,
-				                      "deviation_pct", dev, "message", msg ? msg : "");
-				/* JSON has no infinity: a MAD of 0 leaves the score out */
-				if (isfinite(z))
-					json_object_set_new(o, "robust_z", json_real(z));
-				json_array_append(outl, o);
-				json_array_append_new(all, o);
-				free(msg);
-			}
-		}
-		free(sorted);
-		free(omeds);
-		free(omads);
+		outlier_ctx_t oc = { .exp = exp, .all = all, .outl = outl, .node_med = node_med, .failed = failed,
+		                     .metric = metric, .name = name, .higher = higher, .strict = strict,
+		                     .pct = pct, .mad_z = mad_z };
+		judge_nodes(&oc, med, nn);
 	}
 out:
 	json_object_set_new(exp, "per_node", node_med);
@@ -227,7 +276,6 @@ out:
 	json_decref(failed);
 	json_decref(per);
 	free(med);
-	free(a);
 }
 
 /* A run far from its siblings: with at least NP_SIBLINGS_MIN runs of an

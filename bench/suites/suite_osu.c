@@ -239,71 +239,83 @@ static int add_collectives(np_run_ctx_t *c, unsigned nodes, np_error_t *err)
 	return 0;
 }
 
-static int generate(np_run_ctx_t *c, np_error_t *err)
+/* Point-to-point between two nodes from each NUMA node in turn, so that the
+ * HCA-local one can be told from the rest. */
+static int add_p2p(np_run_ctx_t *c, const np_domains_t *dom, np_error_t *err)
 {
 	np_topo_t *t = c->topo;
-	unsigned nodes = np_run_nodes(c, &np_suite_osu), i, j;
 	static const char *const tests[] = { "latency", "bw", "bibw" };
 	char name[96], *cpus[2];
-	int hca_numa, rc = 0;
-	unsigned n0 = c->exps.n;
-	np_domains_t dom;
+	unsigned i, j;
+	int rc = 0;
 
-	if ((rc = omb_check(c, err)) < 0)
-		return rc;
-	np_run_domains(t, &dom);
-	hca_numa = dom.hca_local;
-	if (nodes >= 2) {
-		for (i = 0; i < t->nnuma && !rc; i++) {
-			const char *hca = np_run_hca_of_numa(t, t->numa[i].os_index);
-			int pu = nth_core(t, t->numa[i].cpus, 0);
-			if (pu < 0)
-				continue;
-			cpus[0] = np_strdup_printf("%d", pu);
-			for (j = 0; j < 3 && !rc; j++) {
-				np_exp_t *e;
-				snprintf(name, sizeof(name), "osu.%s.numa%u", tests[j], t->numa[i].os_index);
-				e = add(c, tests[j], name, "p2p", 2, 1, cpus, err);
-				if (!e) {
-					rc = err->code;
+	for (i = 0; i < t->nnuma && !rc; i++) {
+		const char *hca = np_run_hca_of_numa(t, t->numa[i].os_index);
+		int pu = nth_core(t, t->numa[i].cpus, 0);
+		if (pu < 0)
+			continue;
+		cpus[0] = np_strdup_printf("%d", pu);
+		for (j = 0; j < 3 && !rc; j++) {
+			np_exp_t *e;
+			snprintf(name, sizeof(name), "osu.%s.numa%u", tests[j], t->numa[i].os_index);
+			e = add(c, tests[j], name, "p2p", 2, 1, cpus, err);
+			if (!e) {
+				rc = err->code;
+				break;
+			}
+			e->desc = np_strdup_printf("one rank per node on NUMA %u (PU %d)%s%s",
+			                           t->numa[i].os_index, pu, hca ? ", HCA-local: " : "",
+			                           hca ? hca : "");
+			json_object_set_new(e->params, "numa", json_integer(t->numa[i].os_index));
+			json_object_set_new(e->params, "hca_local", json_boolean(hca != NULL));
+			/* the HCA's own NUMA node binds near it through the plugin too */
+			if ((int)i == dom->hca_local)
+				e->plugin_policy = strdup("hca-near");
+			if (np_run_numa_symbol(dom, i)) {
+				snprintf(name, sizeof(name), "osu.%s.%s", tests[j], np_run_numa_symbol(dom, i));
+				if (np_exp_alias(c, e, name) < 0) {
+					rc = np_error_set(err, -ENOMEM, "out of memory");
 					break;
 				}
-				e->desc = np_strdup_printf("one rank per node on NUMA %u (PU %d)%s%s",
-				                           t->numa[i].os_index, pu, hca ? ", HCA-local: " : "",
-				                           hca ? hca : "");
-				json_object_set_new(e->params, "numa", json_integer(t->numa[i].os_index));
-				json_object_set_new(e->params, "hca_local", json_boolean(hca != NULL));
-				/* the HCA's own NUMA node binds near it through the plugin too */
-				if ((int)i == dom.hca_local)
-					e->plugin_policy = strdup("hca-near");
-				if (np_run_numa_symbol(&dom, i)) {
-					snprintf(name, sizeof(name), "osu.%s.%s", tests[j], np_run_numa_symbol(&dom, i));
-					if (np_exp_alias(c, e, name) < 0) {
-						rc = np_error_set(err, -ENOMEM, "out of memory");
-						break;
-					}
-				}
 			}
-			free(cpus[0]);
 		}
-		if (!rc) {
-			unsigned ni = hca_numa >= 0 ? (unsigned)hca_numa : 0;
-			const np_numa_t *nn = &t->numa[ni];
-			int pkg = nn->package;
-			char what[32];
-			snprintf(what, sizeof(what), "numa%u", nn->os_index);
-			rc = add_mbw(c, what, np_run_numa_symbol(&dom, ni), nn->cpus, 2,
-			             np_run_hca_of_numa(t, nn->os_index), err);
-			if (!rc && pkg >= 0) {
-				snprintf(what, sizeof(what), "socket%u", t->packages[pkg].os_index);
-				rc = add_mbw(c, what, np_run_socket_symbol(&dom, pkg), t->packages[pkg].cpus, 2, NULL, err);
-			}
-			if (!rc)
-				rc = add_mbw(c, "node", NULL, t->allowed, 2, NULL, err);
-		}
+		free(cpus[0]);
 	}
-	/* Intra-node latency between NUMA nodes (two cores of one node when
-	 * i == j). */
+	return rc;
+}
+
+/* mbw_mr on ever wider domains (the HCA's NUMA node, its socket, the whole
+ * node): how the aggregate bandwidth grows with the domain. */
+static int add_mbw_domains(np_run_ctx_t *c, const np_domains_t *dom, np_error_t *err)
+{
+	np_topo_t *t = c->topo;
+	int hca_numa = dom->hca_local, rc;
+	unsigned ni = hca_numa >= 0 ? (unsigned)hca_numa : 0;
+	const np_numa_t *nn = &t->numa[ni];
+	int pkg = nn->package;
+	char what[32];
+
+	snprintf(what, sizeof(what), "numa%u", nn->os_index);
+	rc = add_mbw(c, what, np_run_numa_symbol(dom, ni), nn->cpus, 2,
+	             np_run_hca_of_numa(t, nn->os_index), err);
+	if (!rc && pkg >= 0) {
+		snprintf(what, sizeof(what), "socket%u", t->packages[pkg].os_index);
+		rc = add_mbw(c, what, np_run_socket_symbol(dom, pkg), t->packages[pkg].cpus, 2, NULL, err);
+	}
+	if (!rc)
+		rc = add_mbw(c, "node", NULL, t->allowed, 2, NULL, err);
+	return rc;
+}
+
+/* Intra-node latency between NUMA nodes (two cores of one node when
+ * i == j). */
+static int add_intra(np_run_ctx_t *c, const np_domains_t *dom, np_error_t *err)
+{
+	np_topo_t *t = c->topo;
+	char name[96], *cpus[2];
+	unsigned i, j;
+	int rc = 0;
+
 	for (i = 0; i < t->nnuma && !rc; i++) {
 		for (j = i; j < t->nnuma && !rc; j++) {
 			int a = nth_core(t, t->numa[i].cpus, 0);
@@ -327,7 +339,7 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			json_object_set_new(e->params, "numa_b", json_integer(t->numa[j].os_index));
 			/* hca-local first: one name whatever the NUMA numbering */
 			{
-				const char *sa = np_run_numa_symbol(&dom, i), *sb = np_run_numa_symbol(&dom, j);
+				const char *sa = np_run_numa_symbol(dom, i), *sb = np_run_numa_symbol(dom, j);
 				if (sa && sb) {
 					bool swap = strcmp(sa, "hca-local") != 0;
 					snprintf(name, sizeof(name), "osu.intra.%s-%s", swap ? sb : sa, swap ? sa : sb);
@@ -339,6 +351,27 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 			}
 		}
 	}
+	return rc;
+}
+
+static int generate(np_run_ctx_t *c, np_error_t *err)
+{
+	np_topo_t *t = c->topo;
+	unsigned nodes = np_run_nodes(c, &np_suite_osu);
+	int rc = 0;
+	unsigned n0 = c->exps.n;
+	np_domains_t dom;
+
+	if ((rc = omb_check(c, err)) < 0)
+		return rc;
+	np_run_domains(t, &dom);
+	if (nodes >= 2) {
+		rc = add_p2p(c, &dom, err);
+		if (!rc)
+			rc = add_mbw_domains(c, &dom, err);
+	}
+	if (!rc)
+		rc = add_intra(c, &dom, err);
 	if (!rc)
 		rc = add_collectives(c, nodes, err);
 	if (!rc && c->exps.n == n0)

@@ -97,15 +97,15 @@ double np_wrf_namelist_radt(const char *nl)
 	return 0;
 }
 
-int np_wrf_parse(const char *text, unsigned domain, double radt, np_wrf_result_t *r, np_error_t *err)
+/* The log's lines, once: the domain's main steps, each marked when a history
+ * write for the domain came just before it.  r is freed on failure. */
+static int read_steps(const char *text, unsigned domain, np_wrf_result_t *r, np_error_t *err)
 {
 	const char *line = text, *nl;
-	unsigned cap = 0, i;
+	unsigned cap = 0;
 	bool pending_output = false;
-	double start = 0, first_stamp = 0, sum_dt = 0;
 	char buf[512];
 
-	memset(r, 0, sizeof(*r));
 	for (; line && *line; line = nl ? nl + 1 : NULL) {
 		size_t n;
 		nl = strchr(line, '\n');
@@ -141,8 +141,15 @@ int np_wrf_parse(const char *text, unsigned domain, double radt, np_wrf_result_t
 		pending_output = false;
 		r->nsteps++;
 	}
-	if (r->nsteps == 0)
-		return np_error_set(err, -ENODATA, "no 'Timing for main' line for domain %u", domain);
+	return 0;
+}
+
+/* The model time the run began at, which radiation steps count from; a fixed
+ * time step's dt is only in the stamps, so it is filled in first. */
+static double run_start(np_wrf_result_t *r)
+{
+	double start = 0, first_stamp = 0;
+	unsigned i;
 
 	/* Fixed time step: dt from consecutive stamps. */
 	if (!r->adaptive && r->nsteps >= 2) {
@@ -153,6 +160,15 @@ int np_wrf_parse(const char *text, unsigned domain, double radt, np_wrf_result_t
 	}
 	if (r->nsteps && stamp_seconds(r->steps[0].stamp, &first_stamp))
 		start = first_stamp - r->steps[0].dt;
+	return start;
+}
+
+/* Radiation steps are slow, so plain-step means leave them out: from radt
+ * when the namelist gave it, else the steps over 1.5 x the median.  r is
+ * freed on failure. */
+static int mark_radiation(np_wrf_result_t *r, double radt, double start, np_error_t *err)
+{
+	unsigned i;
 
 	if (radt > 0) {
 		/* WRF calls radiation on the steps that begin at a multiple of
@@ -187,6 +203,15 @@ int np_wrf_parse(const char *text, unsigned domain, double radt, np_wrf_result_t
 		}
 		free(v);
 	}
+	return 0;
+}
+
+/* The run's figures; the first step (start-up) is left out of the means and
+ * overflowed steps have no time to add. */
+static void sum_steps(np_wrf_result_t *r)
+{
+	double sum_dt = 0;
+	unsigned i;
 
 	for (i = 0; i < r->nsteps; i++) {
 		const np_wrf_step_t *s = &r->steps[i];
@@ -212,6 +237,22 @@ int np_wrf_parse(const char *text, unsigned domain, double radt, np_wrf_result_t
 	r->simulated = sum_dt;
 	if (r->elapsed > 0 && sum_dt > 0)
 		r->speed = sum_dt / r->elapsed;
+}
+
+int np_wrf_parse(const char *text, unsigned domain, double radt, np_wrf_result_t *r, np_error_t *err)
+{
+	double start;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = read_steps(text, domain, r, err)) < 0)
+		return rc;
+	if (r->nsteps == 0)
+		return np_error_set(err, -ENODATA, "no 'Timing for main' line for domain %u", domain);
+	start = run_start(r);
+	if ((rc = mark_radiation(r, radt, start, err)) < 0)
+		return rc;
+	sum_steps(r);
 	return 0;
 }
 
