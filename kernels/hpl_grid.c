@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/hpl_grid.h"
+#include "common/kernel_rules.h"
 #include "hpl.h"
 
 int np_hpl_grid_shape(int size, int *p, int *q, np_error_t *err)

@@ -14,6 +14,7 @@
 #include <omp.h>
 #endif
 
+#include "common/kernel_rules.h"
 #include "stream.h"
 
 #define PROG "numaplan-stream"
@@ -135,11 +136,6 @@ static int place_threads(struct np_k_place **out, int *n,
 	return 0;
 }
 
-/* STREAM's rule: each array at least 4x the last-level cache in use */
-static int below_rule(size_t n, uint64_t llc)
-{
-	return llc > 0 && (uint64_t)n * sizeof(double) < 4 * llc;
-}
 
 static void print_header(const struct np_stream_arrays *s, int threads,
                          uint64_t llc, int domains, int defaulted, int nt,
@@ -162,7 +158,7 @@ static void print_header(const struct np_stream_arrays *s, int threads,
 		printf("Array size chosen as 4x the last-level cache in use "
 		       "(%d domain(s), %.1f MiB).\n", domains,
 		       (double)llc / 1048576.0);
-	else if (below_rule(s->n, llc))
+	else if (np_stream_below_rule(s->n, llc))
 		printf("WARNING: each array is less than 4x the last-level "
 		       "cache in use (%d domain(s), %.1f MiB): part of each "
 		       "kernel may run from cache (STREAM's rule).\n",
@@ -268,7 +264,7 @@ static json_t *to_json(const struct np_stream_arrays *s,
 	                         "llc_domains", domains);
 
 	if (root && (json_object_set_new(root, "below_4x_llc",
-	                                 json_boolean(below_rule(s->n, llc))) != 0 ||
+	                                 json_boolean(np_stream_below_rule(s->n, llc))) != 0 ||
 	             json_object_set_new(root, "stores_asked", json_string(asked)) != 0 ||
 	             json_object_set_new(root, "stores_trial", tr ? json_pack("{s:f, s:f, s:i}",
 	                                 "normal_triad_mbps", tr->normal_mbps, "nt_triad_mbps",
@@ -352,7 +348,7 @@ int main(int argc, char **argv)
 
 		if (np_stream_default_size(&unused, &llc, &domains, &ignored) < 0)
 			llc = 0;
-		if (o.json && below_rule(n, llc))
+		if (o.json && np_stream_below_rule(n, llc))
 			fprintf(stderr, PROG ": warning: each array (%.1f MiB) is less than 4x the last-level "
 			        "cache in use (%.1f MiB): part of each kernel may run from cache (STREAM's rule)\n",
 			        (double)n * sizeof(double) / 1048576.0, (double)llc / 1048576.0);

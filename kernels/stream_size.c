@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/affinity.h"
+#include "common/kernel_rules.h"
 #include "stream.h"
 
 /* STREAM's default array length, used when the cache size is unknown. */
@@ -185,7 +186,6 @@ int np_stream_default_size(size_t *np, uint64_t *llc_bytes, int *domains,
 	uint64_t total = 0, each = 0;
 	np_cpuset_t *set;
 	int nd = 0;
-	size_t n;
 
 	*llc_bytes = 0;
 	*domains = 0;
@@ -218,8 +218,6 @@ int np_stream_default_size(size_t *np, uint64_t *llc_bytes, int *domains,
 		return 0;
 	*llc_bytes = total;
 	*domains = nd;
-	n = (size_t)((4 * total + sizeof(double) - 1) / sizeof(double));
-	/* Round up to a multiple of 1024 elements: nicer numbers, still >= 4x. */
-	*np = (n + 1023) / 1024 * 1024;
+	*np = (size_t)np_stream_elements(total);
 	return 0;
 }

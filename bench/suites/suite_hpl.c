@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/hpl_grid.h"
+#include "common/kernel_rules.h"
 #include "suites/hpl_size.h"
 #include "bench_util.h"
 #include "outdir.h"

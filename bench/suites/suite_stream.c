@@ -13,6 +13,7 @@
 #include "bench_util.h"
 #include "suites/suite.h"
 #include "report/svg.h"
+#include "common/kernel_rules.h"
 
 extern const np_suite_t np_suite_stream;
 
@@ -96,8 +97,9 @@ static int add_domain(np_run_ctx_t *c, const char *name, const char *group, cons
  * (3 arrays written, 3 read). */
 #define STREAM_BYTES_PER_ELEMENT ((10.0 * (2 + 2 + 3 + 3) + 2 * 3 * 3 + 6) * 8)
 
-/* The kernel's own default (4x the L3 in use, as stream_size.c reads it
- * from sysfs), from the planned topology; 0 when the L3 is unknown. */
+/* The kernel's own default (kernel_rules.h, which stream_size.c applies
+ * to the L3 it reads from sysfs), from the planned topology; 0 when the
+ * L3 is unknown. */
 static uint64_t default_elements(const np_topo_t *t, const np_cpuset_t *cpus)
 {
 	uint64_t llc = 0;
@@ -106,7 +108,7 @@ static uint64_t default_elements(const np_topo_t *t, const np_cpuset_t *cpus)
 	for (k = 0; k < t->nl3; k++)
 		if (np_cpuset_intersects(t->l3[k].cpus, cpus))
 			llc += t->l3[k].size;
-	return llc ? (4 * llc / 8 + 1023) / 1024 * 1024 : 0;
+	return llc ? np_stream_elements(llc) : 0;
 }
 
 /* Memory the arrays may use: a quarter of the NUMA nodes they are bound

@@ -25,7 +25,7 @@
 
 #include "common/affinity.h"
 #include "common/plugstack.h"
-#include "common/hpl_grid.h"
+#include "common/kernel_rules.h"
 #include "common/parse.h"
 #include "common/spool.h"
 
@@ -173,6 +173,27 @@ static void test_hpl_grid(void **state)
 		assert_int_equal(p, cases[i][1]);
 		assert_int_equal(q, cases[i][2]);
 	}
+}
+
+/* STREAM's rule: 4 bytes of array per byte of cache, in doubles, rounded
+ * up to 1024 elements; figures worked by hand */
+static void test_stream_rule(void **state)
+{
+	(void)state;
+	/* 32 MiB: 128 MiB of doubles = 16 Mi elements, already a multiple */
+	assert_int_equal(np_stream_elements(32u << 20), 16u << 20);
+	/* 1,000,000 B: 500,000 elements, up to 489 x 1024 */
+	assert_int_equal(np_stream_elements(1000000), 500736);
+	/* 3 B: 12 B is 1.5 doubles, 2 elements, up to 1024 */
+	assert_int_equal(np_stream_elements(3), 1024);
+	assert_int_equal(np_stream_elements(0), 0);
+	/* the rule's edge: 16 Mi doubles are exactly 4 x 32 MiB */
+	assert_false(np_stream_below_rule(16u << 20, 32u << 20));
+	assert_true(np_stream_below_rule((16u << 20) - 1, 32u << 20));
+	assert_false(np_stream_below_rule(1, 0));
+	/* the default never falls below the rule it rounds */
+	for (uint64_t llc = 1; llc < 100000; llc += 997)
+		assert_false(np_stream_below_rule(np_stream_elements(llc), llc));
 }
 
 /* A "Name:\t0-3,8" line of /proc/self/status as a set */
@@ -333,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_arg_messages),
 		cmocka_unit_test(test_hpl_grid),
+		cmocka_unit_test(test_stream_rule),
 		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_mempolicy),
 		cmocka_unit_test(test_spool),
