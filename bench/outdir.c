@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "common/kfile.h"
 #include "outdir.h"
 
 /* Ours, and no one else can add names to it or swap them. */
@@ -193,20 +194,6 @@ bool np_outdir_has(int dfd, const char *rel)
 	return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A name for the new file of a replacement: .LEAF.XXXXXXXX, random */
 static void temp_name(char *buf, size_t n, const char *leaf)
 {
@@ -236,7 +223,7 @@ int np_outdir_write(int dfd, const char *shown, const char *rel, const char *tex
 		close(dir);
 		return rc;
 	}
-	rc = write_all(fd, text, strlen(text));
+	rc = np_write_all(fd, text, strlen(text));
 	if (rc == 0 && exec && fchmod(fd, 0755) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * devnode.c - a device number to the device it is (devnode.h), and the
- * bounded reading of the kernel's small files.
+ * devnode.c - a device number to the device it is (devnode.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,52 +12,11 @@
 #include <unistd.h>
 
 #include "common/devnode.h"
+#include "common/kfile.h"
 
 /* The NVIDIA driver's minors past the GPUs' (nvidia-modeset 254,
  * nvidiactl 255): held by every CUDA process, of no GPU in particular. */
 #define NP_NVIDIA_MINOR_CONTROL 254
-
-int np_kfile_read(const char *path, char *buf, size_t n, size_t *len)
-{
-	struct stat st;
-	size_t got = 0;
-	int fd;
-
-	if (!n)
-		return -EINVAL;
-	buf[0] = '\0';
-	/* refused before it is opened: opening a device can have effects */
-	if (lstat(path, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	/* and again on what was opened: it may have been replaced meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	while (got < n - 1) {
-		ssize_t r = read(fd, buf + got, n - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			close(fd);
-			buf[0] = '\0';
-			return -EIO;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	if (len)
-		*len = got;
-	return 0;
-}
 
 long np_devnode_nvidia_major(const char *root)
 {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * devnode.h - which device a device number is, as the kernel says it,
- * and the bounded reading of the small files the kernel and drivers
- * show (sysfs attributes, /proc/devices, the NVIDIA driver's files).
+ * devnode.h - which device a device number is, as the kernel says it
+ * (its small files are read through kfile.h).
  *
  * A process's descriptor names its file by a path of the process's own
  * mount namespace: a user namespace can mount any device under any name.
@@ -18,13 +17,6 @@
 #define NP_COMMON_DEVNODE_H
 
 #include <stddef.h>
-
-/* Up to n - 1 bytes of the file at path, NUL-terminated (*len, when
- * given, the bytes read).  The file must be a regular one: it is opened
- * without following a last symbolic link and without blocking, so a FIFO
- * or a device put in a driver file's place is refused, never waited on.
- * 0; -EINVAL for a file that is not regular, or -errno. */
-int np_kfile_read(const char *path, char *buf, size_t n, size_t *len);
 
 /* The character major of the NVIDIA driver under root, -1 when it has
  * none (no driver loaded). */

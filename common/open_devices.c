@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/devnode.h"
+#include "common/kfile.h"
 #include "common/open_devices.h"
 
 const char *np_devkind_name(np_devkind_t k)
@@ -75,21 +76,6 @@ int np_devopen_classify(const char *file, np_devkind_t *kind, long *num)
 		*num = -1;
 	} else
 		return -ENOENT;
-	return 0;
-}
-
-/* The first line of a small file, trimmed: 0 or -errno. */
-static int read_line(const char *path, char *buf, size_t n)
-{
-	size_t l;
-	int rc = np_kfile_read(path, buf, n, NULL);
-
-	if (rc < 0)
-		return rc;
-	buf[strcspn(buf, "\n")] = '\0';
-	l = strlen(buf);
-	while (l > 0 && isspace((unsigned char)buf[l - 1]))
-		buf[--l] = '\0';
 	return 0;
 }
 
@@ -159,7 +145,7 @@ static char *path_of(const char *root, const char *fmt, const char *a, long num)
 int np_devopen_uverbs_name(const char *root, long num, char *buf, size_t n)
 {
 	char *p = path_of(root, "/sys/class/infiniband_verbs/uverbs%ld/ibdev", NULL, num), line[NP_DEVOPEN_NAME * 2];
-	int rc = p ? read_line(p, line, sizeof(line)) : -ENOMEM;
+	int rc = p ? np_kfile_line(p, line, sizeof(line)) : -ENOMEM;
 
 	free(p);
 	if (rc == 0 && (!plain_name(line) || strlen(line) >= n))
@@ -388,7 +374,7 @@ static long drm_vendor(const char *root, const char *node)
 	char *p = path_of(root, "/sys/class/drm/%s/device/vendor", node, 0), line[32];
 	long v = -1;
 
-	if (p && read_line(p, line, sizeof(line)) == 0)
+	if (p && np_kfile_line(p, line, sizeof(line)) == 0)
 		v = strtol(line, NULL, 16);
 	free(p);
 	return v;
@@ -616,7 +602,7 @@ static long long counter(const char *dir, const char *name)
 
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return -1;
-	if (read_line(p, line, sizeof(line)) == 0) {
+	if (np_kfile_line(p, line, sizeof(line)) == 0) {
 		v = strtoll(line, &end, 10);
 		if (end == line || v < 0)
 			v = -1;
@@ -640,7 +626,7 @@ static void read_port(const char *pdir, np_devport_t *p)
 
 	snprintf(p->state, sizeof(p->state), "?");
 	/* "4: ACTIVE" */
-	if (asprintf(&sp, "%s/state", pdir) >= 0 && read_line(sp, line, sizeof(line)) == 0) {
+	if (asprintf(&sp, "%s/state", pdir) >= 0 && np_kfile_line(sp, line, sizeof(line)) == 0) {
 		const char *s = strchr(line, ':') ? strchr(line, ':') + 1 : line;
 		while (*s == ' ')
 			s++;

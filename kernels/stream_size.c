@@ -19,29 +19,12 @@
 
 #include "common/affinity.h"
 #include "common/kernel_rules.h"
+#include "common/kfile.h"
 #include "stream.h"
 
 /* STREAM's default array length, used when the cache size is unknown. */
 #define STREAM_FALLBACK_N 10000000UL
 #define MAX_DOMAINS 1024
-
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char *nl;
-
-	if (f == NULL)
-		return -1;
-	if (fgets(buf, (int)len, f) == NULL) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	nl = strchr(buf, '\n');
-	if (nl != NULL)
-		*nl = '\0';
-	return 0;
-}
 
 /* "32768K" / "32M" / "1048576" -> bytes; 0 when it is none of those. */
 static uint64_t parse_cache_size(const char *s)
@@ -65,14 +48,14 @@ static int cpu_llc(int cpu, int *level, uint64_t *size, char *shared,
 		snprintf(path, sizeof(path),
 		         "/sys/devices/system/cpu/cpu%d/cache/index%d/type",
 		         cpu, idx);
-		if (read_line(path, buf, sizeof(buf)) != 0)
+		if (np_kfile_line(path, buf, sizeof(buf)) != 0)
 			break;
 		if (strcmp(buf, "Instruction") == 0)
 			continue;
 		snprintf(path, sizeof(path),
 		         "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
 		         cpu, idx);
-		if (read_line(path, buf, sizeof(buf)) != 0)
+		if (np_kfile_line(path, buf, sizeof(buf)) != 0)
 			continue;
 		lv = atoi(buf);
 		if (lv <= *level)
@@ -80,11 +63,11 @@ static int cpu_llc(int cpu, int *level, uint64_t *size, char *shared,
 		snprintf(path, sizeof(path),
 		         "/sys/devices/system/cpu/cpu%d/cache/index%d/size",
 		         cpu, idx);
-		if (read_line(path, buf, sizeof(buf)) != 0)
+		if (np_kfile_line(path, buf, sizeof(buf)) != 0)
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d"
 		         "/cache/index%d/shared_cpu_list", cpu, idx);
-		if (read_line(path, sh, sizeof(sh)) != 0)
+		if (np_kfile_line(path, sh, sizeof(sh)) != 0)
 			snprintf(sh, sizeof(sh), "cpu%d", cpu);
 		*level = lv;
 		*size = parse_cache_size(buf);
@@ -166,7 +149,7 @@ static int packages_of(const np_cpuset_t *set)
 
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d"
 		         "/topology/physical_package_id", cpu);
-		if (read_line(path, buf, sizeof(buf)) != 0)
+		if (np_kfile_line(path, buf, sizeof(buf)) != 0)
 			continue;
 		id = atoi(buf);
 		for (d = 0; d < n; d++)

@@ -17,26 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/kfile.h"
 #include "topo_internal.h"
 
 static const char *kind_of(mode_t m)
 {
 	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" :
 	       S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err)
@@ -63,7 +50,7 @@ int np_topo_export_xml(const np_topo_t *t, const char *path, np_error_t *err)
 		goto out;
 	}
 	/* hwloc counts the final NUL in len */
-	rc = write_all(fd, xml, strnlen(xml, (size_t)len));
+	rc = np_write_all(fd, xml, strnlen(xml, (size_t)len));
 	if (rc == 0 && fchmod(fd, 0644) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)

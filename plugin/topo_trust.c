@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/kfile.h"
 #include "safe_path.h"
 #include "topo_cache.h"
 #include "topo_trust.h"
@@ -22,9 +23,7 @@
 static int read_list(int dfd, char *buf, size_t len)
 {
 	struct stat st;
-	ssize_t n;
-	size_t got = 0;
-	int fd = openat(dfd, NPS_TRUST_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int rc, fd = openat(dfd, NPS_TRUST_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	buf[0] = '\0';
 	if (fd < 0)
@@ -33,11 +32,9 @@ static int read_list(int dfd, char *buf, size_t len)
 		close(fd);
 		return -EPERM;
 	}
-	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	buf[got] = '\0';
+	rc = np_kfile_read_fd(fd, buf, len, NULL);
 	close(fd);
-	return 0;
+	return rc;
 }
 
 static int has_line(const char *text, const char *key)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/mempolicy.h>
 #include <cmocka.h>
@@ -26,6 +28,7 @@
 #include "common/affinity.h"
 #include "common/plugstack.h"
 #include "common/kernel_rules.h"
+#include "common/kfile.h"
 #include "common/parse.h"
 #include "common/spool.h"
 
@@ -196,6 +199,45 @@ static void test_stream_rule(void **state)
 		assert_false(np_stream_below_rule(np_stream_elements(llc), llc));
 }
 
+/* kfile: what is written is read back, bounded and trimmed; anything but
+ * a regular file is refused without being opened or waited on */
+static void test_kfile(void **state)
+{
+	char dir[] = "/tmp/np-kfile.XXXXXX", path[64], fifo[64], link[64], buf[8];
+	size_t len = 0;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/attr", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(np_write_all(fd, "0-3 \t\nsecond line\n", 18), 0);
+	close(fd);
+	assert_int_equal(np_kfile_line(path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0-3");
+	/* 18 bytes into 8: the first 7, and their count */
+	assert_int_equal(np_kfile_read(path, buf, sizeof(buf), &len), 0);
+	assert_int_equal(len, 7);
+	assert_string_equal(buf, "0-3 \t\ns");
+	assert_int_equal(np_kfile_read(path, buf, 0, NULL), -EINVAL);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(np_kfile_line(fifo, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(np_kfile_line(link, buf, sizeof(buf)), -EINVAL);
+	snprintf(buf, sizeof(buf), "x");
+	assert_int_equal(np_kfile_line(dir, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(np_kfile_line("/nonexistent/np-kfile", buf, sizeof(buf)), -ENOENT);
+	/* a closed descriptor: write's own errno */
+	assert_int_equal(np_write_all(-1, "x", 1), -EBADF);
+	unlink(link);
+	unlink(fifo);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A "Name:\t0-3,8" line of /proc/self/status as a set */
 static np_cpuset_t *status_list(const char *name)
 {
@@ -355,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_arg_messages),
 		cmocka_unit_test(test_hpl_grid),
 		cmocka_unit_test(test_stream_rule),
+		cmocka_unit_test(test_kfile),
 		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_mempolicy),
 		cmocka_unit_test(test_spool),

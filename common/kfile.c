@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* kfile.c - bounded reading of the kernel's small files (kfile.h) */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/kfile.h"
+
+int np_kfile_read_fd(int fd, char *buf, size_t n, size_t *len)
+{
+	size_t got = 0;
+
+	if (!n)
+		return -EINVAL;
+	while (got < n - 1) {
+		ssize_t r = read(fd, buf + got, n - 1 - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			buf[0] = '\0';
+			return -EIO;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	if (len)
+		*len = got;
+	return 0;
+}
+
+int np_kfile_read(const char *path, char *buf, size_t n, size_t *len)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (!n)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	rc = np_kfile_read_fd(fd, buf, n, len);
+	close(fd);
+	return rc;
+}
+
+int np_kfile_line(const char *path, char *buf, size_t n)
+{
+	size_t l;
+	int rc = np_kfile_read(path, buf, n, NULL);
+
+	if (rc < 0)
+		return rc;
+	buf[strcspn(buf, "\n")] = '\0';
+	l = strlen(buf);
+	while (l > 0 && isspace((unsigned char)buf[l - 1]))
+		buf[--l] = '\0';
+	return 0;
+}
+
+int np_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}

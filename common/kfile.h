@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kfile.h - the bounded reading of the small files the kernel and drivers
+ * show (sysfs attributes, /proc, a driver's information files), and the
+ * complete writing of a buffer, under one rule for every room.
+ *
+ * A file is read only when it is a regular one: it is checked before it is
+ * opened (opening a device can have effects), opened without following a
+ * last symbolic link and without blocking, and checked again once opened
+ * (it may have been replaced meanwhile).  A FIFO or a device put in an
+ * attribute's place is refused, never waited on; a huge file is cut at
+ * the caller's bound.
+ */
+#ifndef NP_COMMON_KFILE_H
+#define NP_COMMON_KFILE_H
+
+#include <stddef.h>
+
+/* Up to n - 1 bytes of the file at path, NUL-terminated (*len, when
+ * given, the bytes read).  0; -EINVAL for a file that is not regular (or
+ * n == 0), -EIO for a failed read, or the -errno of opening it. */
+int np_kfile_read(const char *path, char *buf, size_t n, size_t *len);
+
+/* The first line of the file at path, without its newline and trailing
+ * blanks, in buf (n bytes; a longer line is cut).  As np_kfile_read. */
+int np_kfile_line(const char *path, char *buf, size_t n);
+
+/* Up to n - 1 bytes from the descriptor, NUL-terminated, retrying an
+ * interrupted read (*len, when given, the bytes read): for a file the
+ * caller opened and checked under its own rule.  0 or -EIO. */
+int np_kfile_read_fd(int fd, char *buf, size_t n, size_t *len);
+
+/* All len bytes of buf to fd, through short and interrupted writes.
+ * 0, or -errno (-EIO when write() wrote nothing). */
+int np_write_all(int fd, const void *buf, size_t len);
+
+#endif /* NP_COMMON_KFILE_H */
