@@ -136,7 +136,6 @@ static int place_threads(struct np_k_place **out, int *n,
 	return 0;
 }
 
-
 static void print_header(const struct np_stream_arrays *s, int threads,
                          uint64_t llc, int domains, int defaulted, int nt,
                          const struct np_stream_trial *tr, long huge_kb)

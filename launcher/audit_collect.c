@@ -443,7 +443,7 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *plans, 
 	const char *rk;
 	np_devport_t *pa = NULL, *pb = NULL;
 	size_t na = 0, nb = 0;
-	double t0;
+	double t0, left;
 	unsigned lost = 0;
 	DIR *d = opendir(proc);
 	struct dirent *de;
@@ -505,8 +505,7 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *plans, 
 	closedir(d);
 	json_decref(prefixes);
 	/* the adapters' traffic over traffic_s seconds, the scan included */
-	if (traffic_s > 0 && np_clock_s() - t0 < traffic_s) {
-		double left = traffic_s - (np_clock_s() - t0);
+	if (traffic_s > 0 && (left = traffic_s - (np_clock_s() - t0)) > 0) {
 		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;

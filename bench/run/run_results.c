@@ -226,6 +226,7 @@ static void tally_run(const np_exp_t *e, json_t *rr, results_acc_t *a, exp_tally
 {
 	json_t *sp = json_object_get(rr, "sys_pct");
 	json_t *b = json_object_get(rr, "build");
+	bool valid = np_run_valid(rr);
 	char key[64];
 	unsigned w;
 
@@ -242,11 +243,11 @@ static void tally_run(const np_exp_t *e, json_t *rr, results_acc_t *a, exp_tally
 	    (unsigned)json_integer_value(json_object_get(rr, "planned_runs")) : 1;
 	a->total_runs += w;
 	t->planned += w;
-	if (!np_run_valid(rr))
+	if (!valid)
 		a->failed_runs += w;
 	else if (json_is_number(sp))
 		t->sys[t->nsys++] = json_number_value(sp);
-	if (np_run_valid(rr) && json_is_true(json_object_get(rr, "contended")))
+	if (valid && json_is_true(json_object_get(rr, "contended")))
 		t->contended++;
 	if (np_json_streq(rr, "status", "misplaced"))
 		t->misplaced++;
@@ -476,24 +477,24 @@ static void print_first_problem(FILE *f, json_t *e)
 static void print_shared_cpus(FILE *f, json_t *res)
 {
 	char name[NP_ESCAPED_SIZE(128)], node[NP_ESCAPED_SIZE(128)], text[NP_ESCAPED_SIZE(1024)];
-	json_t *o;
-	size_t i;
+	json_t *pairs = json_object_get(res, "shared_cpus"), *o;
+	size_t i, np = json_array_size(pairs);
 
-	json_array_foreach(json_object_get(res, "shared_cpus"), i, o) {
-		size_t np = json_array_size(json_object_get(res, "shared_cpus"));
-		if (np > 4) {
-			json_t *seen = json_object(), *p, *x;
-			size_t k, m;
-			json_array_foreach(json_object_get(res, "shared_cpus"), k, p)
-				json_array_foreach(json_object_get(p, "nodes"), m, x)
-					if (json_is_string(x))
-						json_object_set_new(seen, json_string_value(x), json_true());
-			fprintf(f, "warning: %zu pairs of nodes were one machine and shared its CPUs (%zu nodes, "
-			        "results.json shared_cpus): figures across nodes measure that machine, not separate "
-			        "nodes\n", np, json_object_size(seen));
-			json_decref(seen);
-			break;
-		}
+	if (np > 4) {
+		json_t *seen = json_object(), *x;
+		size_t m;
+
+		json_array_foreach(pairs, i, o)
+			json_array_foreach(json_object_get(o, "nodes"), m, x)
+				if (json_is_string(x))
+					json_object_set_new(seen, json_string_value(x), json_true());
+		fprintf(f, "warning: %zu pairs of nodes were one machine and shared its CPUs (%zu nodes, "
+		        "results.json shared_cpus): figures across nodes measure that machine, not separate "
+		        "nodes\n", np, json_object_size(seen));
+		json_decref(seen);
+		return;
+	}
+	json_array_foreach(pairs, i, o) {
 		np_escape(name, sizeof(name), json_string_value(json_array_get(json_object_get(o, "nodes"), 0)));
 		np_escape(node, sizeof(node), json_string_value(json_array_get(json_object_get(o, "nodes"), 1)));
 		fprintf(f, "warning: nodes %s and %s are one machine and shared its CPUs %s: figures across "
