@@ -13,15 +13,15 @@ export NP_SRCDIR NP_BUILDDIR
 if [ -n "${NP_INSTALLED:-}" ]; then
 	PATH="$NP_INSTALLED/bin:$(tr ':' '\n' <<<"$PATH" | grep -v -e '^/usr/local/' -e "^$NP_BUILDDIR/" | paste -sd:)"
 else
-	PATH="$NP_BUILDDIR/launcher:$NP_BUILDDIR/kernels:$PATH"
-	# launcher/numaplan is libtool's wrapper script: bash and five
+	PATH="$NP_BUILDDIR/cli:$NP_BUILDDIR/kernels:$PATH"
+	# cli/numaplan is libtool's wrapper script: bash and five
 	# sed/ls children before the real program, 60 ms a call idle and
 	# several times that under load, paid by thousands of calls.
 	# tests/bin/numaplan does what the wrapper does (the build's
 	# library first, then exec .libs/numaplan: the same argv[0],
 	# /proc/self/exe and environment for its children) in one sh.
-	_tap_real=$NP_BUILDDIR/launcher/.libs/numaplan
-	if [ -x "$_tap_real" ] && [ "$(head -c 2 "$NP_BUILDDIR/launcher/numaplan" 2>/dev/null)" = "#!" ]; then
+	_tap_real=$NP_BUILDDIR/cli/.libs/numaplan
+	if [ -x "$_tap_real" ] && [ "$(head -c 2 "$NP_BUILDDIR/cli/numaplan" 2>/dev/null)" = "#!" ]; then
 		_tap_bin=$(realpath -m -- "$NP_BUILDDIR/tests/bin")
 		_tap_real=$(realpath -- "$_tap_real")
 		_tap_lib=$(realpath -m -- "$NP_BUILDDIR/lib/.libs")

@@ -14,7 +14,7 @@
 
 #include "accept/accept.h"
 #include "bench.h"
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "bench_util.h"

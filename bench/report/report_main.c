@@ -11,7 +11,7 @@
 
 #include "accept/accept.h"
 #include "bench.h"
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "report/report.h"
 #include "report/steps.h"
 #include "run/run.h"

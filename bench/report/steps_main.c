@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "common/text.h"
 #include "report/steps.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 
 /* The value as JSON, and back: false when the JSON value is not a valid
  * value of the option (the value is then left as it was). */

@@ -2,7 +2,7 @@
 /*
  * optpolicy.h - options whose value is a placement policy, or a list of
  * them: the one place bench/ reads a policy's name (the planner's
- * np_policy_parse), as custom kinds of the option tables (cli/optparse.h).
+ * np_policy_parse), as custom kinds of the option tables (common/optparse.h).
  * In a table, `.kind = NP_OPT_POLICY` gives an np_policy_t field,
  * `.kind = NP_OPT_POLICIES` an np_policies_t one.
  */
@@ -10,7 +10,7 @@
 #define NP_OPTPOLICY_H
 
 #include <numaplan/plan.h>
-#include "cli/optparse.h"
+#include "common/optparse.h"
 
 /* Policies in the order given, each at most once. */
 typedef struct np_policies {

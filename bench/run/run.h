@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include <numaplan.h>
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "run/optjson.h"
 #include "run/optpolicy.h"
 #include "run/rpeak.h"

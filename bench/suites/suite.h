@@ -4,7 +4,7 @@
  *
  * A suite is described once, in its own file (suite_NAME.c), by one
  * np_suite_t: its name, its own options (a table over its own struct, see
- * cli/optparse.h), how it turns the topology into experiments, how it
+^ * common/optparse.h), how it turns the topology into experiments, how it
  * reads the outputs of the kernels it owns, the figure an experiment is
  * judged by and in which direction, and what it adds to results.json and
  * to the reports.  The run, report and accept core knows suites only
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "run/optjson.h"
 #include "report/report.h"
 #include "run/run.h"

@@ -17,7 +17,7 @@ counts=${NP_AUDIT_JOBS:-16 32 64}
 repeat=${NP_AUDIT_REPEAT:-3}
 [ "$(id -u)" -eq 0 ] || { echo "audit-all-scale: skipped: needs root (the vcluster)"; exit 0; }
 export NP_PLUGIN=${NP_PLUGIN:-$NP_BUILDDIR/plugin/.libs/numaplan.so}
-PATH=$NP_BUILDDIR/launcher:$PATH
+PATH=$NP_BUILDDIR/cli:$PATH
 was_up=; "$VC" status >/dev/null 2>&1 && was_up=1
 "$VC" up --nodes "$nodes" >/dev/null 2>&1 || { echo "audit-all-scale: vcluster up --nodes $nodes failed" >&2; exit 1; }
 eval "$("$VC" env)"; export SLURM_CONF

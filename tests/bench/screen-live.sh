@@ -10,7 +10,7 @@
 set -u
 : "${NP_BUILDDIR:?}"
 SRC=${NP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-PATH=$NP_BUILDDIR/launcher:$NP_BUILDDIR/kernels:$PATH
+PATH=$NP_BUILDDIR/cli:$NP_BUILDDIR/kernels:$PATH
 VC=$SRC/contrib/vcluster/vcluster
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null 2>&1; then
 	echo "skipped: needs root and Slurm's daemons for the vcluster"

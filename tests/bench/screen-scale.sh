@@ -11,7 +11,7 @@
 set -u
 : "${NP_BUILDDIR:?}"
 SRC=${NP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-PATH=$NP_BUILDDIR/launcher:$PATH
+PATH=$NP_BUILDDIR/cli:$PATH
 GRACE=$SRC/tests/topologies/arm-nvidia-gh200-grace-1numa.xml
 tmp=$(mktemp -d /tmp/np-screen-scale.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -37,7 +37,7 @@ check "autogen, configure -Werror and make inside Debian 13" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || { grep -E 'error|Error' "$log" | tail -20 | sed 's/^/# /'; done_testing; exit 1; }
 
 check "the SPANK plugin is built" [ -f "$D13BUILD/plugin/.libs/numaplan.so" ]
-run d13run "$D13BUILD/launcher/numaplan" --version
+run d13run "$D13BUILD/cli/numaplan" --version
 sed "s/^/# /" <<<"$OUT"
 check "numaplan --version: hwloc 2.12" eval 'grep -q "hwloc 2\.12\." <<<"$OUT"'
 check "numaplan --version: Slurm 24.11" eval 'grep -q "Slurm 24\.11\." <<<"$OUT"'

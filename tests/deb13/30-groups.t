@@ -11,7 +11,7 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (chroot)"; done_testing; exit 0; }
-[ -x "$D13BUILD/launcher/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
+[ -x "$D13BUILD/cli/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
 start=$SECONDS
 d13_groups groups unit
 diag "unit in the root: $((SECONDS - start)) s (logs: $D13DIR/logs/groups)"

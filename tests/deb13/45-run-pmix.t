@@ -50,7 +50,7 @@ check "the root's Open MPI is release 5 ($(head -1 <<<"$OUT"))" eval 'grep -q "^
 # it (the expectations), the run, the vcluster down whatever happened
 d13run env NP_VCLUSTER_ID="${NP_VCLUSTER_ID:-0}" bash -c '
 	B=$1 S=$2 O=$3
-	export NP_BUILDDIR=$B NP_SRCDIR=$S PATH=$B/launcher:$B/kernels:$PATH
+	export NP_BUILDDIR=$B NP_SRCDIR=$S PATH=$B/cli:$B/kernels:$PATH
 	VC=$S/contrib/vcluster/vcluster
 	"$VC" up --nodes 2 >"$O/vcluster-up.log" 2>&1 || { echo "vcluster up failed" >"$O/failed"; exit 1; }
 	trap '\''"$VC" down >"$O/vcluster-down.log" 2>&1'\'' EXIT

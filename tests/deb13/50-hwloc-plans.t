@@ -30,8 +30,8 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (chroot)"; done_testing; exit 0; }
-[ -x "$D13BUILD/launcher/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
-[ -x "$NP_BUILDDIR/launcher/numaplan" ] || { notok "no host build in $NP_BUILDDIR"; done_testing; exit 1; }
+[ -x "$D13BUILD/cli/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
+[ -x "$NP_BUILDDIR/cli/numaplan" ] || { notok "no host build in $NP_BUILDDIR"; done_testing; exit 1; }
 
 out=$D13DIR/hwloc-plans
 rm -rf "$out"
@@ -40,9 +40,9 @@ mkdir -p "$out"
 dump=$(realpath -- "$NP_SRCDIR/tests/deb13/plans-dump.sh")
 topo=$(realpath -- "$NP_SRCDIR/tests/topologies")
 
-run "$NP_BUILDDIR/launcher/numaplan" --version
+run "$NP_BUILDDIR/cli/numaplan" --version
 v29=$(tr '\n' ' ' <<<"$OUT")
-run d13run "$D13BUILD/launcher/numaplan" --version
+run d13run "$D13BUILD/cli/numaplan" --version
 v212=$(tr '\n' ' ' <<<"$OUT")
 check "the host's build uses hwloc 2.9 ($v29)" grep -q "hwloc 2\.9\." <<<"$v29"
 check "the root's build uses hwloc 2.12 ($v212)" grep -q "hwloc 2\.12\." <<<"$v212"

@@ -22,7 +22,7 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (chroot)"; done_testing; exit 0; }
-[ -x "$D13BUILD/launcher/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
+[ -x "$D13BUILD/cli/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
 command -v hwloc-calc >/dev/null || { skip "hwloc-calc not installed (apt-get install hwloc)"; done_testing; exit 0; }
 N=4
 out=$D13DIR/prrte-map

@@ -11,8 +11,8 @@
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (chroot)"; done_testing; exit 0; }
-[ -x "$D13BUILD/launcher/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
-NP=$D13BUILD/launcher/numaplan
+[ -x "$D13BUILD/cli/numaplan" ] || { notok "no build in the root (20-build.t makes it)"; done_testing; exit 1; }
+NP=$D13BUILD/cli/numaplan
 PROBE=$D13BUILD/kernels/numaplan-probe
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || { skip "one CPU: nothing to place"; done_testing; exit 0; }

@@ -20,7 +20,7 @@ d13run() { "$D13" run --bind "$D13DIR" -- "$@"; }
 # The root's numaplan without libtool's wrapper (tap.sh says why), for
 # scripts that call it hundreds of times: the real program, with the
 # root build's library first, as the wrapper would set it.
-D13NP=$D13BUILD/launcher/.libs/numaplan
+D13NP=$D13BUILD/cli/.libs/numaplan
 d13run_np() { d13run env LD_LIBRARY_PATH="$D13BUILD/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
 
 # Run tests/run-all GROUP... of the copy inside the root, then give each

@@ -10,9 +10,9 @@ source "$(dirname "$0")/../tap.sh"
 B=$NP_BUILDDIR
 tmp=$(mktemp -d /tmp/np-onecopy-test.XXXXXX) || { echo "Bail out! cannot make a scratch file or directory"; exit 1; }; trap 'rm -rf "$tmp"' EXIT
 
-bin=$B/launcher/numaplan
+bin=$B/cli/numaplan
 # a libtool wrapper script stands for the program in .libs
-[ -f "$bin" ] && [ "$(head -c 2 "$bin")" = "#!" ] && bin=$B/launcher/.libs/numaplan
+[ -f "$bin" ] && [ "$(head -c 2 "$bin")" = "#!" ] && bin=$B/cli/.libs/numaplan
 libdir=$B/lib/.libs
 if [ ! -f "$bin" ] || [ ! -f "$libdir/libnumaplan.so" ]; then
 	skip "numaplan or libnumaplan.so not built"; done_testing; exit

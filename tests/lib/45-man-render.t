@@ -19,8 +19,8 @@ txt=$(LC_ALL=C.UTF-8 MANWIDTH=200 man -l "$S/man/numaplan-vcluster.8" 2>/dev/nul
 check "numaplan-vcluster(8) renders the network as 10.77.I.0/24" grep -qF '10.77.I.0/24' <<<"$txt"
 check "numaplan-vcluster(8) renders the ports as 6827+10I and 6828+10I" \
 	grep -qE '6827\+10I and 6828\+10I' <<<"$txt"
-if [ -d "$S/.git" ]; then
-	bad=$(cd "$S" && git ls-files -z -- man include lib common plugin launcher bench kernels contrib tests \
+if git -C "$S" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	bad=$(cd "$S" && git ls-files -z -- man include lib common plugin cli bench kernels contrib tests \
 		':!tests/topologies' ':!tests/xml' ':!tests/fuzz/corpus' ':!tests/run/data' |
 		xargs -0 grep -lIP '[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]' 2>/dev/null)
 	check "no source, man or script file holds a control byte${bad:+ ($bad)}" test -z "$bad"

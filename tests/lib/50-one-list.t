@@ -74,14 +74,14 @@ check "... and the valid choices: NP_SUITES (${valid:-none named})" test "$valid
 check "... and makes nothing" test ! -e "$tmp/out-none"
 
 # one command-line parser: no front end opens its own getopt loop.  The
-# linker's view: no object of launcher/ or libnpbench, nor the numaplan
+# linker's view: no object of cli/ or libnpbench, nor the numaplan
 # program (libtool's real one in .libs, where shared), calls getopt.
-prog=$B/launcher/.libs/numaplan
-[ -f "$prog" ] || prog=$B/launcher/numaplan
-objs=("$prog" "$lib" "$B"/launcher/*.o)
+prog=$B/cli/.libs/numaplan
+[ -f "$prog" ] || prog=$B/cli/numaplan
+objs=("$prog" "$lib" "$B"/cli/*.o)
 run nm -A -u "${objs[@]}"
 [ "$RC" -eq 0 ] || sed 's/^/#   /' <<<"$ERR"
-check "nm reads the numaplan program and the objects of launcher/ and bench/ (${#objs[@]})" test "$RC" -eq 0
+check "nm reads the numaplan program and the objects of cli/ and bench/ (${#objs[@]})" test "$RC" -eq 0
 calls=$(grep -E '[[:space:]]getopt(_long(_only)?)?(@.*)?$' <<<"$OUT" | sed "s|^$B/||" | tr -s ' \n' ' ')
-check "no getopt in launcher/ or libnpbench (cli/optparse.h serves every command)${calls:+: $calls}" test -z "$calls"
+check "no getopt in cli/ or libnpbench (common/optparse.h serves every command)${calls:+: $calls}" test -z "$calls"
 done_testing

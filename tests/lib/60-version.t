@@ -10,7 +10,7 @@ S=$NP_SRCDIR
 B=$NP_BUILDDIR
 v=$(sed -n 's/^AC_INIT(\[numaplan\], \[\([^]]*\)\].*/\1/p' "$S/configure.ac")
 check "configure.ac names a version ($v)" eval '[[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]'
-run "$B/launcher/numaplan" --version
+run "$B/cli/numaplan" --version
 check "numaplan --version: numaplan $v" eval '[ "$(head -1 <<<"$OUT")" = "numaplan $v" ]'
 check "numaplan.pc: Version: $v" grep -qx "Version: $v" "$B/lib/numaplan.pc"
 bad=$(for m in "$S"/man/*.[0-9]; do

@@ -25,7 +25,7 @@ ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no kernel in /boot (linux-image-
 [ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' || skip_all "no static busybox (busybox-static)"
 [ -f "$D13ROOT/.numaplan-debian13" ] && [ -x "$D13ROOT/usr/bin/mpirun" ] ||
 	skip_all "no Debian 13 root with Open MPI 5 at $D13ROOT (contrib/debian13/debian13 root; the deb13 group makes it)"
-[ -x "$D13BUILD/launcher/.libs/numaplan" ] && [ -x "$D13BUILD/kernels/numaplan-probe" ] ||
+[ -x "$D13BUILD/cli/.libs/numaplan" ] && [ -x "$D13BUILD/kernels/numaplan-probe" ] ||
 	skip_all "no Debian 13 build in $D13BUILD (tests/deb13/20-build.t makes it: run the deb13 group first)"
 
 # ---- the shape, as numavm describes it: every expectation comes from here

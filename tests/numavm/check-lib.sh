@@ -88,7 +88,7 @@ portable_stream() {
 guest_files() {
 	local f lib plugins=("$NP_BUILDDIR/plugin/.libs/numaplan.so" /usr/local/lib/slurm/numaplan.so)
 	[ -n "${NP_PLUGIN:-}" ] && plugins=("$NP_PLUGIN")
-	for f in kernels/numaplan-probe launcher/numaplan; do
+	for f in kernels/numaplan-probe cli/numaplan; do
 		if [ -f "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}" ]; then echo "$NP_BUILDDIR/${f%/*}/.libs/${f#*/}"
 		elif [ -f "$NP_BUILDDIR/$f" ]; then echo "$NP_BUILDDIR/$f"
 		else command -v "${f#*/}"; fi

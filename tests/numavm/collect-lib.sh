@@ -29,7 +29,7 @@ PROBE=$(bin_of numaplan-probe kernels)
 # portable_stream), never the build tree's: that one is built for the
 # build host's CPU (-march=native), which TCG's -cpu max is not
 STREAM=${NP_NUMAVM_STREAM:-}
-NUMAPLAN=$(bin_of numaplan launcher)
+NUMAPLAN=$(bin_of numaplan cli)
 [ -d "$NP_BUILDDIR/lib/.libs" ] && export LD_LIBRARY_PATH="$NP_BUILDDIR/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # save NAME CMD...: stdout, stderr and status of a command, and its

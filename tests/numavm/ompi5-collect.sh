@@ -63,7 +63,7 @@ exec timeout 200 mpirun --allow-run-as-root $line -x LD_LIBRARY_PATH "$probe" --
 case_run() {
 	local name=$1 t0 t1 _; shift
 	read -r t0 _ </proc/uptime
-	in_root /bin/bash -c "$launch" launch "$name" "$B/launcher/.libs/numaplan" "$B/kernels/numaplan-probe" "$O" \
+	in_root /bin/bash -c "$launch" launch "$name" "$B/cli/.libs/numaplan" "$B/kernels/numaplan-probe" "$O" \
 		"$B/lib/.libs" "$@" >"$O/$name.out" 2>"$O/$name.err"
 	echo $? >"$O/$name.rc"
 	read -r t1 _ </proc/uptime

@@ -17,12 +17,12 @@ check "the core names no suite or kernel (suite names appear only in suite_*.c)"
 check "bench/ compares no JSON string that may be missing (strcmp(json_string_value ...))" \
 	sh -c "! grep -n 'strcmp(json_string_value' '$B'/*.c"
 check "bench/ uses the planner's API only: no hwloc" sh -c "! grep -niE 'hwloc[_.]' '$B'/*.c '$B'/*.h"
-check "launcher/ keeps the planner CLI only" \
-	sh -c "! ls '$NP_SRCDIR'/launcher | grep -E '^(run|report|accept|suite)_'"
+check "cli/ keeps the planner's commands only" \
+	sh -c "! ls '$NP_SRCDIR'/cli | grep -E '^(run|report|accept|suite)_'"
 # the escape of a quote inside single quotes, '\\'' in C, is written once
 pat=$(printf '%s' "'\\\\''")
 check "one shell quoting in the tree (common/text.c)" \
-	[ "$(grep -lF -- "$pat" "$NP_SRCDIR"/{common,lib,plugin,launcher,bench,kernels}/*.c)" = \
+	[ "$(grep -lF -- "$pat" "$NP_SRCDIR"/{common,lib,plugin,cli,bench,kernels}/*.c)" = \
 	  "$NP_SRCDIR/common/text.c" ]
 
 # --- the registry: suites and options from numaplan-run(1) ----------------

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_audit.c - numaplan audit: the /proc parsers, the check of a
  * node's processes against their plan, the gathering of the nodes'
- * records and the JSON written (launcher/audit_*.c), on records and
+ * records and the JSON written (cli/audit_*.c), on records and
  * step outputs written here by hand. */
 #define _GNU_SOURCE /* strcasestr */
 #include <errno.h>

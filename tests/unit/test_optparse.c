@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_optparse.c - the option parser of every numaplan command
- * (cli/optparse.h): long and short forms, --opt=value and --opt value,
+ * (common/optparse.h): long and short forms, --opt=value and --opt value,
  * missing values, unknown and ambiguous options, repetition, "--", and
  * the tables' typed values.  Expectations follow the GNU conventions the
  * man pages promise, not the parser's output.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 
 enum { MODE_A, MODE_B, MODE_C };
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "commands.h"
 #include "opts.h"
 #include "site_topo.h"

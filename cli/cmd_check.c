@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "check_print.h"
 #include "commands.h"
 #include "opts.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "common/text.h"
 
 typedef struct walk {

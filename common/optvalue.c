@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "common/parse.h"
 #include "common/text.h"
 

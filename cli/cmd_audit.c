@@ -35,7 +35,7 @@
 
 #include "audit.h"
 #include "site_topo.h"
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "commands.h"
 #include "opts.h"
 #include "bench_util.h"

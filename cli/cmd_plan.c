@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/optparse.h"
+#include "common/optparse.h"
 #include "common/spool.h"
 #include "commands.h"
 #include "opts.h"
