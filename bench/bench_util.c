@@ -81,28 +81,6 @@ char *np_abspath(const char *path)
 	return np_strdup_printf("%s/%s", cwd, path[0] == '.' && path[1] == '/' ? path + 2 : path);
 }
 
-char *np_which(const char *name)
-{
-	const char *path = getenv("PATH");
-	const char *p, *e;
-	char *cand;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? strdup(name) : NULL;
-	if (!path)
-		path = "/usr/bin:/bin";
-	for (p = path; *p; p = *e ? e + 1 : e) {
-		e = strchr(p, ':');
-		if (!e)
-			e = p + strlen(p);
-		cand = np_strdup_printf("%.*s/%s", (int)(e - p), e == p ? "." : p, name);
-		if (cand && access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-	}
-	return NULL;
-}
-
 char *np_cmd_output(const char *shell_cmd, int *status)
 {
 	FILE *f = popen(shell_cmd, "r");

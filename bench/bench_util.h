@@ -28,8 +28,6 @@ int np_write_sb(const char *path, np_sb_t *b, bool exec, np_error_t *err);
 bool np_file_exists(const char *path);
 /* Absolute form of a path that may not exist yet (no symlink resolution). */
 char *np_abspath(const char *path);
-/* Find an executable in PATH (or a path with a slash); malloc'ed or NULL. */
-char *np_which(const char *name);
 /* The whole stdout of a shell command, and its wait status; NULL when it
  * could not be run or out of memory. */
 char *np_cmd_output(const char *shell_cmd, int *status);

@@ -27,59 +27,15 @@
 #include "audit.h"
 #include "bench_util.h"
 #include "opts.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 #include "common/clock.h"
 
 /* srun's start and end around a job's audit, on a loaded controller */
 #define NP_AUDIT_ALL_MARGIN_S 30
 
-typedef struct running {
-	char id[32], user[64], partition[64], nodes[16];
-} running_t;
-
-/* squeue's running jobs (of partition), one line each: "ID USER PART N" */
-static int running_jobs(const char *partition, running_t **out, unsigned *n, np_error_t *err)
-{
-	const char *argv[] = { "squeue", "-h", "-t", "RUNNING", "-o", "%A %u %P %D", partition ? "-p" : NULL,
-			       partition, NULL };
-	np_slurm_out_t r;
-	running_t *v = NULL;
-	char *line, *save = NULL;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if ((rc = np_slurm_exec(argv, 60, &r, err)) < 0)
-		return rc;
-	if (r.status != 0) {
-		rc = np_error_set(err, -EIO, "squeue failed: %s", r.err && *r.err ? r.err : "(no message)");
-		np_slurm_out_free(&r);
-		return rc;
-	}
-	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		running_t j, *more;
-
-		memset(&j, 0, sizeof(j));
-		/* %A is a plain number: it names the scratch files below */
-		if (sscanf(line, "%31s %63s %63s %15s", j.id, j.user, j.partition, j.nodes) != 4 ||
-		    strspn(j.id, "0123456789") != strlen(j.id))
-			continue;
-		if (!(more = realloc(v, (*n + 1) * sizeof(*v)))) {
-			free(v);
-			np_slurm_out_free(&r);
-			return np_error_set(err, -ENOMEM, "out of memory");
-		}
-		v = more;
-		v[(*n)++] = j;
-	}
-	np_slurm_out_free(&r);
-	*out = v;
-	return 0;
-}
-
 /* One job's audit, in a child of its own: its exit status, output and
  * errors in DIR/ID.{rc,out,err} */
-static pid_t start_one(const char *exe, const char *dir, const running_t *j, const np_audit_all_t *o)
+static pid_t start_one(const char *exe, const char *dir, const np_slurm_running_t *j, const np_audit_all_t *o)
 {
 	pid_t pid = fork();
 
@@ -145,7 +101,7 @@ static void last_line(const char *text, char *buf, size_t len)
 }
 
 /* The job's result: its line's words, and a JSON object for --json */
-static json_t *result_of(const char *dir, const running_t *j, int *verdict)
+static json_t *result_of(const char *dir, const np_slurm_running_t *j, int *verdict)
 {
 	char *out = slurp(dir, j->id, "out"), *errs = slurp(dir, j->id, "err"), *rcs = slurp(dir, j->id, "rc");
 	char why[512];
@@ -207,7 +163,7 @@ int np_audit_all(const np_audit_all_t *o)
 {
 	char dir[] = "/tmp/numaplan-audit-all.XXXXXX", *exe;
 	unsigned n = 0, next = 0, active = 0, counts[4] = { 0 };
-	running_t *jobs = NULL;
+	np_slurm_running_t *jobs = NULL;
 	np_error_t err = { 0 };
 	json_t *results;
 	long t0 = (long)np_clock_ms();
@@ -228,7 +184,7 @@ int np_audit_all(const np_audit_all_t *o)
 			return NP_EXIT_USAGE;
 		}
 	}
-	if (running_jobs(o->partition, &jobs, &n, &err) < 0)
+	if (np_slurm_running(o->partition, &jobs, &n, &err) < 0)
 		return np_opt_fail("audit", err.msg);
 	if (!(exe = np_audit_self_exe()) || !mkdtemp(dir)) {
 		free(exe);

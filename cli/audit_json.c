@@ -18,6 +18,7 @@
 
 #include "audit.h"
 #include "bench_util.h"
+#include "common/which.h"
 
 char *np_audit_dumps(json_t *j, size_t flags)
 {

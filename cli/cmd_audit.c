@@ -39,7 +39,7 @@
 #include "commands.h"
 #include "opts.h"
 #include "bench_util.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 #include "common/clock.h"
 
 /* The audit could not be done: its step failed, a node did not answer in

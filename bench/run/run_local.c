@@ -12,6 +12,7 @@
 
 #include "run/run.h"
 #include "bench_util.h"
+#include "common/which.h"
 
 static int need(const char *prog, const char *why, np_error_t *err)
 {

@@ -15,7 +15,7 @@
 #include "bench_util.h"
 #include "outdir.h"
 #include "suites/suite.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 
 /* An experiment a node type cannot hold is said, not dropped: it is kept
  * in c->left_out with its reason (experiments.json, results.json, the

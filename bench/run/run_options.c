@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/hostlist.h"
+#include "slurmcmd/slurmcmd.h"
 #include "bench_util.h"
 #include "suites/suite.h"
 

@@ -15,9 +15,10 @@
 #include "config.h"
 #include "report/report.h"
 #include "run/procstat.h"
+#include "common/which.h"
 #include "bench_util.h"
 #include "suites/suite.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 
 /* The figure an experiment is judged by, from the suite that reads its
  * kernel: its wall time when no suite does. */

@@ -21,7 +21,7 @@
 
 #include "run/run.h"
 #include "bench_util.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 
 /* The value after "  KEY ... : " on a line of the help text, or NULL. */
 static char *field(const char *text, const char *key)

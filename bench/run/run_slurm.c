@@ -2,7 +2,7 @@
 /*
  * run_slurm.c - submit the job script with sbatch, follow it (job id,
  * state and pending reason, elapsed, current step), and cancel it on
- * Ctrl-C, through the Slurm adapter (bench/slurm/).
+ * Ctrl-C, through the Slurm library (slurmcmd/).
  *
  * The job's state comes from `scontrol show job ID`, a question about
  * numaplan's own job only (the whole queue, as squeue --json gives it,
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "run/run.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 #include "bench_util.h"
 #include "outdir.h"
 #include "common/text.h"

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/hostlist.h"
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 #include "suites/screen.h"
 
 /* The partition's usable nodes; those that cannot run a job go to

@@ -10,6 +10,8 @@
 #   kernels/  common/ and the public types, never the planner's modules
 #   plugin/ cli/ bench/ kernels/ tests: nothing private of lib/, nor
 #             common's hwloc view of the sets
+#   slurmcmd/ (libnpslurm, Slurm's commands) its own headers, common/ and
+#             the public error type; nothing of lib or a front end
 #   bench/    (libnpbench) nothing of the commands above it
 #   cli/      the numaplan command: of bench/, its interface bench.h (but
 #             the exceptions below)
@@ -29,7 +31,8 @@ none_of() { # what
 	if [ -z "$bad" ]; then ok "$1"; else notok "$1"; sed 's/^/#   /' <<<"$bad"; fi
 }
 # the quoted includes of files that are not found where the layer allows:
-# in the directory itself (when own is set) or under common/
+# in the directory itself (when own is set: "x.h" or "OWN/x.h") or under
+# common/
 quoted_outside() { # own-dir-or-empty files...
 	local own=$1 l f; shift
 	includes "$@" | grep -E ': "' | while IFS= read -r l; do
@@ -37,6 +40,7 @@ quoted_outside() { # own-dir-or-empty files...
 		case $f in
 		config.h) continue;;
 		common/*) [ -f "$S/$f" ] && continue;;
+		"$own"/*) [ -n "$own" ] && [ -f "$S/$f" ] && continue;;
 		*/*) ;;
 		*) [ -n "$own" ] && [ -f "$S/$own/$f" ] && continue;;
 		esac
@@ -55,14 +59,17 @@ none_of "lib/: its quoted includes are lib/ or common/ headers (no front end)" <
 none_of "common/optparse: of the public headers, only the error type (below every front end)" < <(
 	includes "$S"/common/optparse.h "$S"/common/optparse.c "$S"/common/optvalue.c | grep -E ': <numaplan' |
 	grep -vE '<numaplan/error\.h>')
+none_of "slurmcmd/: its quoted includes are its own or common/ headers" < <(quoted_outside slurmcmd "$S"/slurmcmd/*.[ch])
+none_of "slurmcmd/: of the public headers, only the error type" < <(
+	includes "$S"/slurmcmd/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/error\.h>')
 none_of "kernels/: no planner header (they link libnpcommon, not libnumaplan)" < <(
 	includes "$S"/kernels/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
 none_of "front ends and tests include nothing private of lib/, nor common's hwloc view" < <(
-	for d in plugin cli bench bench/run bench/report bench/accept bench/suites bench/slurm kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
+	for d in plugin cli bench bench/run bench/report bench/accept bench/suites slurmcmd kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
 	grep -E '"(topo_internal|plan_internal|plan_pool)\.h"|"common/cpuset_hwloc\.h"|"lib/')
 none_of "common/ and lib/ have no front end on their include path" < <(
 	grep -HE '^[A-Za-z_]*CPPFLAGS.*-I\$\(top_srcdir\)/(plugin|cli|bench|kernels)' \
-		"$S"/common/Makefile.am "$S"/lib/Makefile.am "$S"/include/Makefile.am)
+		"$S"/common/Makefile.am "$S"/lib/Makefile.am "$S"/include/Makefile.am "$S"/slurmcmd/Makefile.am)
 
 # ---- the include graph of the build: "SOURCE<TAB>OBJECT<TAB>HEADER" for
 # every header each object was compiled with, after -I and #include_next,
@@ -73,7 +80,7 @@ none_of "common/ and lib/ have no front end on their include path" < <(
 # in: the object's own Makefile's, which the rule's target says.
 B=$(cd "$NP_BUILDDIR" && pwd -P)
 SP=$(cd "$S" && pwd -P)
-layers="common lib bench cli plugin kernels tests"
+layers="common lib slurmcmd bench cli plugin kernels tests"
 deps_graph() {
 	local dirs d files
 	dirs=$B; for d in "$B"/*/; do [ -f "$d/Makefile" ] && dirs="$dirs ${d%/}"; done
@@ -141,7 +148,7 @@ fi
 check "every object has its include graph in .deps ($(cut -f2 <<<"$graph" | sort -u | grep -c .) objects)" \
 	test -n "$objects" -a -z "$nodeps" -a -z "$unread"
 # (plugin/ and kernels/ are built only where Slurm and the compilers are)
-absent=$(for d in common lib bench cli; do grep -q "^$d/" <<<"$graph" || echo "$d/"; done | tr '\n' ' ')
+absent=$(for d in common lib slurmcmd bench cli; do grep -q "^$d/" <<<"$graph" || echo "$d/"; done | tr '\n' ' ')
 check "the include graph holds every layer's objects${absent:+ (none of: $absent)}" test -z "$absent"
 # the project's headers only: "SOURCE: HEADER" once a pair
 proj=$(awk -F'\t' '$3 !~ /^\// {print $1 "\t" $3}' <<<"$graph" | sort -u)
@@ -158,8 +165,10 @@ none_of "include graph, common/optparse: common/ headers, the public error type 
 	edges '^common/opt(parse|value)\.c$' '^(common/|include/numaplan/(api|error)\.h$|config\.h$)' outside)
 none_of "include graph, kernels/: its own and common/ headers, the public types (api, error, cpuset); no planner" < <(
 	edges '^kernels/' '^(kernels/|common/|include/numaplan/(api|error|cpuset)\.h$|config\.h$)' outside)
-none_of "include graph, plugin/: nothing of bench/, cli/ or kernels/" < <(
-	edges '^plugin/' '^(bench|cli|kernels)/')
+none_of "include graph, slurmcmd/: its own and common/ headers, the public error type (and the api.h it takes)" < <(
+	edges '^slurmcmd/' '^(slurmcmd/|common/|include/numaplan/(api|error)\.h$|config\.h$)' outside)
+none_of "include graph, plugin/: nothing of slurmcmd/, bench/, cli/ or kernels/ (slurmstepd runs no Slurm command)" < <(
+	edges '^plugin/' '^(slurmcmd|bench|cli|kernels)/')
 none_of "include graph, bench/: nothing of the commands above it (cli/, plugin/, kernels/)" < <(
 	edges '^bench/' '^(cli|plugin|kernels)/')
 none_of "include graph: front ends and tests include no lib/ header (all private: $(cd "$S" && echo lib/*.h)), nor common/cpuset_hwloc.h" < <(
@@ -167,20 +176,18 @@ none_of "include graph: front ends and tests include no lib/ header (all private
 
 # cli/ has bench/ on its include path for bench.h, libnpbench's
 # interface (np_cmd_run, _report, _accept).  numaplan audit takes more
-# through it: bench's JSON helpers and its Slurm adapter, private to
-# libnpbench.  Known, not endorsed: listed here exactly, so that a new one
-# fails and a mended one is struck off the list.
+# through it: bench's JSON helpers, private to libnpbench (Slurm it asks
+# through slurmcmd/, as bench does).  Known, not endorsed: listed here
+# exactly, so that a new one fails and a mended one is struck off the list.
 cli_bench_allowed="\
 cli/audit_all.c: bench/bench_util.h
-cli/audit_all.c: bench/slurm/slurm_adapter.h
 cli/audit_check.c: bench/bench_util.h
 cli/audit_collect.c: bench/bench_util.h
 cli/audit_devices.c: bench/bench_util.h
 cli/audit_json.c: bench/bench_util.h
 cli/audit_plan.c: bench/bench_util.h
 cli/audit_records.c: bench/bench_util.h
-cli/cmd_audit.c: bench/bench_util.h
-cli/cmd_audit.c: bench/slurm/slurm_adapter.h"
+cli/cmd_audit.c: bench/bench_util.h"
 lb=$(edges '^cli/' '^bench/' | grep -v ': bench/bench\.h$' | sort)
 while IFS= read -r l; do [ -n "$l" ] && diag "cli includes libnpbench's private header: $l"; done <<<"$lb"
 none_of "include graph, cli/: of bench/, only bench.h and the listed exceptions" < <(

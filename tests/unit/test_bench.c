@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "run/hostlist.h"
+#include "slurmcmd/slurmcmd.h"
 #include "suites/suite.h"
 #include "common/text.h"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_slurm.c - the Slurm adapter's parsers (bench/slurm/) over what
- * Slurm 22.05 printed on the vcluster and what Slurm 24.11's format
- * strings print (tests/unit/data/slurm/README says which is which). */
+/* test_slurm.c - the Slurm library's parsers (slurmcmd/) over what
+ * Slurm 22.05 and 24.11 printed on the vcluster, and what Slurm 24.11's
+ * format strings print (tests/unit/data/slurm/README says which is
+ * which). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "slurm/slurm_adapter.h"
+#include "slurmcmd/slurmcmd.h"
 #include "common/text.h"
 
 static char *data(const char *version, const char *name)
@@ -408,6 +409,221 @@ static void test_steps(void **state)
 	free(t);
 }
 
+/* ---- JSON (scontrol --json, Slurm 24.11) ------------------------------------ */
+
+/* The jobs of tests/unit/data/slurm/README's capture of 24.11: each was
+ * submitted as nobody with the properties checked here. */
+static void test_job_json_2411(void **state)
+{
+	np_slurm_job_t *v;
+	unsigned n;
+	char *t;
+
+	(void)state;
+	/* sbatch --exclusive -N2 -J "numaplan stream": running on both nodes;
+	 * its run time is now less its start (1796518965, in the file) */
+	t = data("24.11", "captured-job-running.json");
+	assert_int_equal(np_slurm_parse_jobs_json(t, 1796518965LL + 3600 + 120 + 5, &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "3");
+	assert_string_equal(v[0].state, "RUNNING");
+	assert_string_equal(v[0].user, "nobody");
+	assert_int_equal(v[0].nodes, 2);
+	assert_string_equal(v[0].nodelist, "n[1-2]");
+	assert_string_equal(v[0].array_id, "");
+	assert_string_equal(v[0].run_time, "01:02:05");
+	assert_string_equal(v[0].exit_code, "0:0");
+	free(v);
+	free(t);
+
+	/* --wrap 'exit 3': FAILED, exit status 3, no signal; it ran one
+	 * second (end 1796518871 less start 1796518870), whatever now is */
+	t = data("24.11", "captured-job-failed.json");
+	assert_int_equal(np_slurm_parse_jobs_json(t, 1896518871LL, &v, &n, NULL), 0);
+	assert_string_equal(v[0].state, "FAILED");
+	assert_string_equal(v[0].exit_code, "3:0");
+	assert_string_equal(v[0].run_time, "00:00:01");
+	assert_string_equal(v[0].nodelist, "n1");
+	assert_true(np_slurm_state_ended(v[0].state));
+	free(v);
+	free(t);
+
+	/* -N2 behind the exclusive job: waiting for resources, no nodes yet,
+	 * no run time */
+	t = data("24.11", "captured-job-pending.json");
+	assert_int_equal(np_slurm_parse_jobs_json(t, 1896518871LL, &v, &n, NULL), 0);
+	assert_string_equal(v[0].state, "PENDING");
+	assert_string_equal(v[0].reason, "Resources");
+	assert_int_equal(v[0].nodes, 2);
+	assert_string_equal(v[0].nodelist, "");
+	assert_string_equal(v[0].run_time, "00:00:00");
+	free(v);
+	free(t);
+
+	/* -a 1-3, none started: one record for the pending rest, as the text */
+	t = data("24.11", "captured-job-array-pending.json");
+	assert_int_equal(np_slurm_parse_jobs_json(t, 0, &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].array_id, "5");
+	assert_string_equal(v[0].array_tasks, "1-3");
+	free(v);
+	free(t);
+
+	/* the controller knows no job 999999: an empty list */
+	t = data("24.11", "captured-job-invalid.json");
+	assert_int_equal(np_slurm_parse_jobs_json(t, 0, &v, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	free(t);
+}
+
+/* A job named "x UserId=root(0) JobState=COMPLETED NodeList=n9 NumNodes=7
+ * ArrayJobId=1", pending as nobody: its text record spells those fields
+ * before Slurm's own and is refused; its JSON is read as it is. */
+static void test_job_forged(void **state)
+{
+	np_slurm_job_t *v;
+	np_slurm_step_t *sv;
+	unsigned n;
+	np_error_t err = { 0 };
+	char *t;
+
+	(void)state;
+	t = data("22.05", "job-forged.txt");
+	assert_int_equal(np_slurm_parse_jobs(t, &v, &n, &err), -EBADMSG);
+	assert_null(v);
+	assert_non_null(strstr(err.msg, "more than once"));
+	free(t);
+	t = data("24.11", "captured-job-forged.txt");
+	assert_int_equal(np_slurm_parse_jobs(t, &v, &n, NULL), -EBADMSG);
+	free(t);
+
+	t = data("24.11", "captured-job-forged.json");
+	assert_int_equal(np_slurm_parse_jobs_json(t, 0, &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "6");
+	assert_string_equal(v[0].state, "PENDING");
+	assert_string_equal(v[0].user, "nobody");
+	assert_int_equal(v[0].nodes, 1);
+	assert_string_equal(v[0].nodelist, "");
+	assert_string_equal(v[0].array_id, "");
+	free(v);
+	free(t);
+
+	/* a step's name can spell fields too */
+	assert_int_equal(np_slurm_parse_steps("StepId=3.0 UserId=1 State=RUNNING NodeList=n1 Name=x State=COMPLETED "
+	                                      "Network=(null) Tasks=1\n", &sv, &n, NULL), -EBADMSG);
+	assert_null(sv);
+}
+
+static void test_job_json_bad(void **state)
+{
+	np_slurm_job_t *v;
+	unsigned n;
+	np_error_t err = { 0 };
+
+	(void)state;
+	assert_int_equal(np_slurm_parse_jobs_json("JobId=3 JobState=RUNNING", 0, &v, &n, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "does not parse"));
+	assert_int_equal(np_slurm_parse_jobs_json("{\"jobs\": {}}", 0, &v, &n, NULL), -EINVAL);
+	/* Slurm's own error in the output */
+	assert_int_equal(np_slurm_parse_jobs_json("{\"jobs\": [], \"errors\": [{\"description\": \"Invalid job id\"}]}",
+	                                          0, &v, &n, &err), -EIO);
+	assert_non_null(strstr(err.msg, "Invalid job id"));
+	/* a job without its state */
+	assert_int_equal(np_slurm_parse_jobs_json("{\"jobs\": [{\"job_id\": 3}]}", 0, &v, &n, NULL), -EINVAL);
+	assert_null(v);
+	/* the older data parser: plain numbers, the state a string, the exit
+	 * code a wait status (exit 2: 512; signal 9: 9) */
+	assert_int_equal(np_slurm_parse_jobs_json("{\"jobs\": [{\"job_id\": 7, \"job_state\": \"FAILED\", "
+	                                          "\"exit_code\": 512, \"node_count\": 3, \"array_job_id\": 0, "
+	                                          "\"start_time\": 100, \"end_time\": 90161}]}",
+	                                          0, &v, &n, NULL), 0);
+	assert_string_equal(v[0].id, "7");
+	assert_string_equal(v[0].state, "FAILED");
+	assert_string_equal(v[0].exit_code, "2:0");
+	assert_int_equal(v[0].nodes, 3);
+	assert_string_equal(v[0].run_time, "1-01:01:01");
+	free(v);
+	assert_int_equal(np_slurm_parse_jobs_json("{\"jobs\": [{\"job_id\": 7, \"job_state\": [\"CANCELLED\"], "
+	                                          "\"exit_code\": 9}]}", 0, &v, &n, NULL), 0);
+	assert_string_equal(v[0].exit_code, "0:9");
+	free(v);
+	/* a state list with a flag before the state */
+	assert_int_equal(np_slurm_parse_jobs_json("{\"jobs\": [{\"job_id\": 8, \"job_state\": [\"COMPLETING\", "
+	                                          "\"CANCELLED\"]}]}", 0, &v, &n, NULL), 0);
+	assert_string_equal(v[0].state, "CANCELLED");
+	free(v);
+}
+
+static void test_steps_json(void **state)
+{
+	np_slurm_step_t *v;
+	unsigned n;
+	char *t;
+
+	(void)state;
+	/* the exclusive job's batch step on n1 and its srun -J "step one"
+	 * of one task on each node */
+	t = data("24.11", "captured-steps-running.json");
+	assert_int_equal(np_slurm_parse_steps_json(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].id, "3.batch");
+	assert_string_equal(v[0].nodes, "n1");
+	assert_string_equal(v[1].id, "3.0");
+	assert_string_equal(v[1].state, "RUNNING");
+	assert_string_equal(v[1].nodes, "n[1-2]");
+	assert_string_equal(v[1].name, "step one");
+	assert_int_equal(v[1].tasks, 2);
+	free(v);
+	free(t);
+	/* the same, as 24.11's text */
+	t = data("24.11", "captured-steps-running.txt");
+	assert_int_equal(np_slurm_parse_steps(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[1].name, "step one");
+	assert_int_equal(v[1].tasks, 2);
+	free(v);
+	free(t);
+	/* the pending job has no step: an empty list, not an error */
+	t = data("24.11", "captured-steps-pending.json");
+	assert_int_equal(np_slurm_parse_steps_json(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	free(t);
+}
+
+/* ---- squeue -t RUNNING -o '%A %u %P %D' (audit --all) -------------------- */
+
+static void test_running(void **state)
+{
+	np_slurm_running_t *v;
+	unsigned n;
+	char *t;
+
+	(void)state;
+	/* the captures' one running job: nobody's 2-node exclusive job */
+	t = data("22.05", "squeue-running.txt");
+	assert_int_equal(np_slurm_parse_running(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "4");
+	assert_string_equal(v[0].user, "nobody");
+	assert_string_equal(v[0].partition, "debug");
+	assert_string_equal(v[0].nodes, "2");
+	free(v);
+	free(t);
+	t = data("24.11", "captured-squeue-running.txt");
+	assert_int_equal(np_slurm_parse_running(t, &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "3");
+	free(v);
+	free(t);
+	/* an id that is not a plain number, a short line: left out */
+	assert_int_equal(np_slurm_parse_running("12_3 bob debug 1\n7 bob\n8 bob gpu 4\n", &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "8");
+	assert_string_equal(v[0].partition, "gpu");
+	free(v);
+}
+
 /* ---- squeue --me -o '%F|%o': a submission whose id was lost ------------------- */
 
 static void test_job_of_script(void **state)
@@ -456,6 +672,8 @@ int main(void)
 		cmocka_unit_test(test_jobid), cmocka_unit_test(test_job_2205), cmocka_unit_test(test_array_2205),
 		cmocka_unit_test(test_job_2411), cmocka_unit_test(test_job_bad), cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_job_of_script), cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_job_json_2411), cmocka_unit_test(test_job_forged), cmocka_unit_test(test_job_json_bad),
+		cmocka_unit_test(test_steps_json), cmocka_unit_test(test_running),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

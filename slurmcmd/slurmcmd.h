@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * slurm_adapter.h - the one place numaplan talks to Slurm's commands:
- * the nodes (sinfo), submitting a batch script (sbatch), one job's state
- * and steps (scontrol show job/step, for that job only), cancelling it
- * (scancel), and sbatch's version.
+ * slurmcmd.h - the one place numaplan talks to Slurm's commands:
+ * the nodes (sinfo), submitting a batch script (sbatch), the running jobs
+ * (squeue), one job's state and steps (scontrol show job/step, for that
+ * job only), cancelling it (scancel), sbatch's version; and Slurm's host
+ * lists.
  *
- * Each query has a parser over the command's text, separate from running
- * it, so the parsing is tested against outputs of Slurm 22.05 and 24.11
- * (tests/unit/test_slurm.c, tests/unit/data/slurm/).  The commands run
- * without a shell (no quoting of a user's partition or path), with
- * standard output and standard error kept apart.
+ * Each query has a parser over the command's output, separate from
+ * running it, so the parsing is tested against outputs of Slurm 22.05 and
+ * 24.11 (tests/unit/test_slurm.c, tests/unit/data/slurm/): JSON where
+ * scontrol prints it (24.11), text otherwise (22.05).  `numaplan run`
+ * (bench/) and `numaplan audit` (cli/) both ask Slurm through here.  The
+ * commands run without a shell (no quoting of a user's partition or
+ * path), with standard output and standard error kept apart.
  */
-#ifndef NP_SLURM_ADAPTER_H
-#define NP_SLURM_ADAPTER_H
+#ifndef NP_SLURMCMD_H
+#define NP_SLURMCMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,6 +97,24 @@ int np_slurm_submit(const char *script, const char *const *args, char *id, size_
 int np_slurm_parse_job_of_script(const char *text, const char *script, char *id, size_t idlen);
 int np_slurm_job_of_script(const char *script, char *id, size_t idlen, np_error_t *err);
 
+/* ---- the running jobs ---------------------------------------------------------- */
+
+/* One running job, as `numaplan audit --all` takes them. */
+typedef struct np_slurm_running {
+	char id[32];                /* %A: the job's own id (an array task's too), digits only */
+	char user[64];              /* %u */
+	char partition[64];         /* %P */
+	char nodes[16];             /* %D */
+} np_slurm_running_t;
+
+/* squeue -h -t RUNNING -o '%A %u %P %D': every field Slurm's (no name a
+ * user chose), one job a line.  A line that is not four fields with a
+ * numeric id is left out.  0 with *jobs (free()) and *n. */
+int np_slurm_parse_running(const char *text, np_slurm_running_t **jobs, unsigned *n, np_error_t *err);
+/* Run squeue for the running jobs of partition (NULL: every partition)
+ * and parse it; -EIO with squeue's message when it fails. */
+int np_slurm_running(const char *partition, np_slurm_running_t **jobs, unsigned *n, np_error_t *err);
+
 /* ---- one job ------------------------------------------------------------------ */
 
 /* One record of `scontrol show job -o ID`: a job, or one task (or the
@@ -112,13 +133,30 @@ typedef struct np_slurm_job {
 } np_slurm_job_t;
 
 /* scontrol show job -o's lines.  0 with *jobs (free()) and *n; -EINVAL
- * when a line has no JobId or JobState. */
+ * when a line has no JobId or JobState; -EBADMSG when a field numaplan
+ * reads is there twice, which only a value that spells Slurm's fields
+ * makes (a job's name, "x JobState=COMPLETED"): such a record cannot be
+ * read from text. */
 int np_slurm_parse_jobs(const char *text, np_slurm_job_t **jobs, unsigned *n, np_error_t *err);
-/* `scontrol show job -o ID` (one RPC for that job alone; an array's id
- * gives all its tasks).  1 with the records, 0 when the controller knows
- * no such job (ended and purged), or a negative errno with err when it
- * could not be asked. */
+/* scontrol --json show job's "jobs" (where scontrol has --json: 24.11,
+ * not 22.05; both ways a data parser writes numbers and states).  RunTime is reckoned from the
+ * job's start and end times, and now (seconds since the epoch) while it
+ * runs.  0 with *jobs (free()) and *n; -EINVAL on JSON that is not a job
+ * list, -EIO when Slurm's output reports an error. */
+int np_slurm_parse_jobs_json(const char *text, long long now, np_slurm_job_t **jobs, unsigned *n,
+                             np_error_t *err);
+/* One job's records (one RPC for that job alone; an array's id gives all
+ * its tasks): `scontrol --json show job ID` where scontrol has --json,
+ * else `scontrol show job -o ID`.  1 with the records, 0 when the
+ * controller knows no such job (ended and purged), or a negative errno
+ * with err when it could not be asked or its answer not read safely. */
 int np_slurm_job(const char *id, np_slurm_job_t **jobs, unsigned *n, np_error_t *err);
+
+/* "n[1-3,7],gpu[01-02]" -> n1 n2 n3 n7 gpu01 gpu02 (zero padding kept,
+ * several bracket groups in a name expanded in order).  0, or -EINVAL
+ * with err naming the list; the caller frees with np_strv_free
+ * (common/text.h). */
+int np_hostlist_expand(const char *list, char ***names, unsigned *n, np_error_t *err);
 
 /* The node names of a host list ("n[1-2],gpu01": n1 n2 gpu01), as Slurm
  * expands it.  0 with *names (free with np_strv_free) and *n, or -EINVAL
@@ -138,8 +176,12 @@ typedef struct np_slurm_step {
 	unsigned tasks;             /* Tasks */
 } np_slurm_step_t;
 
+/* scontrol show step -o's lines (-EBADMSG as for jobs: a step's name
+ * that spells Slurm's fields), and scontrol --json show step's "steps". */
 int np_slurm_parse_steps(const char *text, np_slurm_step_t **steps, unsigned *n, np_error_t *err);
-/* The job's running steps; 0 with *n = 0 when it has none (or is gone). */
+int np_slurm_parse_steps_json(const char *text, np_slurm_step_t **steps, unsigned *n, np_error_t *err);
+/* The job's running steps, as JSON where scontrol has it; 0 with *n = 0
+ * when it has none (or is gone). */
 int np_slurm_steps(const char *id, np_slurm_step_t **steps, unsigned *n, np_error_t *err);
 
 /* scancel ID: 0, or -EIO with scancel's message in err. */
@@ -163,4 +205,4 @@ char *np_slurm_plugin_help(const char *partition);
  * slurm.conf for a minute when it is missing); NULL when unknown. */
 char *np_slurm_version(void);
 
-#endif /* NP_SLURM_ADAPTER_H */
+#endif /* NP_SLURMCMD_H */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/hostlist.h"
+#include "slurmcmd/slurmcmd.h"
 #include "common/text.h"
 
 /* A list far beyond any partition is a typo, not a cluster. */

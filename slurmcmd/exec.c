@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * slurm_exec.c - run one of Slurm's commands without a shell, standard
+ * exec.c - run one of Slurm's commands without a shell, standard
  * output and standard error read apart (sbatch's job id is on the one,
  * its warnings on the other), with a time limit.
  */
@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slurm/slurm_adapter.h"
-#include "bench_util.h"
+#include "slurmcmd/slurmcmd.h"
 #include "common/clock.h"
+#include "common/text.h"
 
 void np_slurm_out_free(np_slurm_out_t *r)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * slurm_query.c - the questions numaplan asks Slurm, each one command
+ * query.c - the questions numaplan asks Slurm, each one command
  * about numaplan's own job or the nodes: sinfo, sbatch, scontrol show
  * job/step ID, scancel, sbatch --version.
  *
@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "slurm/slurm_adapter.h"
-#include "bench_util.h"
+#include "slurmcmd/slurmcmd.h"
+#include "common/text.h"
+#include "common/which.h"
 
 #define QUERY_TIMEOUT_S 30
 
@@ -126,33 +128,65 @@ int np_slurm_job_of_script(const char *script, char *id, size_t idlen, np_error_
 	return rc;
 }
 
-/* Run `scontrol show WHAT -o ID`: 1 with its output, 0 when the
- * controller knows no such job, or an error. */
-static int show(const char *what, const char *id, char **out, np_error_t *err)
+int np_slurm_running(const char *partition, np_slurm_running_t **jobs, unsigned *n, np_error_t *err)
+{
+	const char *argv[] = { "squeue", "-h", "-t", "RUNNING", "-o", "%A %u %P %D", partition ? "-p" : NULL,
+			       partition, NULL };
+	np_slurm_out_t r;
+	int rc;
+
+	*jobs = NULL;
+	*n = 0;
+	if ((rc = np_slurm_exec(argv, 60, &r, err)) < 0)
+		return rc;
+	if (r.status != 0)
+		rc = np_error_set(err, -EIO, "squeue failed: %s", *r.err ? trimmed(r.err) : "(no message)");
+	else
+		rc = np_slurm_parse_running(r.out, jobs, n, err);
+	np_slurm_out_free(&r);
+	return rc;
+}
+
+/* What scontrol said when it knows no such job (ended and purged), or
+ * the job has no steps yet ("Job step 123. not found"). */
+static bool unknown(const char *what, const np_slurm_out_t *r)
+{
+	return strstr(r->err, "Invalid job id") || strstr(r->out, "Invalid job id") ||
+	       (strcmp(what, "step") == 0 && (strstr(r->out, " not found") || strstr(r->err, " not found")));
+}
+
+/* Run `scontrol --json show WHAT ID`, or `scontrol show WHAT -o ID` where
+ * scontrol has no --json (Slurm 22.05): 1 with its output and *json
+ * saying which, 0 when the controller knows no such job, or an error. */
+static int show(const char *what, const char *id, char **out, bool *json, np_error_t *err)
 {
 	/* --local: without it, each call first asks for the federation's
 	 * clusters (REQUEST_FED_INFO, which cost slurmctld twice the job's
 	 * own record on the vcluster); numaplan's job is the local cluster's */
-	const char *argv[] = { "scontrol", "--local", "show", what, "-o", id, NULL };
+	const char *jargv[] = { "scontrol", "--local", "--json", "show", what, id, NULL };
+	const char *targv[] = { "scontrol", "--local", "show", what, "-o", id, NULL };
 	np_slurm_out_t r;
 	int rc;
 
 	*out = NULL;
-	if ((rc = np_slurm_exec(argv, QUERY_TIMEOUT_S, &r, err)) < 0)
+	*json = true;
+	if ((rc = np_slurm_exec(jargv, QUERY_TIMEOUT_S, &r, err)) < 0)
 		return rc;
+	/* scontrol's option parser refuses --json before it asks anything */
+	if (r.status != 0 && strstr(r.err, "unrecognized option")) {
+		np_slurm_out_free(&r);
+		*json = false;
+		if ((rc = np_slurm_exec(targv, QUERY_TIMEOUT_S, &r, err)) < 0)
+			return rc;
+	}
 	if (r.status == 0) {
 		*out = r.out;
 		free(r.err);
 		return 1;
 	}
-	/* a job that ended and was purged (MinJobAge); a job without steps
-	 * yet: "Job step 123. not found" */
-	if (strstr(r.err, "Invalid job id") || strstr(r.out, "Invalid job id") ||
-	    (strcmp(what, "step") == 0 && strstr(r.out, " not found")))
-		rc = 0;
-	else
-		rc = np_error_set(err, -EIO, "scontrol show %s %s failed: %s", what, id,
-		                  *r.err ? trimmed(r.err) : trimmed(r.out));
+	rc = unknown(what, &r) ? 0
+	                       : np_error_set(err, -EIO, "scontrol show %s %s failed: %s", what, id,
+	                                      *r.err ? trimmed(r.err) : trimmed(r.out));
 	np_slurm_out_free(&r);
 	return rc;
 }
@@ -160,13 +194,15 @@ static int show(const char *what, const char *id, char **out, np_error_t *err)
 int np_slurm_job(const char *id, np_slurm_job_t **jobs, unsigned *n, np_error_t *err)
 {
 	char *out;
+	bool json;
 	int rc;
 
 	*jobs = NULL;
 	*n = 0;
-	if ((rc = show("job", id, &out, err)) <= 0)
+	if ((rc = show("job", id, &out, &json, err)) <= 0)
 		return rc;
-	rc = np_slurm_parse_jobs(out, jobs, n, err);
+	rc = json ? np_slurm_parse_jobs_json(out, (long long)time(NULL), jobs, n, err)
+	          : np_slurm_parse_jobs(out, jobs, n, err);
 	free(out);
 	return rc < 0 ? rc : *n > 0;
 }
@@ -174,14 +210,19 @@ int np_slurm_job(const char *id, np_slurm_job_t **jobs, unsigned *n, np_error_t 
 int np_slurm_steps(const char *id, np_slurm_step_t **steps, unsigned *n, np_error_t *err)
 {
 	char *out;
+	bool json;
 	int rc;
 
 	*steps = NULL;
 	*n = 0;
-	if ((rc = show("step", id, &out, err)) <= 0)
+	if ((rc = show("step", id, &out, &json, err)) <= 0)
 		return rc;
-	/* a job without steps: "No job steps in the system" */
-	rc = strstr(out, "StepId=") ? np_slurm_parse_steps(out, steps, n, err) : 0;
+	/* a job without steps: "No job steps in the system" (text), an
+	 * empty list (JSON) */
+	if (json)
+		rc = np_slurm_parse_steps_json(out, steps, n, err);
+	else
+		rc = strstr(out, "StepId=") ? np_slurm_parse_steps(out, steps, n, err) : 0;
 	free(out);
 	return rc;
 }

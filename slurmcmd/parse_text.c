@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * slurm_parse.c - reading what sinfo, sbatch --parsable and scontrol's
+ * parse_text.c - reading what sinfo, sbatch --parsable and scontrol's
  * one-line form print, in the forms Slurm 22.05 and 24.11 share (see
  * tests/unit/data/slurm/README for which outputs the tests hold).
  *
  * scontrol's lines are "Key=value" fields separated by spaces.  Values
  * Slurm writes have no spaces, except names a user chose (JobName,
  * a step's Name), which are read up to the field Slurm always prints
- * after them.
+ * after them.  Nothing marks where such a name ends: a job named
+ * "x UserId=root(0) JobState=COMPLETED" spells fields of its own before
+ * Slurm's.  Slurm prints each field once, so a record in which a field
+ * read here appears twice is refused (-EBADMSG), never read either way;
+ * where scontrol has --json, that is read instead (parse_json.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm/slurm_adapter.h"
-#include "run/hostlist.h"
-#include "bench_util.h"
+#include "slurmcmd/slurmcmd.h"
 #include "common/text.h"
 
 /* ---- nodes ------------------------------------------------------------------- */
@@ -211,6 +213,39 @@ int np_slurm_parse_job_of_script(const char *text, const char *script, char *id,
 	return found ? 0 : -ENOENT;
 }
 
+/* ---- squeue ------------------------------------------------------------------ */
+
+int np_slurm_parse_running(const char *text, np_slurm_running_t **jobs, unsigned *n, np_error_t *err)
+{
+	const char *p = text ? text : "";
+	np_slurm_running_t *v = NULL;
+
+	*jobs = NULL;
+	*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		char line[512];
+		np_slurm_running_t j, *more;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+		p += len + (p[len] ? 1 : 0);
+		memset(&j, 0, sizeof(j));
+		/* %A is a plain number: the audit names scratch files by it */
+		if (sscanf(line, "%31s %63s %63s %15s", j.id, j.user, j.partition, j.nodes) != 4 ||
+		    strspn(j.id, "0123456789") != strlen(j.id))
+			continue;
+		if (!(more = realloc(v, (*n + 1) * sizeof(*v)))) {
+			free(v);
+			*n = 0;
+			return np_error_set(err, -ENOMEM, "out of memory");
+		}
+		v = more;
+		v[(*n)++] = j;
+	}
+	*jobs = v;
+	return 0;
+}
+
 /* ---- scontrol's one-line records --------------------------------------------- */
 
 /* The value of "key=" in a one-line record (at its start or after a
@@ -239,6 +274,33 @@ static void field(const char *line, size_t len, const char *key, const char *unt
 		snprintf(buf, n, "%.*s", (int)(e - v), v);
 		return;
 	}
+}
+
+/* How many times "key=" starts a field (at the line's start or after a
+ * space) in a one-line record. */
+static unsigned occurrences(const char *line, size_t len, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned k = 0;
+
+	for (const char *p = line; p + kl < line + len; p++)
+		if ((p == line || p[-1] == ' ') && strncmp(p, key, kl) == 0 && p[kl] == '=')
+			k++;
+	return k;
+}
+
+/* -EBADMSG with err when one of keys (NULL-ended) is in the record more
+ * than once: a value a user chose spells it, and which is Slurm's cannot
+ * be told from the text. */
+static int once_each(const char *line, size_t len, const char *const *keys, const char *what, np_error_t *err)
+{
+	for (; *keys; keys++)
+		if (occurrences(line, len, *keys) > 1)
+			return np_error_set(err, -EBADMSG,
+			                    "scontrol's record of %s has the field %s more than once (a name that "
+			                    "spells Slurm's fields?): it cannot be read from text",
+			                    what, *keys);
+	return 0;
 }
 
 /* Split text into lines and call one(line, len, slot) for each that is
@@ -278,14 +340,20 @@ static int records(const char *text, size_t size, void **v, unsigned *n,
 
 static int one_job(const char *line, size_t len, void *slot, np_error_t *err)
 {
+	static const char *const read[] = { "JobId", "JobState", "ArrayJobId", "ArrayTaskId", "Reason", "ExitCode",
+		                            "RunTime", "UserId", "NumNodes", "NodeList", NULL };
 	np_slurm_job_t *j = slot;
-	char user[128], nodes[32];
+	char user[128], nodes[32], what[48];
+	int rc;
 
 	field(line, len, "JobId", NULL, j->id, sizeof(j->id));
 	field(line, len, "JobState", NULL, j->state, sizeof(j->state));
 	if (!j->id[0] || !j->state[0])
 		return np_error_set(err, -EINVAL, "scontrol printed a job without JobId or JobState: %.*s",
 		                    (int)(len > 200 ? 200 : len), line);
+	snprintf(what, sizeof(what), "job %s", j->id);
+	if ((rc = once_each(line, len, read, what, err)) < 0)
+		return rc;
 	field(line, len, "ArrayJobId", NULL, j->array_id, sizeof(j->array_id));
 	field(line, len, "ArrayTaskId", NULL, j->array_tasks, sizeof(j->array_tasks));
 	field(line, len, "Reason", NULL, j->reason, sizeof(j->reason));
@@ -315,14 +383,19 @@ int np_slurm_parse_jobs(const char *text, np_slurm_job_t **jobs, unsigned *n, np
 
 static int one_step(const char *line, size_t len, void *slot, np_error_t *err)
 {
+	static const char *const read[] = { "StepId", "State", "NodeList", "Name", "Network", "Tasks", NULL };
 	np_slurm_step_t *s = slot;
-	char tasks[32];
+	char tasks[32], what[64];
+	int rc;
 
 	field(line, len, "StepId", NULL, s->id, sizeof(s->id));
 	field(line, len, "State", NULL, s->state, sizeof(s->state));
 	if (!s->id[0] || !s->state[0])
 		return np_error_set(err, -EINVAL, "scontrol printed a step without StepId or State: %.*s",
 		                    (int)(len > 200 ? 200 : len), line);
+	snprintf(what, sizeof(what), "step %s", s->id);
+	if ((rc = once_each(line, len, read, what, err)) < 0)
+		return rc;
 	field(line, len, "NodeList", NULL, s->nodes, sizeof(s->nodes));
 	field(line, len, "Name", "Network", s->name, sizeof(s->name));
 	field(line, len, "Tasks", NULL, tasks, sizeof(tasks));
