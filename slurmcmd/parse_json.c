@@ -146,11 +146,42 @@ static int top_list(const char *text, const char *key, json_t **root, json_t **l
 	return 0;
 }
 
-static int one_job(const json_t *o, long long now, np_slurm_job_t *j, np_error_t *err)
+/* The records of the list key of a JSON output, size bytes each (zeroed),
+ * each filled by one(entry, slot, ctx).  0 with *v (free()) and *n. */
+static int records(const char *text, const char *key, size_t size, void **v, unsigned *n,
+                   int (*one)(const json_t *, void *, const void *, np_error_t *), const void *ctx,
+                   np_error_t *err)
 {
-	long long id, v;
+	json_t *root, *list, *o;
+	size_t i;
+	int rc;
 
-	memset(j, 0, sizeof(*j));
+	*v = NULL;
+	*n = 0;
+	if ((rc = top_list(text, key, &root, &list, err)) < 0)
+		goto out;
+	if (json_array_size(list) && !(*v = calloc(json_array_size(list), size))) {
+		rc = np_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(list, i, o)
+		if ((rc = one(o, (char *)*v + i * size, ctx, err)) < 0)
+			break;
+	if (rc < 0) {
+		free(*v);
+		*v = NULL;
+	} else
+		*n = (unsigned)json_array_size(list);
+out:
+	json_decref(root);
+	return rc;
+}
+
+static int one_job(const json_t *o, void *slot, const void *ctx, np_error_t *err)
+{
+	np_slurm_job_t *j = slot;
+	long long id, v, now = *(const long long *)ctx;
+
 	state_of(json_object_get(o, "job_state"), j->state, sizeof(j->state));
 	if (!num(json_object_get(o, "job_id"), &id) || id <= 0 || !j->state[0])
 		return np_error_set(err, -EINVAL, "scontrol's JSON holds a job without job_id or job_state");
@@ -187,37 +218,16 @@ static int one_job(const json_t *o, long long now, np_slurm_job_t *j, np_error_t
 int np_slurm_parse_jobs_json(const char *text, long long now, np_slurm_job_t **jobs, unsigned *n,
                              np_error_t *err)
 {
-	json_t *root, *list, *o;
-	size_t i;
-	int rc;
-
-	*jobs = NULL;
-	*n = 0;
-	if ((rc = top_list(text, "jobs", &root, &list, err)) < 0)
-		goto out;
-	if (json_array_size(list) && !(*jobs = calloc(json_array_size(list), sizeof(**jobs)))) {
-		rc = np_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	json_array_foreach(list, i, o)
-		if ((rc = one_job(o, now, &(*jobs)[i], err)) < 0)
-			break;
-	if (rc < 0) {
-		free(*jobs);
-		*jobs = NULL;
-	} else
-		*n = (unsigned)json_array_size(list);
-out:
-	json_decref(root);
-	return rc;
+	return records(text, "jobs", sizeof(**jobs), (void **)jobs, n, one_job, &now, err);
 }
 
-static int one_step(const json_t *o, np_slurm_step_t *s, np_error_t *err)
+static int one_step(const json_t *o, void *slot, const void *ctx, np_error_t *err)
 {
+	np_slurm_step_t *s = slot;
 	const json_t *id = json_object_get(o, "id");
 	long long v;
 
-	memset(s, 0, sizeof(*s));
+	(void)ctx;
 	state_of(json_object_get(o, "state"), s->state, sizeof(s->state));
 	/* "123.0", "123.batch"; older parsers wrote the step id as an object */
 	if (json_is_string(id))
@@ -236,27 +246,5 @@ static int one_step(const json_t *o, np_slurm_step_t *s, np_error_t *err)
 
 int np_slurm_parse_steps_json(const char *text, np_slurm_step_t **steps, unsigned *n, np_error_t *err)
 {
-	json_t *root, *list, *o;
-	size_t i;
-	int rc;
-
-	*steps = NULL;
-	*n = 0;
-	if ((rc = top_list(text, "steps", &root, &list, err)) < 0)
-		goto out;
-	if (json_array_size(list) && !(*steps = calloc(json_array_size(list), sizeof(**steps)))) {
-		rc = np_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	json_array_foreach(list, i, o)
-		if ((rc = one_step(o, &(*steps)[i], err)) < 0)
-			break;
-	if (rc < 0) {
-		free(*steps);
-		*steps = NULL;
-	} else
-		*n = (unsigned)json_array_size(list);
-out:
-	json_decref(root);
-	return rc;
+	return records(text, "steps", sizeof(**steps), (void **)steps, n, one_step, NULL, err);
 }
