@@ -294,37 +294,6 @@ char *np_cpulist_plus(const char *cpulist)
 	return np_sb_take(&b);
 }
 
-const char *np_json_str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
-double np_json_real(json_t *o, const char *key)
-{
-	json_t *x = json_object_get(o, key);
-
-	return json_is_number(x) ? json_number_value(x) : NAN;
-}
-
-bool np_json_num(json_t *o, const char *key, double *out)
-{
-	double v = np_json_real(o, key);
-
-	if (!isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
-
-bool np_json_streq(json_t *o, const char *key, const char *s)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v && s && strcmp(v, s) == 0;
-}
-
 double np_rep_stat(json_t *exp, const char *metric, const char *stat)
 {
 	json_t *m = json_object_get(json_object_get(exp, "stats"), metric);

@@ -17,6 +17,7 @@
 #include <numaplan/error.h>
 #include "common/parse.h"
 #include "common/text.h"
+#include "common/json_get.h"
 
 /* mkdir -p; 0 or -errno with a message. */
 int np_mkdirs(const char *path, np_error_t *err);
@@ -67,13 +68,6 @@ bool np_node_outlier(double v, double med, double omed, double omad, unsigned n,
 /* "0-3,8" -> "0+1+2+3+8" (MPICH's user binding element). */
 char *np_cpulist_plus(const char *cpulist);
 
-/* Members of a JSON object that may be missing or of another type:
- * np_json_str gives "" then, np_json_real NAN, np_json_num false (and a
- * number only when finite), np_json_streq false. */
-const char *np_json_str(json_t *o, const char *key);
-double np_json_real(json_t *o, const char *key);
-bool np_json_num(json_t *o, const char *key, double *out);
-bool np_json_streq(json_t *o, const char *key, const char *s);
 /* A statistic (median, min...) of a figure of an experiment of
  * results.json, NAN when missing. */
 double np_rep_stat(json_t *exp, const char *metric, const char *stat);

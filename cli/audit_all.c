@@ -25,7 +25,8 @@
 #include <jansson.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
+#include "common/text.h"
 #include "opts.h"
 #include "slurmcmd/slurmcmd.h"
 #include "common/clock.h"

@@ -27,7 +27,9 @@
 #include <string.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
+#include "common/parse.h"
+#include "common/text.h"
 
 char *np_audit_mask_to_list(const char *hex)
 {

@@ -26,7 +26,8 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
+#include "common/text.h"
 #include "common/clock.h"
 #include "common/open_devices.h"
 

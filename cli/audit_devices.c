@@ -30,7 +30,8 @@
 #include <strings.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
+#include "common/text.h"
 #include "common/open_devices.h"
 
 /* "mlx5_0:1" -> adapter "mlx5_0", port 1 (0 when none is given) */

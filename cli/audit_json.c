@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
 #include "common/which.h"
 
 char *np_audit_dumps(json_t *j, size_t flags)

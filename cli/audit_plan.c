@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
 
 /* The record key ("STEP.TASK") of the task whose process pid is, in step */
 static const char *task_of_pid(json_t *recs, const char *step, long long pid)

@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "bench_util.h"
+#include "common/json_get.h"
+#include "common/text.h"
 
 /* the most a record can be: a few cpulists and names */
 #define RECORD_MAX 16384

@@ -38,7 +38,8 @@
 #include "common/optparse.h"
 #include "commands.h"
 #include "opts.h"
-#include "bench_util.h"
+#include "common/json_get.h"
+#include "common/text.h"
 #include "slurmcmd/slurmcmd.h"
 #include "common/clock.h"
 

@@ -8,7 +8,7 @@
 #ifndef NP_COMMANDS_H
 #define NP_COMMANDS_H
 
-#include "bench.h"
+#include "bench/bench.h"
 
 int np_cmd_topo(int argc, char **argv);
 int np_cmd_plan(int argc, char **argv);
