@@ -90,10 +90,12 @@ for f in md html csv json; do
 done
 
 # --- a Slurm job followed through scontrol show job ID ------------------------
-# A fake Slurm whose scontrol prints the records Slurm printed (22.05,
-# captured on the vcluster) or prints by its format (24.11): see
-# tests/unit/data/slurm/README.  The job is asked about by its id alone;
-# squeue (the whole queue) must not be asked.  sbatch writes a warning on
+# A fake Slurm whose scontrol prints the records Slurm printed (22.05 and
+# 24.11, captured on the vcluster) or prints by its format (24.11): see
+# tests/unit/data/slurm/README.  Like 22.05's, it refuses --json unless a
+# JSON record is given (fake/record.json), as 24.11's scontrol prints it.
+# The job is asked about by its id alone; squeue (the whole queue) must
+# not be asked.  sbatch writes a warning on
 # standard error before the id on standard output, as a job_submit
 # plugin's message does.
 SD=$NP_SRCDIR/tests/unit/data/slurm
@@ -108,6 +110,11 @@ EOF
 cat >"$tmp/fake/scontrol" <<EOF
 #!/bin/sh
 echo "\$*" >>"$tmp/scontrol-args"
+case "\$*" in
+*--json*)
+	[ -f "$tmp/fake/record.json" ] && exec cat "$tmp/fake/record.json"
+	echo "scontrol: unrecognized option '--json'" >&2; exit 1;;
+esac
 cat "$tmp/fake/record"
 EOF
 printf '#!/bin/sh\ntouch %s/squeue-called\nexit 1\n' "$tmp" >"$tmp/fake/squeue"
@@ -124,7 +131,8 @@ check "... reported with its exit code (3:0)" grep -q 'job 11 ended FAILED (exit
 check "... recorded: id, state, exit code, elapsed 00:00:01" \
 	jqt '.jobs == [{"id": "11", "state": "FAILED", "exit_code": "3:0", "elapsed": "00:00:01",
 	                "script": .jobs[0].script}]' "$tmp/sq/results.json"
-check "... asked about job 11 alone" [ "$(sort -u "$tmp/scontrol-args")" = "--local show job -o 11" ]
+check "... asked about job 11 alone: as JSON, which this scontrol refuses, then as text" \
+	[ "$(sort -u "$tmp/scontrol-args" | paste -sd'|')" = "--local --json show job 11|--local show job -o 11" ]
 # Slurm 24.11's record of a job cancelled by signal 15 (JobId=4711)
 echo 4711 >"$tmp/fake/jobid"
 cp "$SD/24.11/job-cancelled.txt" "$tmp/fake/record"
@@ -132,5 +140,15 @@ run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none -
 check "24.11 record: CANCELLED by signal 15 after 00:00:09" \
 	jqt '.jobs[0] | .state == "CANCELLED" and .exit_code == "0:15" and .elapsed == "00:00:09"' \
 	"$tmp/sq2/results.json"
+# Slurm 24.11's JSON of a batch script that exited 3 after one second
+# (job 2, captured): read as JSON, never asked as text
+echo 2 >"$tmp/fake/jobid"
+cp "$SD/24.11/captured-job-failed.json" "$tmp/fake/record.json"
+: >"$tmp/scontrol-args"
+run env PATH="$tmp/fake:$PATH" numaplan run compare --repeat 1 --policies none --threads 1 --topology "$EPYC" -o "$tmp/sq3" -- true
+check "24.11 JSON: job 2 FAILED with exit code 3:0 after 00:00:01" \
+	jqt '.jobs == [{"id": "2", "state": "FAILED", "exit_code": "3:0", "elapsed": "00:00:01",
+	                "script": .jobs[0].script}]' "$tmp/sq3/results.json"
+check "... asked as JSON only" [ "$(sort -u "$tmp/scontrol-args" | paste -sd'|')" = "--local --json show job 2" ]
 check "squeue was never asked" [ ! -e "$tmp/squeue-called" ]
 done_testing
