@@ -18,21 +18,21 @@
 
 #include <jansson.h>
 
-static inline const char *np_json_str(json_t *o, const char *key)
+static inline const char *np_json_str(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s ? s : "";
 }
 
-static inline double np_json_real(json_t *o, const char *key)
+static inline double np_json_real(const json_t *o, const char *key)
 {
 	json_t *x = json_object_get(o, key);
 
 	return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
-static inline bool np_json_num(json_t *o, const char *key, double *out)
+static inline bool np_json_num(const json_t *o, const char *key, double *out)
 {
 	double v = np_json_real(o, key);
 
@@ -42,7 +42,7 @@ static inline bool np_json_num(json_t *o, const char *key, double *out)
 	return true;
 }
 
-static inline bool np_json_streq(json_t *o, const char *key, const char *s)
+static inline bool np_json_streq(const json_t *o, const char *key, const char *s)
 {
 	const char *v = json_string_value(json_object_get(o, key));
 

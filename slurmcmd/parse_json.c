@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "slurmcmd/slurmcmd.h"
+#include "common/json_get.h"
 #include "common/text.h"
 
 /* A number as either data parser writes it: 1 with *v, 0 when it is
@@ -39,13 +40,6 @@ static int num(const json_t *j, long long *v)
 		return 1;
 	}
 	return 0;
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
 }
 
 /* The base states a job or a step is in; the flags that may come with
@@ -137,8 +131,8 @@ static int top_list(const char *text, const char *key, json_t **root, json_t **l
 	errors = json_object_get(*root, "errors");
 	if (json_array_size(errors) > 0) {
 		json_t *e = json_array_get(errors, 0);
-		const char *d = json_is_object(e) ? str(e, "description") : "";
-		return np_error_set(err, -EIO, "scontrol reported an error: %s", *d ? d : str(e, "error"));
+		const char *d = json_is_object(e) ? np_json_str(e, "description") : "";
+		return np_error_set(err, -EIO, "scontrol reported an error: %s", *d ? d : np_json_str(e, "error"));
 	}
 	*list = json_object_get(*root, key);
 	if (!json_is_array(*list))
@@ -197,21 +191,21 @@ static int one_job(const json_t *o, void *slot, const void *ctx, np_error_t *err
 			long long throttle = 0;
 			num(json_object_get(o, "array_max_tasks"), &throttle);
 			snprintf(j->array_tasks, sizeof(j->array_tasks), throttle > 0 ? "%s%%%lld" : "%s",
-			         str(o, "array_task_string"), throttle);
+			         np_json_str(o, "array_task_string"), throttle);
 		}
 	}
-	np_strcut(j->reason, sizeof(j->reason), str(o, "state_reason"));
+	np_strcut(j->reason, sizeof(j->reason), np_json_str(o, "state_reason"));
 	exit_code(json_object_get(o, "exit_code"), j->exit_code, sizeof(j->exit_code));
 	duration(run_seconds(o, j->state, now), j->run_time, sizeof(j->run_time));
-	np_strcut(j->user, sizeof(j->user), str(o, "user_name"));
+	np_strcut(j->user, sizeof(j->user), np_json_str(o, "user_name"));
 	if (num(json_object_get(o, "node_count"), &v) && v > 0)
 		j->nodes = (unsigned)v;
 	/* a list cut to fit would name other nodes: none, said by its end,
 	 * as the text's reader does */
-	if (strlen(str(o, "nodes")) >= sizeof(j->nodelist))
+	if (strlen(np_json_str(o, "nodes")) >= sizeof(j->nodelist))
 		snprintf(j->nodelist, sizeof(j->nodelist), "[cut]");
 	else
-		np_strcut(j->nodelist, sizeof(j->nodelist), str(o, "nodes"));
+		np_strcut(j->nodelist, sizeof(j->nodelist), np_json_str(o, "nodes"));
 	return 0;
 }
 
@@ -233,11 +227,11 @@ static int one_step(const json_t *o, void *slot, const void *ctx, np_error_t *er
 	if (json_is_string(id))
 		np_strcut(s->id, sizeof(s->id), json_string_value(id));
 	else
-		np_strcut(s->id, sizeof(s->id), str(json_object_get(o, "step"), "id"));
+		np_strcut(s->id, sizeof(s->id), np_json_str(json_object_get(o, "step"), "id"));
 	if (!s->id[0] || !s->state[0])
 		return np_error_set(err, -EINVAL, "scontrol's JSON holds a step without id or state");
-	np_strcut(s->nodes, sizeof(s->nodes), str(o, "nodes"));
-	np_strcut(s->name, sizeof(s->name), str(o, "name"));
+	np_strcut(s->nodes, sizeof(s->nodes), np_json_str(o, "nodes"));
+	np_strcut(s->name, sizeof(s->name), np_json_str(o, "name"));
 	if (num(json_object_get(json_object_get(o, "task"), "count"), &v) ||
 	    num(json_object_get(o, "number_tasks"), &v) || num(json_object_get(o, "tasks"), &v))
 		s->tasks = v > 0 ? (unsigned)v : 0;

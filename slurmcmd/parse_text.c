@@ -248,6 +248,13 @@ int np_slurm_parse_running(const char *text, np_slurm_running_t **jobs, unsigned
 
 /* ---- scontrol's one-line records --------------------------------------------- */
 
+/* Whether the field "key=" starts at p of a one-line record: at the
+ * line's start or after a space (the caller keeps p + kl inside it). */
+static bool at_key(const char *line, const char *p, const char *key, size_t kl)
+{
+	return (p == line || p[-1] == ' ') && strncmp(p, key, kl) == 0 && p[kl] == '=';
+}
+
 /* The value of "key=" in a one-line record (at its start or after a
  * space), up to the next space, or up to " until=" when until is given;
  * "" when absent. */
@@ -259,7 +266,7 @@ static void field(const char *line, size_t len, const char *key, const char *unt
 	buf[0] = '\0';
 	for (; p + kl < end; p++) {
 		const char *v, *e = NULL;
-		if ((p != line && p[-1] != ' ') || strncmp(p, key, kl) != 0 || p[kl] != '=')
+		if (!at_key(line, p, key, kl))
 			continue;
 		v = p + kl + 1;
 		if (until) {
@@ -284,7 +291,7 @@ static unsigned occurrences(const char *line, size_t len, const char *key)
 	unsigned k = 0;
 
 	for (const char *p = line; p + kl < line + len; p++)
-		if ((p == line || p[-1] == ' ') && strncmp(p, key, kl) == 0 && p[kl] == '=')
+		if (at_key(line, p, key, kl))
 			k++;
 	return k;
 }
