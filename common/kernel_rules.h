@@ -30,4 +30,28 @@ uint64_t np_stream_elements(uint64_t llc_bytes);
  * cache?  False when the cache is unknown (0). */
 bool np_stream_below_rule(uint64_t n, uint64_t llc_bytes);
 
+/* HPL's N for a matrix of doubles in `fraction` of `bytes` of memory:
+ * sqrt(fraction x bytes / 8), rounded down to a multiple of nb when it
+ * holds one block (nb 0: not rounded); at least 1. */
+unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb);
+
+/* Himeno's named grids: the global points of RIKEN's MPI version (its
+ * MX0-1, MY0-1, MZ0-1).  NP_HIMENO_SIZE_CHOICES lists the names in the
+ * form an option's choices take; a unit test holds it to the table. */
+struct np_himeno_size {
+	const char *name;
+	int mx, my, mz;
+};
+#define NP_HIMENO_SIZE_CHOICES "XS|S|M|L|XL"
+/* FLOPs per interior point per iteration, as the original counts them. */
+#define NP_HIMENO_FLOP_PT 34.0
+
+/* The size named `name` (any case); -EINVAL if there is none. */
+int np_himeno_size_lookup(const char *name, struct np_himeno_size *out);
+/* The i-th size of the table, in NP_HIMENO_SIZE_CHOICES' order; NULL past
+ * the end. */
+const struct np_himeno_size *np_himeno_size_at(unsigned i);
+/* FLOPs of one Jacobi iteration over the whole grid. */
+double np_himeno_flop(const struct np_himeno_size *sz);
+
 #endif /* NP_COMMON_KERNEL_RULES_H */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include "kcommon.h"
+#include "common/kernel_rules.h"
 
 /* Built without OpenMP, the "omp" pragmas are meant to be ignored. */
 #ifndef _OPENMP
@@ -21,19 +22,9 @@
 #endif
 
 #define NP_HIMENO_OMEGA     0.8f
-#define NP_HIMENO_FLOP_PT   34.0      /* FLOPs per interior point, as counted
-                                         by the original */
 #define NP_HIMENO_REHEARSAL 3
 #define NP_HIMENO_TEST_B    0.1f      /* --test-coefficients */
 
-/* Global grid points of a named size (the MPI version's mx, my, mz). */
-struct np_himeno_size {
-	const char *name;
-	int mx, my, mz;
-};
-
-/* Look a size up by name (XS S M L XL, any case); -EINVAL if unknown. */
-int np_himeno_size_lookup(const char *name, struct np_himeno_size *out);
 
 /* Split n points among nd ranks as the original does (the first n % nd
  * ranks get one more): the first global index owned by part r. */
@@ -84,8 +75,5 @@ void np_himeno_halo(struct np_himeno_domain *d);
 /* Run nn Jacobi iterations; returns the global gosa of the last one
  * (summed across ranks every iteration). */
 float np_himeno_jacobi(struct np_himeno_domain *d, int nn);
-
-/* FLOPs of one iteration over the whole grid. */
-double np_himeno_flop(const struct np_himeno_size *sz);
 
 #endif /* NP_HIMENO_H */

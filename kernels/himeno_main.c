@@ -16,6 +16,7 @@
 
 #include "himeno.h"
 #include "kcommon_mpi.h"
+#include "common/kernel_json.h"
 
 #define PROG "numaplan-himeno"
 #ifndef NP_K_CFLAGS
@@ -292,14 +293,14 @@ static json_t *to_json(const struct opts *o, const struct np_himeno_domain *d,
 	         d->dims[2]);
 	root = json_pack("{s:f, s:f, s:i, s:f, s:s, s:s, s:i, s:i, s:[i,i,i], "
 	                 "s:f, s:b}",
-	                 "mflops", r->mflops, "gosa", (double)r->gosa,
-	                 "iterations", r->iterations, "seconds", r->seconds,
+	                 NP_KJ_HIMENO_MFLOPS, r->mflops, NP_KJ_HIMENO_GOSA, (double)r->gosa,
+	                 "iterations", r->iterations, NP_KJ_SECONDS, r->seconds,
 	                 "grid", grid, "size", o->size.name, "ranks", nranks,
 	                 "threads", threads, "points", o->size.mx, o->size.my,
 	                 o->size.mz, "flop_per_iteration",
-	                 np_himeno_flop(&o->size), "validated", r->validated);
+	                 np_himeno_flop(&o->size), NP_KJ_VALIDATED, r->validated);
 	if (root != NULL &&
-	    (json_object_set_new(root, "build",
+	    (json_object_set_new(root, NP_KJ_BUILD,
 	                         np_k_build_json(NP_K_CFLAGS)) != 0 ||
 	     json_object_set_new(root, "huge_pages_kb",
 	                         json_integer(r->huge_kb)) != 0)) {
@@ -314,7 +315,7 @@ static json_t *to_json(const struct opts *o, const struct np_himeno_domain *d,
 	}
 	place = np_k_place_json(pl, (size_t)npl);
 	if (root == NULL || place == NULL ||
-	    json_object_set_new(root, "placement", place) != 0) {
+	    json_object_set_new(root, NP_KJ_PLACEMENT, place) != 0) {
 		json_decref(root);
 		return NULL;
 	}

@@ -1,37 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * himeno_size.c - the standard grid sizes and how a dimension is split.
+ * himeno_size.c - how a dimension is split among ranks and threads, and
+ * which process grids a size allows (the sizes: common/kernel_rules.h).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "himeno.h"
-
-int np_himeno_size_lookup(const char *name, struct np_himeno_size *out)
-{
-	/* The MPI version's global points: its MX0-1, MY0-1, MZ0-1. */
-	static const struct np_himeno_size sizes[] = {
-		{ "XS", 32, 32, 64 },
-		{ "S", 64, 64, 128 },
-		{ "M", 128, 128, 256 },
-		{ "L", 256, 256, 512 },
-		{ "XL", 512, 512, 1024 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		if (name != NULL && strcasecmp(name, sizes[i].name) == 0) {
-			*out = sizes[i];
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 int np_himeno_part_start(int n, int nd, int r)
 {
@@ -52,12 +31,6 @@ void np_himeno_thread_range(size_t total, size_t *q0, size_t *q1)
 	extra = total % nt;
 	*q0 = t * base + (t < extra ? t : extra);
 	*q1 = *q0 + base + (t < extra);
-}
-
-double np_himeno_flop(const struct np_himeno_size *sz)
-{
-	return (double)(sz->mx - 2) * (double)(sz->my - 2) *
-	       (double)(sz->mz - 2) * NP_HIMENO_FLOP_PT;
 }
 
 int np_himeno_grid_check(const struct np_himeno_size *sz, const int dims[3],

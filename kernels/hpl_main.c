@@ -14,6 +14,7 @@
 
 #include "hpl.h"
 #include "kcommon_mpi.h"
+#include "common/kernel_json.h"
 
 #define PROG "numaplan-hpl"
 #ifndef NP_K_CFLAGS
@@ -174,7 +175,7 @@ static void blas_core(json_t *root)
 	if (!n)
 		return;
 	json_object_set_new(root, "blas_core", json_stringn(core, n));
-	json_object_set_new(json_object_get(root, "build"), "blas",
+	json_object_set_new(json_object_get(root, NP_KJ_BUILD), "blas",
 	                    json_sprintf("openblas, core %.*s", (int)n, core));
 #else
 	(void)root;
@@ -192,8 +193,8 @@ static int print_json(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
 	snprintf(sum, sizeof(sum), "0x%016" PRIx64, r->checksum);
 	root = json_pack("{s:I, s:i, s:i, s:i, s:f, s:f, s:b, s:s, s:s, s:s}",
 	                 "n", (json_int_t)o->n, "nb", o->nb, "p", g->nprow,
-	                 "q", g->npcol, "seconds", r->seconds,
-	                 "gflops", r->gflops, "passed", ok,
+	                 "q", g->npcol, NP_KJ_SECONDS, r->seconds,
+	                 NP_KJ_HPL_GFLOPS, r->gflops, NP_KJ_HPL_PASSED, ok,
 	                 "blas", BLAS_NAME, "checksum", sum,
 	                 "kernel", "hpl");
 	if (root == NULL) {
@@ -210,18 +211,18 @@ static int print_json(const struct np_hpl_opts *o, const struct np_hpl_grid *g,
 		json_object_set_new(root, "seed", json_string(s));
 	}
 	if (r->info == o->n) {
-		json_object_set_new(root, "residual", json_real(r->chk.resid));
+		json_object_set_new(root, NP_KJ_HPL_RESIDUAL, json_real(r->chk.resid));
 		json_object_set_new(root, "x_norm_oo", json_real(r->chk.xnorm));
 		json_object_set_new(root, "x_norm_1", json_real(r->chk.x1));
 	} else {
-		json_object_set_new(root, "residual", json_null());
+		json_object_set_new(root, NP_KJ_HPL_RESIDUAL, json_null());
 		json_object_set_new(root, "zero_pivot_column",
 		                    json_integer((json_int_t)r->info));
 	}
 	if (pl != NULL)
-		json_object_set_new(root, "placement",
+		json_object_set_new(root, NP_KJ_PLACEMENT,
 		                    np_k_place_json(pl, (size_t)npl));
-	json_object_set_new(root, "build", np_k_build_json(NP_K_CFLAGS));
+	json_object_set_new(root, NP_KJ_BUILD, np_k_build_json(NP_K_CFLAGS));
 	blas_core(root);
 	if (np_k_json_emit(stdout, root, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);

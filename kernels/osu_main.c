@@ -11,6 +11,7 @@
 
 #include "osu.h"
 #include "kcommon_mpi.h"
+#include "common/kernel_json.h"
 
 #define PROG "numaplan-osu"
 #ifndef NP_K_CFLAGS
@@ -134,11 +135,11 @@ static int check_ranks(const struct np_osu_opts *o, int nranks,
 static json_t *point_json(const struct np_osu_opts *o,
                           const struct np_osu_point *pt)
 {
-	json_t *j = json_pack("{s:I, s:f}", "size", (json_int_t)pt->size,
-	                      "value", pt->value);
+	json_t *j = json_pack("{s:I, s:f}", NP_KJ_OSU_SIZE, (json_int_t)pt->size,
+	                      NP_KJ_OSU_VALUE, pt->value);
 
 	if (j != NULL && o->test == NP_OSU_MBW_MR &&
-	    json_object_set_new(j, "rate", json_real(pt->rate)) != 0) {
+	    json_object_set_new(j, NP_KJ_OSU_RATE, json_real(pt->rate)) != 0) {
 		json_decref(j);
 		return NULL;
 	}
@@ -162,10 +163,10 @@ static json_t *to_json(const struct np_osu_opts *o, int nranks,
                        const struct np_k_place *pl, int npl)
 {
 	json_t *root = json_pack("{s:s, s:s, s:o, s:i, s:i, s:b, s:I}",
-	                         "test", np_osu_test_name(o->test),
+	                         NP_KJ_OSU_TEST, np_osu_test_name(o->test),
 	                         "unit", o->test == NP_OSU_LATENCY ||
 	                         NP_OSU_IS_COLL(o->test) ? "us" : "MB/s",
-	                         "results", results, "ranks", nranks,
+	                         NP_KJ_OSU_RESULTS, results, "ranks", nranks,
 	                         "window", o->test == NP_OSU_LATENCY ||
 	                         NP_OSU_IS_COLL(o->test) ? 1 : o->window,
 	                         "data_check", o->check,
@@ -173,14 +174,14 @@ static json_t *to_json(const struct np_osu_opts *o, int nranks,
 	json_t *place = np_k_place_json(pl, (size_t)npl);
 
 	if (root == NULL || place == NULL ||
-	    json_object_set_new(root, "placement", place) != 0 ||
-	    json_object_set_new(root, "build",
+	    json_object_set_new(root, NP_KJ_PLACEMENT, place) != 0 ||
+	    json_object_set_new(root, NP_KJ_BUILD,
 	                        np_k_build_json(NP_K_CFLAGS)) != 0) {
 		json_decref(root);
 		return NULL;
 	}
 	if (o->check &&
-	    json_object_set_new(root, "validated", json_boolean(bad == 0))) {
+	    json_object_set_new(root, NP_KJ_VALIDATED, json_boolean(bad == 0))) {
 		json_decref(root);
 		return NULL;
 	}

@@ -16,6 +16,7 @@
 
 #include "common/kernel_rules.h"
 #include "stream.h"
+#include "common/kernel_json.h"
 
 #define PROG "numaplan-stream"
 #ifndef NP_K_CFLAGS
@@ -248,24 +249,24 @@ static json_t *to_json(const struct np_stream_arrays *s,
 {
 	json_t *root = json_pack("{s:f, s:f, s:f, s:f, s:b, s:i, s:I, s:i, "
 	                         "s:i, s:f, s:s, s:I, s:i}",
-	                         "copy_mbps", tm->mbps[0],
-	                         "scale_mbps", tm->mbps[1],
-	                         "add_mbps", tm->mbps[2],
-	                         "triad_mbps", tm->mbps[3],
-	                         "validated", ck->validated,
+	                         NP_KJ_STREAM_COPY, tm->mbps[0],
+	                         NP_KJ_STREAM_SCALE, tm->mbps[1],
+	                         NP_KJ_STREAM_ADD, tm->mbps[2],
+	                         NP_KJ_STREAM_TRIAD, tm->mbps[3],
+	                         NP_KJ_VALIDATED, ck->validated,
 	                         "threads", threads,
 	                         "size", (json_int_t)s->n,
 	                         "bytes_per_element", (int)sizeof(double),
 	                         "ntimes", NP_STREAM_NTIMES,
 	                         "epsilon", ck->epsilon,
-	                         "stores", nt ? "nt" : "normal",
+	                         NP_KJ_STREAM_STORES, nt ? "nt" : "normal",
 	                         "llc_bytes", (json_int_t)llc,
 	                         "llc_domains", domains);
 
 	if (root && (json_object_set_new(root, "below_4x_llc",
 	                                 json_boolean(np_stream_below_rule(s->n, llc))) != 0 ||
 	             json_object_set_new(root, "stores_asked", json_string(asked)) != 0 ||
-	             json_object_set_new(root, "stores_trial", tr ? json_pack("{s:f, s:f, s:i}",
+	             json_object_set_new(root, NP_KJ_STREAM_TRIAL, tr ? json_pack("{s:f, s:f, s:i}",
 	                                 "normal_triad_mbps", tr->normal_mbps, "nt_triad_mbps",
 	                                 tr->nt_mbps, "triads", NP_STREAM_TRIALS) : json_null()) != 0)) {
 		json_decref(root);
@@ -294,10 +295,10 @@ static json_t *to_json(const struct np_stream_arrays *s,
 		goto fail;
 	}
 	if (json_object_set_new(root, "hugepages", huge_json(s, huge_kb)) != 0 ||
-	    json_object_set_new(root, "build",
+	    json_object_set_new(root, NP_KJ_BUILD,
 	                        np_k_build_json(NP_K_CFLAGS)) != 0)
 		goto fail_place;
-	if (json_object_set_new(root, "placement", place) != 0) {
+	if (json_object_set_new(root, NP_KJ_PLACEMENT, place) != 0) {
 		json_decref(root);
 		return NULL;
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "suites/suite.h"
+#include "common/kernel_json.h"
 
 /* The last JSON object in a text that starts at the beginning of a line. */
 static json_t *last_json(const char *text, const char *need_key)
@@ -43,14 +44,14 @@ json_t *np_kout_json(np_kout_t *k, const char *need_key)
 		return NULL;
 	}
 	/* where the kernel says its ranks ran: the record of the placement */
-	if (json_is_array(json_object_get(j, "placement"))) {
+	if (json_is_array(json_object_get(j, NP_KJ_PLACEMENT))) {
 		json_decref(k->placement);
-		k->placement = json_incref(json_object_get(j, "placement"));
+		k->placement = json_incref(json_object_get(j, NP_KJ_PLACEMENT));
 	}
 	/* how the kernel was built: recorded on the run and in "software" */
-	if (json_is_object(json_object_get(j, "build"))) {
+	if (json_is_object(json_object_get(j, NP_KJ_BUILD))) {
 		json_decref(k->build);
-		k->build = json_incref(json_object_get(j, "build"));
+		k->build = json_incref(json_object_get(j, NP_KJ_BUILD));
 	}
 	return j;
 }

@@ -7,9 +7,9 @@
 #define NP_HPL_SIZE_H
 
 #include "numaplan.h"
+/* N from a memory size: np_hpl_n_from_memory(), with the kernels' rules */
+#include "common/kernel_rules.h"
 
-/* N = sqrt(fraction x bytes / 8), rounded down to a multiple of NB. */
-unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb);
 /* A node's memory: its NUMA nodes' in the topology, else this machine's
  * MemTotal; 0 when unknown. */
 unsigned long long np_node_memory(const np_topo_t *t);

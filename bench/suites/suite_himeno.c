@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "common/kernel_rules.h"
 #include "suites/suite.h"
+#include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_himeno;
 
@@ -23,7 +25,7 @@ typedef struct himeno_opts {
 static const np_optdef_t options[] = {
 	{ .name = "himeno-size", .kind = NP_OPT_CHOICE, .off = offsetof(himeno_opts_t, size),
 	  .arg = "XS..XL", .help = "Himeno grid", .dflt = "M", .want = "XS, S, M, L or XL",
-	  .choices = "XS|S|M|L|XL" },
+	  .choices = NP_HIMENO_SIZE_CHOICES },
 	{ .name = "iterations", .kind = NP_OPT_UINT, .off = offsetof(himeno_opts_t, iterations), .arg = "N",
 	  .help = "Himeno iterations", .min = 1, .want = "a positive integer" },
 	/* Himeno's own, where --iterations (shared with osu in `all`) is
@@ -82,22 +84,22 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 
 static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 {
-	json_t *j = np_kout_json(k, "mflops");
+	json_t *j = np_kout_json(k, NP_KJ_HIMENO_MFLOPS);
 	double m, s, g;
 
 	(void)c;
 	(void)e;
 	if (!j)
 		return -1;
-	if (!np_json_num(j, "mflops", &m)) {
+	if (!np_json_num(j, NP_KJ_HIMENO_MFLOPS, &m)) {
 		snprintf(k->why, sizeof(k->why), "no mflops in the output");
 		json_decref(j);
 		return -1;
 	}
 	json_object_set_new(k->values, "mflops", json_real(m));
-	if (np_json_num(j, "seconds", &s))
+	if (np_json_num(j, NP_KJ_SECONDS, &s))
 		json_object_set_new(k->values, "seconds", json_real(s));
-	k->valid = np_json_num(j, "gosa", &g);
+	k->valid = np_json_num(j, NP_KJ_HIMENO_GOSA, &g);
 	if (k->valid)
 		json_object_set_new(k->values, "gosa", json_real(g));
 	else

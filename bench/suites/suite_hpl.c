@@ -18,6 +18,7 @@
 #include "bench_util.h"
 #include "outdir.h"
 #include "suites/suite.h"
+#include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_hpl;
 
@@ -47,17 +48,6 @@ static const np_optdef_t options[] = {
 	{ .name = NULL },
 };
 #undef O
-
-/* N = sqrt(fraction x bytes / 8), rounded down to a multiple of NB. */
-unsigned long np_hpl_n_from_memory(unsigned long long bytes, double fraction, unsigned nb)
-{
-	double n = sqrt(fraction * (double)bytes / 8.0);
-	unsigned long ni = (unsigned long)n;
-
-	if (nb && ni >= nb)
-		ni -= ni % nb;
-	return ni ? ni : 1;
-}
 
 unsigned long long np_node_memory(const np_topo_t *t)
 {
@@ -240,21 +230,21 @@ static int parse_xhpl(np_kout_t *k)
 
 static int parse_hpl(np_kout_t *k)
 {
-	json_t *j = np_kout_json(k, "gflops");
+	json_t *j = np_kout_json(k, NP_KJ_HPL_GFLOPS);
 	double g, s, r;
 
 	if (!j)
 		return -1;
-	if (!np_json_num(j, "gflops", &g) || !np_json_num(j, "seconds", &s)) {
+	if (!np_json_num(j, NP_KJ_HPL_GFLOPS, &g) || !np_json_num(j, NP_KJ_SECONDS, &s)) {
 		snprintf(k->why, sizeof(k->why), "no gflops/seconds in the output");
 		json_decref(j);
 		return -1;
 	}
 	json_object_set_new(k->values, "gflops", json_real(g));
 	json_object_set_new(k->values, "seconds", json_real(s));
-	if (np_json_num(j, "residual", &r))
+	if (np_json_num(j, NP_KJ_HPL_RESIDUAL, &r))
 		json_object_set_new(k->values, "residual", json_real(r));
-	k->valid = json_is_true(json_object_get(j, "passed"));
+	k->valid = json_is_true(json_object_get(j, NP_KJ_HPL_PASSED));
 	if (!k->valid)
 		snprintf(k->why, sizeof(k->why), "HPL residual check FAILED");
 	json_decref(j);

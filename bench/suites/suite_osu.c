@@ -18,6 +18,7 @@
 #include "bench_util.h"
 #include "suites/suite.h"
 #include "report/svg.h"
+#include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_osu;
 
@@ -395,7 +396,7 @@ static int figures(np_kout_t *k, json_t *points, bool lat)
 
 	json_array_foreach(points, i, it) {
 		double sz, v, r;
-		if (!np_json_num(it, "size", &sz) || !np_json_num(it, "value", &v))
+		if (!np_json_num(it, NP_KJ_OSU_SIZE, &sz) || !np_json_num(it, NP_KJ_OSU_VALUE, &v))
 			continue;
 		json_array_append_new(ser, json_pack("{s:f, s:f}", "size", sz, "value", v));
 		if (first < 0)
@@ -405,7 +406,7 @@ static int figures(np_kout_t *k, json_t *points, bool lat)
 		if (v > best)
 			best = v;
 		last = v;
-		if (np_json_num(it, "rate", &r) && r > rate)
+		if (np_json_num(it, NP_KJ_OSU_RATE, &r) && r > rate)
 			rate = r;
 	}
 	if (json_array_size(ser) == 0) {
@@ -456,17 +457,17 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 	(void)c;
 	if (np_json_streq(e->params, "impl", "omb"))
 		return parse_omb(e, k);
-	if (!(j = np_kout_json(k, "results")))
+	if (!(j = np_kout_json(k, NP_KJ_OSU_RESULTS)))
 		return -1;
-	res = json_object_get(j, "results");
-	test = json_string_value(json_object_get(j, "test"));
+	res = json_object_get(j, NP_KJ_OSU_RESULTS);
+	test = json_string_value(json_object_get(j, NP_KJ_OSU_TEST));
 	if (!json_is_array(res) || json_array_size(res) == 0 || !test) {
 		snprintf(k->why, sizeof(k->why), "no test/results in the OSU output");
 		json_decref(j);
 		return -1;
 	}
 	rc = figures(k, res, latency_test(test));
-	k->valid = rc == 0 && !json_is_false(json_object_get(j, "validated")) &&
+	k->valid = rc == 0 && !json_is_false(json_object_get(j, NP_KJ_VALIDATED)) &&
 	           !json_is_false(json_object_get(j, "passed"));
 	if (rc == 0 && !k->valid)
 		snprintf(k->why, sizeof(k->why), "OSU data check failed");

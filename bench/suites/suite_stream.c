@@ -14,6 +14,7 @@
 #include "suites/suite.h"
 #include "report/svg.h"
 #include "common/kernel_rules.h"
+#include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_stream;
 
@@ -272,8 +273,9 @@ static int generate(np_run_ctx_t *c, np_error_t *err)
 
 static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 {
-	static const char *const keys[] = { "copy_mbps", "scale_mbps", "add_mbps", "triad_mbps" };
-	json_t *j = np_kout_json(k, "triad_mbps");
+	static const char *const keys[] = { NP_KJ_STREAM_COPY, NP_KJ_STREAM_SCALE, NP_KJ_STREAM_ADD,
+	                                    NP_KJ_STREAM_TRIAD };
+	json_t *j = np_kout_json(k, NP_KJ_STREAM_TRIAD);
 	unsigned i;
 	double v;
 
@@ -289,14 +291,14 @@ static int parse(const np_run_ctx_t *c, const np_exp_t *e, np_kout_t *k)
 		}
 		json_object_set_new(k->values, keys[i], json_real(v));
 	}
-	k->valid = json_is_true(json_object_get(j, "validated"));
+	k->valid = json_is_true(json_object_get(j, NP_KJ_VALIDATED));
 	if (!k->valid)
 		snprintf(k->why, sizeof(k->why), "STREAM validation failed");
 	/* which stores the figures are of, and the trial that chose them */
-	if (json_is_string(json_object_get(j, "stores")))
-		k->record = json_pack("{s:O, s:O}", "stores", json_object_get(j, "stores"), "stores_trial",
-		                      json_is_object(json_object_get(j, "stores_trial")) ?
-		                      json_object_get(j, "stores_trial") : json_null());
+	if (json_is_string(json_object_get(j, NP_KJ_STREAM_STORES)))
+		k->record = json_pack("{s:O, s:O}", "stores", json_object_get(j, NP_KJ_STREAM_STORES), "stores_trial",
+		                      json_is_object(json_object_get(j, NP_KJ_STREAM_TRIAL)) ?
+		                      json_object_get(j, NP_KJ_STREAM_TRIAL) : json_null());
 	json_decref(j);
 	return 0;
 }

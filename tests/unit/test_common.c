@@ -199,6 +199,60 @@ static void test_stream_rule(void **state)
 		assert_false(np_stream_below_rule(np_stream_elements(llc), llc));
 }
 
+/* HPL's N from memory: sqrt(fraction x bytes / 8) down to a multiple of
+ * NB; figures worked by hand */
+static void test_hpl_n_rule(void **state)
+{
+	(void)state;
+	/* 1 GiB at 0.8: sqrt(107,374,182.4) = 10,362.1; 53 x 192 = 10,176 */
+	assert_int_equal(np_hpl_n_from_memory(1ull << 30, 0.8, 192), 10176);
+	assert_int_equal(np_hpl_n_from_memory(1ull << 30, 0.8, 0), 10362);
+	/* 64 GiB at 1.0: sqrt(8 Gi) = 92,681.9; 482 x 192 = 92,544 */
+	assert_int_equal(np_hpl_n_from_memory(64ull << 30, 1.0, 192), 92544);
+	/* less than one block is not rounded to 0, and nothing is still 1 */
+	assert_int_equal(np_hpl_n_from_memory(800, 1.0, 32), 10);
+	assert_int_equal(np_hpl_n_from_memory(0, 0.8, 32), 1);
+}
+
+/* Himeno's sizes: RIKEN's MPI version's grids (its MX0-1, MY0-1, MZ0-1:
+ * S is 65 x 65 x 129 planes of the serial code, 64 x 64 x 128 points), and
+ * its count of 34 FLOPs per interior point */
+static void test_himeno_sizes(void **state)
+{
+	static const struct { const char *name; int mx, my, mz; } riken[] = {
+		{ "XS", 32, 32, 64 }, { "S", 64, 64, 128 }, { "M", 128, 128, 256 },
+		{ "L", 256, 256, 512 }, { "XL", 512, 512, 1024 },
+	};
+	char choices[64] = "";
+	struct np_himeno_size sz;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(riken) / sizeof(riken[0]); i++) {
+		assert_int_equal(np_himeno_size_lookup(riken[i].name, &sz), 0);
+		assert_string_equal(sz.name, riken[i].name);
+		assert_int_equal(sz.mx, riken[i].mx);
+		assert_int_equal(sz.my, riken[i].my);
+		assert_int_equal(sz.mz, riken[i].mz);
+	}
+	/* the option's choices are the table's names, in its order */
+	for (i = 0; np_himeno_size_at(i); i++) {
+		if (i)
+			strcat(choices, "|");
+		strcat(choices, np_himeno_size_at(i)->name);
+	}
+	assert_int_equal(i, sizeof(riken) / sizeof(riken[0]));
+	assert_string_equal(choices, NP_HIMENO_SIZE_CHOICES);
+	assert_int_equal(np_himeno_size_lookup("m", &sz), 0);
+	assert_int_equal(sz.mz, 256);
+	assert_int_equal(np_himeno_size_lookup("XXL", &sz), -EINVAL);
+	assert_int_equal(np_himeno_size_lookup(NULL, &sz), -EINVAL);
+	/* S: 62 x 62 x 126 interior points x 34 = 16,467,696, the original's
+	 * nflop for its size S */
+	assert_int_equal(np_himeno_size_lookup("S", &sz), 0);
+	assert_true(np_himeno_flop(&sz) == 16467696.0);
+}
+
 /* kfile: what is written is read back, bounded and trimmed; anything but
  * a regular file is refused without being opened or waited on */
 static void test_kfile(void **state)
@@ -397,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_arg_messages),
 		cmocka_unit_test(test_hpl_grid),
 		cmocka_unit_test(test_stream_rule),
+		cmocka_unit_test(test_hpl_n_rule),
+		cmocka_unit_test(test_himeno_sizes),
 		cmocka_unit_test(test_kfile),
 		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_mempolicy),
