@@ -42,6 +42,7 @@
 #include "common/text.h"
 #include "slurmcmd/slurmcmd.h"
 #include "common/clock.h"
+#include "common/escape.h"
 
 /* The audit could not be done: its step failed, a node did not answer in
  * time, or its output was not one record per node (as for a job that

@@ -11,6 +11,7 @@
 
 #include "common/optparse.h"
 #include "common/spool.h"
+#include "common/escape.h"
 #include "commands.h"
 #include "opts.h"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common/escape.h"
 #include "config.h"
 #include <numaplan.h>
 

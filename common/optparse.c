@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/optparse.h"
+#include "common/escape.h"
 #include "common/text.h"
 
 typedef struct walk {

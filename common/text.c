@@ -14,6 +14,7 @@
 #include <numaplan/error.h>
 
 #include "common/text.h"
+#include "common/escape.h"
 
 void np_sb_init(np_sb_t *b)
 {

@@ -8,7 +8,7 @@
  * included alone:
  *
  *   <numaplan/api.h>     NUMAPLAN_API_VERSION, np_get_api_version()
- *   <numaplan/error.h>   np_error_t, np_escape()
+ *   <numaplan/error.h>   np_error_t
  *   <numaplan/cpuset.h>  np_cpuset_t, sets of CPU or NUMA node indexes
  *   <numaplan/topo.h>    np_topo_load() and the node it describes
  *   <numaplan/plan.h>    policies, np_plan_compute() and the plan

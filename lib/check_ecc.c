@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "common/escape.h"
 #include "check_internal.h"
 
 #define MC_DIR "devices/system/edac/mc"

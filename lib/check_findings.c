@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check_internal.h"
+#include "common/escape.h"
 
 void np_check_add(np_check_ctx_t *x, np_check_kind_t kind, np_check_severity_t sev, const char *object,
                   const char *found, const char *expected, double value, const char *detail)

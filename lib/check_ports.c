@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "common/escape.h"
 #include "check_internal.h"
 
 #define IB_DIR "class/infiniband"

@@ -12,17 +12,11 @@
 
 #include <numaplan/format.h>
 
+#include "common/escape.h"
 #include "common/text.h"
 #include "format_internal.h"
 
 
-bool np_host_name_ok(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	return n > 0 && n <= 255 && isalnum((unsigned char)name[0]) &&
-	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
-}
 
 static const char *cmd_or_default(const char *cmd)
 {

@@ -11,6 +11,7 @@
 
 #include <numaplan.h>
 #include "spank_host.h"
+#include "common/escape.h"
 
 /* "numaplan: n1 task 3 (rank 7): cpus 24-31 mems 3 hca mlx5_0:1 (local)",
  * then, when gpus is not NULL, " gpus " gpus and the rank's GPU locality:

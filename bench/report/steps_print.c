@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "common/text.h"
+#include "common/escape.h"
 #include "report/steps.h"
 
 static const char *day_time(time_t t, char *buf, size_t len)

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "report/report.h"
 #include "run/procstat.h"
+#include "common/escape.h"
 #include "common/which.h"
 #include "bench_util.h"
 #include "suites/suite.h"

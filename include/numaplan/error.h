@@ -30,16 +30,6 @@ NP_API int np_error_set(np_error_t *err, int code, const char *fmt, ...)
 
 NP_API void np_error_clear(np_error_t *err);
 
-/* Copy in into out (size bytes, always NUL-terminated) with every byte that
- * is not printable ASCII, and the backslash, written as a C escape (\n, \t,
- * \r, \\, \xHH): text from users, jobs and files must not forge a log line
- * or drive a terminal.  Text that does not fit is cut between escapes and
- * ends in "...".  Returns out.  The one escaping helper: every front end
- * passes its messages through it just before printing them. */
-NP_API char *np_escape(char *out, size_t size, const char *in);
-
-/* The size of out that always holds np_escape() of a string of len bytes */
-#define NP_ESCAPED_SIZE(len) (4 * (len) + 1)
 
 #ifdef __cplusplus
 }

@@ -35,11 +35,6 @@ NP_API const char *np_format_list(void);
 NP_API int np_plan_write(FILE *f, const np_topo_t *t, const np_plan_t *p,
                          np_format_t fmt, const char *cmd, np_error_t *err);
 
-/* A host name the launcher formats can carry as is: 1-255 letters, digits,
- * '.', '-' and '_', starting with a letter or digit.  Anything else would
- * need quoting that hydra's -hosts (',' and ':' separate) and the
- * hostfiles cannot express, or is not a host. */
-NP_API bool np_host_name_ok(const char *name);
 
 /* The JSON contract: {"policy":..., "ranks":[{"rank","host","cpus","mems",
  * "hca","env",...}]}.  Malloc'ed, NULL on ENOMEM. */

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <numaplan.h>
+#include "common/escape.h"
 
 static void escaped(const char *in, const char *want)
 {
