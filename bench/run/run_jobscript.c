@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * run_jobscript.c - the one script that runs every experiment of a run.
+ * run_jobscript.c - the one script that runs every experiment of a run:
+ * the template run/jobscript.sh (its shell functions and the order of its
+ * parts), filled with this run's #SBATCH lines, settings and steps.
  *
  * The same script serves sbatch and --inline (srun steps with --cpu-bind
  * masks or --numa-plan) and, generated with NP_MODE=local, runs the same
- * steps with mpiexec.mpich -bind-to user:... and numactl.  Each step
- * records its exit status, wall time and the /proc/stat CPU counters of
- * every node it used before and after, next to its raw output.
+ * steps with mpiexec.mpich -bind-to user:... and numactl.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,153 +15,7 @@
 #include "bench_util.h"
 #include "outdir.h"
 #include "suites/suite.h"
-
-static const char prelude[] =
-"set -u\n"
-"cd \"$NP_OUT\" || exit 2\n"
-"mkdir -p raw\n"
-"# the node states numaplan run kept of an earlier job are not this one's\n"
-"rm -f raw/node_states.txt\n"
-"[ \"$NP_ARRAY\" = 1 ] || : >progress.log\n"
-"NP_FAILED=0\n"
-"NP_NODE=${SLURMD_NODENAME:-$(hostname -s)}\n"
-"# CPU time of every node of a step, before and after it: the system\n"
-"# share of the step's CPUs next to each result, and how busy the node's\n"
-"# other CPUs were meanwhile (contention).  Lines: WHEN NODE cpu ... (the\n"
-"# machine), WHEN NODE allowed LIST (the CPUs a step has there: the job's,\n"
-"# or with --local the plan's, NP_STEP_CPUS), WHEN NODE cpuN ... (each CPU).\n"
-"np_stat() { # file nodes[@nodelist] when\n"
-"\tlocal n=${2%%@*} w= line='h=${1:-${SLURMD_NODENAME:-$(hostname -s)}}; printf \"%s %s allowed %s\\n\" \"$0\" \"$h\" \"${2:-$(sed -n \"s/^Cpus_allowed_list:[[:space:]]*//p\" /proc/self/status)}\"; while read -r l; do case $l in cpu*) printf \"%s %s %s\\n\" \"$0\" \"$h\" \"$l\";; *) break;; esac; done </proc/stat'\n"
-"\t[ \"$n\" = \"$2\" ] || w=--nodelist=${2#*@}\n"
-"\tif [ \"$NP_MODE\" = local ]; then\n"
-"\t\tbash -c \"$line\" \"$3\" \"$NP_NODE\" \"${NP_STEP_CPUS:-}\" >>\"$1\"\n"
-"\telse\n"
-"\t\tsrun --overlap -N \"$n\" -n \"$n\" $w --ntasks-per-node=1 --cpu-bind=none \\\n"
-"\t\t\tbash -c \"$line\" \"$3\" >>\"$1\" 2>/dev/null\n"
-"\tfi\n"
-"}\n"
-"# Which machine each node is and which CPUs the job has there: the\n"
-"# kernel's boot id (one per running kernel: nodes that show the same one\n"
-"# are one machine) and the CPUs a step may use.  Nodes of one machine\n"
-"# with CPUs in common shared them (results.json, shared_cpus).\n"
-"np_hosts() { # nodes\n"
-"\tlocal line='printf \"%s %s %s\\n\" \"${SLURMD_NODENAME:-$(hostname -s)}\" \"$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo -)\" \"$(sed -n \"s/^Cpus_allowed_list:[[:space:]]*//p\" /proc/self/status)\"'\n"
-"\tif [ \"$NP_MODE\" = local ]; then\n"
-"\t\tbash -c \"$line\" >>raw/hosts.txt\n"
-"\telse\n"
-"\t\tsrun --overlap -N \"$1\" -n \"$1\" --ntasks-per-node=1 --cpu-bind=none bash -c \"$line\" >>raw/hosts.txt 2>/dev/null\n"
-"\tfi\n"
-"}\n"
-"# Independent runs side by side, one per set of nodes (sets of indexes\n"
-"# into the node list $6, or the job's, \"0 1\" or \"0,1 2,3\"), at most $4\n"
-"# at once (0: all), $5 ranks per node: each set has its own output and\n"
-"# exit status, LABEL being its node names joined by '+'.\n"
-"np_sets() { # name rep sets parallel ranks-per-node nodelist -- srun options and command...\n"
-"\tlocal name=$1 rep=$2 sets=$3 par=$4 rpn=$5 list=${6:-$SLURM_JOB_NODELIST} set i hosts label n running=0 rc=0 f\n"
-"\tlocal -a all\n"
-"\tshift 7\n"
-"\tmapfile -t all < <(scontrol show hostnames \"$list\")\n"
-"\tfor set in $sets; do\n"
-"\t\thosts= label= n=0\n"
-"\t\tfor i in ${set//,/ }; do\n"
-"\t\t\t[ -n \"${all[$i]:-}\" ] || continue 2  # beyond the nodes there are\n"
-"\t\t\thosts=$hosts${hosts:+,}${all[$i]}; label=$label${label:++}${all[$i]}; n=$((n + 1))\n"
-"\t\tdone\n"
-"\t\t# resubmitted to finish a run: a set that succeeded is not redone\n"
-"\t\tgrep -qx 'rc=0' \"raw/$name.r$rep.$label.rc\" 2>/dev/null && continue\n"
-"\t\tif [ \"$par\" -gt 0 ] && [ \"$running\" -ge \"$par\" ]; then wait -n; running=$((running - 1)); fi\n"
-"\t\t{\n"
-"\t\t\tlocal try r\n"
-"\t\t\t# a step that never started (no output: the controller restarting,\n"
-"\t\t\t# a node not answering) is tried once more before it counts\n"
-"\t\t\tfor try in 1 2; do\n"
-"\t\t\t\tsrun -N \"$n\" -n $((n * rpn)) -w \"$hosts\" --output=\"raw/$name.r$rep.$label.out\" \\\n"
-"\t\t\t\t\t--error=\"raw/$name.r$rep.$label.err\" \"$@\"\n"
-"\t\t\t\tr=$?\n"
-"\t\t\t\t{ [ \"$r\" -eq 0 ] || [ -e \"raw/$name.r$rep.$label.out\" ]; } && break\n"
-"\t\t\t\tsleep 5\n"
-"\t\t\tdone\n"
-"\t\t\t# cut short by the job's cancelling (Ctrl-C, scancel): no result,\n"
-"\t\t\t# not a failure of the node (numaplan reads 'rc=cancelled' so).\n"
-"\t\t\t# While its steps are killed a cancelled job shows COMPLETING\n"
-"\t\t\t# (a flag Slurm names before the state), and this script still\n"
-"\t\t\t# running means the job is being ended under it (a time limit\n"
-"\t\t\t# too): a step that failed then was cut short (seen: exit 143,\n"
-"\t\t\t# 168 on Ctrl-C)\n"
-"\t\t\tif [ \"$r\" -ne 0 ] && [ \"$NP_MODE\" != local ] &&\n"
-"\t\t\t   squeue -h -j \"${SLURM_JOB_ID:-0}\" -o %T 2>/dev/null | grep -Eq 'CANCELLED|COMPLETING'; then r=cancelled; fi\n"
-"\t\t\tprintf 'rc=%s\\n' \"$r\" >\"raw/$name.r$rep.$label.rc\"\n"
-"\t\t} &\n"
-"\t\trunning=$((running + 1))\n"
-"\tdone\n"
-"\twait\n"
-"\tfor f in \"raw/$name.r$rep.\"*.rc; do\n"
-"\t\tgrep -qx 'rc=0' \"$f\" 2>/dev/null || rc=1\n"
-"\tdone\n"
-"\treturn $rc\n"
-"}\n"
-"np_step() { # index name rep nodes[@nodelist] -- command...\n"
-"\tlocal idx=$1 name=$2 rep=$3 nodes=$4 base=raw/$2.r$3 t0 t1 rc rcf=raw/$2.r$3.rc log=raw/$2.r$3.srun.log on=\n"
-"\tshift 5\n"
-"\t# the tasks of a job array run the same steps, each on its node\n"
-"\tif [ \"$NP_ARRAY\" = 1 ]; then rcf=$base.$NP_NODE.rc log=$base.$NP_NODE.srun.log on=\" on $NP_NODE\"; fi\n"
-"\t# resubmitted to finish a run: a step that succeeded is not redone\n"
-"\tif grep -q '^rc=0 ' \"$rcf\" 2>/dev/null; then\n"
-"\t\tprintf '%s/%s %s rep %s exit 0 done before%s\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$on\" | tee -a progress.log\n"
-"\t\treturn 0\n"
-"\tfi\n"
-"\tnp_stat \"$base.stat\" \"$nodes\" before\n"
-"\tt0=$(date +%s.%N)\n"
-"\tif [ \"$NP_MODE\" = local ]; then\n"
-"\t\t\"$@\" >\"$base.$NP_NODE.out\" 2>\"$base.$NP_NODE.err\"\n"
-"\telse\n"
-"\t\t\"$@\" >\"$log\" 2>&1\n"
-"\tfi\n"
-"\trc=$?\n"
-"\t[ \"$rc\" -eq 0 ] || NP_FAILED=$((NP_FAILED + 1))\n"
-"\tt1=$(date +%s.%N)\n"
-"\tnp_stat \"$base.stat\" \"$nodes\" after\n"
-"\tif [ -n \"${NP_POST:-}\" ]; then eval \"$NP_POST\"; fi\n"
-"\tprintf 'rc=%s start=%s end=%s\\n' \"$rc\" \"$t0\" \"$t1\" >\"$rcf\"\n"
-"\tprintf '%s/%s %s rep %s exit %s %ss%s\\n' \"$idx\" \"$NP_NSTEPS\" \"$name\" \"$rep\" \"$rc\" \\\n"
-"\t\t\"$(awk -v a=\"$t0\" -v b=\"$t1\" 'BEGIN { printf \"%.2f\", b - a }')\" \"$on\" | tee -a progress.log\n"
-"}\n";
-
-/* --bind-via masks: srun applies explicit --cpu-bind masks only when the
- * step holds every CPU the masks name, and fails the step otherwise ("CPU
- * binding outside of job step allocation"): the job needs whole nodes and
- * each step takes them (srun --whole).  The job looks at what it got:
- * whole nodes take the masks, partial ones the numaplan plugin's
- * --numa-plan (or no binding without the plugin), with a note. */
-static const char binding_check[] =
-"np_binding() {\n"
-"\tlocal parts=() counts=() c n i=0 host want short=''\n"
-"\tIFS=, read -r -a parts <<<\"${SLURM_JOB_CPUS_PER_NODE:-}\"\n"
-"\tfor c in \"${parts[@]}\"; do\n"
-"\t\tn=1\n"
-"\t\tcase $c in *'(x'*) n=${c#*(x}; n=${n%)}; c=${c%%(*};; esac\n"
-"\t\twhile [ \"$n\" -gt 0 ]; do counts+=(\"$c\"); n=$((n - 1)); done\n"
-"\tdone\n"
-"\tfor host in $(scontrol show hostnames \"${SLURM_JOB_NODELIST:-}\" 2>/dev/null); do\n"
-"\t\twant=$(np_node_cpus \"$host\")\n"
-"\t\t[ \"${counts[$i]:-0}\" -ge \"$want\" ] || short=\"$short $host:${counts[$i]:-0}/$want\"\n"
-"\t\ti=$((i + 1))\n"
-"\tdone\n"
-"\tNP_MASKS= NP_PLUGIN= NP_NOBIND=\n"
-"\tif [ \"$i\" -gt 0 ] && [ -z \"$short\" ]; then\n"
-"\t\tNP_MASKS=1\n"
-"\t\techo 'masks: the job has whole nodes' >raw/binding.txt\n"
-"\telif srun --numa-plan=help >/dev/null 2>&1; then\n"
-"\t\tNP_PLUGIN=1\n"
-"\t\techo \"plugin: partial nodes (CPUs of the job/of the node:${short:- unknown}): explicit masks\" \\\n"
-"\t\t\t\"would fail, the numaplan plugin binds (srun --numa-plan)\" >raw/binding.txt\n"
-"\telse\n"
-"\t\tNP_NOBIND=1\n"
-"\t\techo \"none: partial nodes (CPUs of the job/of the node:${short:- unknown}) and no numaplan\" \\\n"
-"\t\t\t\"plugin: the steps run unbound\" >raw/binding.txt\n"
-"\tfi\n"
-"\t[ -n \"$NP_MASKS\" ] || echo \"numaplan: note: binding by $(cat raw/binding.txt)\" >&2\n"
-"}\n";
+#include "run/template.h"
 
 /* The CPUs of each node as planned (the node type's), for np_binding. */
 static void node_cpus(np_sb_t *b, const np_run_ctx_t *c)
@@ -439,6 +293,23 @@ static int step_lines(np_sb_t *b, const np_run_ctx_t *c, bool local, np_error_t 
 	return 0;
 }
 
+/* "# Planned on the topology of SOURCE", one line per node type */
+static void planned_on(np_sb_t *b, const np_run_ctx_t *c)
+{
+	for (unsigned i = 0; i < c->ntypes; i++) {
+		np_sb_add(b, i ? "\n# Planned on the topology of " : "# Planned on the topology of ");
+		np_sb_add(b, c->types[i].source);
+	}
+}
+
+/* A value of the template without the newline its line ends with */
+static char *chomp(np_sb_t *b)
+{
+	if (b->len && b->s[b->len - 1] == '\n')
+		b->s[--b->len] = '\0';
+	return b->s ? b->s : (char *)"";
+}
+
 int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_error_t *err)
 {
 	const np_run_opts_t *o = c->opts;
@@ -448,9 +319,12 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 	bool masks = !local && o->bind_via == NP_BIND_MASKS;
 	/* an array task is one node, and two tasks must never share one */
 	bool whole = o->exclusive || c->whole_nodes || array || (masks && !o->shared);
-	char *pin = NULL;
-	np_sb_t b;
-	int rc;
+	char *pin = NULL, num[4][24];
+	const char *path = getenv("PATH");
+	/* the parts of the script, filled into the template by name */
+	enum { SBATCH, PLANNED, OUT, PATHV, SETUP, BINDING, STEPS, NPARTS };
+	np_sb_t part[NPARTS], b;
+	int rc = 0;
 
 	total = c->exps.n * o->repeat;
 	for (i = 0; i < c->exps.n; i++) {
@@ -461,56 +335,62 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 	}
 	if (c->pin_nodes && !array)
 		pin = pinned_nodes(c, &nodes);
-	np_sb_init(&b);
-	np_sb_add(&b, "#!/bin/bash\n");
+	for (i = 0; i < NPARTS; i++)
+		np_sb_init(&part[i]);
 	if (!local)
-		sbatch_lines(&b, c, array, whole, nodes, cpn, pin);
+		sbatch_lines(&part[SBATCH], c, array, whole, nodes, cpn, pin);
 	free(pin);
-	np_sb_add(&b, "# Generated by: ");
-	np_sb_add(&b, o->cmdline ? o->cmdline : "numaplan run");
-	for (i = 0; i < c->ntypes; i++) {
-		np_sb_add(&b, "\n# Planned on the topology of ");
-		np_sb_add(&b, c->types[i].source);
-	}
-	if (!local && masks)
-		np_sb_add(&b, whole ? "\n# --bind-via masks: explicit masks need whole nodes, so the job asks for them "
-		          "(--exclusive);\n# on partial nodes the steps fall back to the numaplan plugin (np_binding)."
-		          : "\n# --bind-via masks with --shared: explicit masks need whole nodes; on partial nodes\n"
-		          "# the steps fall back to the numaplan plugin (np_binding).");
-	np_sb_printf(&b, "\n# %u experiments x %u repetitions; raw outputs in raw/, results by numaplan.\n",
-	             c->exps.n, o->repeat);
-	np_sb_add(&b, "NP_OUT=");
-	np_sb_shq(&b, c->outdir);
-	np_sb_printf(&b, "\nNP_MODE=%s\nNP_NSTEPS=%u\nNP_ARRAY=%d\n", local ? "local" : "slurm", total, array);
-	np_sb_add(&b, "NP_SRUN_MPI=${NP_SRUN_MPI:-");
-	np_sb_add(&b, o->srun_mpi ? o->srun_mpi : "pmi2");
-	np_sb_add(&b, "}\n");
-	np_sb_add(&b, "PATH=");
-	{
-		const char *p = getenv("PATH");
-		np_sb_shq(&b, p ? p : "/usr/bin:/bin");
-	}
-	np_sb_add(&b, "\nexport PATH\n");
+	planned_on(&part[PLANNED], c);
+	np_sb_shq(&part[OUT], c->outdir);
+	np_sb_shq(&part[PATHV], path ? path : "/usr/bin:/bin");
 	if (o->job_setup) {
-		np_sb_add(&b, "# --job-setup: the site's environment (MPI stack, modules)\n");
-		np_sb_add(&b, o->job_setup);
-		np_sb_add(&b, "\n");
+		np_sb_add(&part[SETUP], "# --job-setup: the site's environment (MPI stack, modules)\n");
+		np_sb_add(&part[SETUP], o->job_setup);
+		np_sb_add(&part[SETUP], "\n");
 	}
-	np_sb_add(&b, prelude);
 	if (masks) {
-		node_cpus(&b, c);
-		np_sb_add(&b, binding_check);
-		np_sb_add(&b, "np_binding\n");
+		node_cpus(&part[BINDING], c);
+		np_sb_add(&part[BINDING], "np_binding\n");
 	}
-	np_sb_printf(&b, "np_hosts \"${SLURM_JOB_NUM_NODES:-%u}\"\n\n", local || array ? 1 : nodes);
-	if ((rc = step_lines(&b, c, local, err)) < 0) {
+	rc = step_lines(&part[STEPS], c, local, err);
+	snprintf(num[0], sizeof(num[0]), "%u", c->exps.n);
+	snprintf(num[1], sizeof(num[1]), "%u", o->repeat);
+	snprintf(num[2], sizeof(num[2]), "%u", total);
+	snprintf(num[3], sizeof(num[3]), "%u", local || array ? 1 : nodes);
+	const np_tfield_t f[] = {
+		{ "SBATCH", chomp(&part[SBATCH]) },
+		{ "COMMAND", o->cmdline ? o->cmdline : "numaplan run" },
+		{ "PLANNED_ON", chomp(&part[PLANNED]) },
+		{ "BIND_VIA_NOTE", !local && masks ? (whole ?
+		  "# --bind-via masks: explicit masks need whole nodes, so the job asks for them (--exclusive);\n"
+		  "# on partial nodes the steps fall back to the numaplan plugin (np_binding)." :
+		  "# --bind-via masks with --shared: explicit masks need whole nodes; on partial nodes\n"
+		  "# the steps fall back to the numaplan plugin (np_binding).") : NULL },
+		{ "EXPERIMENTS", num[0] },
+		{ "REPEAT", num[1] },
+		{ "OUT", chomp(&part[OUT]) },
+		{ "MODE", local ? "local" : "slurm" },
+		{ "NSTEPS", num[2] },
+		{ "ARRAY", array ? "1" : "0" },
+		{ "SRUN_MPI", o->srun_mpi ? o->srun_mpi : "pmi2" },
+		{ "PATH", chomp(&part[PATHV]) },
+		{ "JOB_SETUP", chomp(&part[SETUP]) },
+		{ "BINDING", chomp(&part[BINDING]) },
+		{ "NODES", num[3] },
+		{ "STEPS", chomp(&part[STEPS]) },
+	};
+	np_sb_init(&b);
+	for (i = 0; i < NPARTS; i++)
+		if (part[i].oom && rc == 0)
+			rc = np_error_set(err, -ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = np_template_fill(&b, np_jobscript_template, f, sizeof(f) / sizeof(f[0]), err);
+	for (i = 0; i < NPARTS; i++)
+		np_sb_free(&part[i]);
+	if (rc < 0) {
 		np_sb_free(&b);
 		return rc;
 	}
-	/* A failed step fails the job, so sacct and the follower see it. */
-	np_sb_add(&b, "if [ \"$NP_FAILED\" -ne 0 ]; then\n"
-	          "\techo \"numaplan: $NP_FAILED of $NP_NSTEPS steps failed\" >&2\n\texit 1\nfi\n"
-	          "echo \"numaplan: all $NP_NSTEPS steps done\"\n");
 	rc = np_outdir_write_sb(c->outfd, c->outdir, name, &b, true, err);
 	/* the follower counts the steps of every task of an array */
 	if (nsteps)

@@ -14,6 +14,7 @@
 #include "slurmcmd/slurmcmd.h"
 #include "suites/suite.h"
 #include "common/text.h"
+#include "run/template.h"
 
 static void test_fmt_num(void **state)
 {
@@ -490,6 +491,49 @@ static void test_hosts(void **state)
 	json_decref(nodes);
 }
 
+/* The job script's template: fields filled by name, values taken as they
+ * are, the template's own comments and lines of one empty field dropped */
+static void fill(const char *tmpl, const np_tfield_t *f, size_t n, int want_rc, const char *want)
+{
+	np_error_t err = { 0 };
+	np_sb_t b;
+
+	np_sb_init(&b);
+	assert_int_equal(np_template_fill(&b, tmpl, f, n, &err), want_rc);
+	if (want_rc == 0)
+		assert_string_equal(b.s ? b.s : "", want);
+	else
+		assert_true(err.msg[0] != '\0');
+	np_sb_free(&b);
+}
+
+static void test_template(void **state)
+{
+	const np_tfield_t f[] = {
+		{ "A", "one" }, { "EMPTY", "" }, { "NULL", NULL }, { "TWO", "x\ny" }, { "AT", "@@A@@" },
+	};
+	const size_t n = sizeof(f) / sizeof(f[0]);
+
+	(void)state;
+	fill("a=@@A@@ b=@@A@@\n", f, n, 0, "a=one b=one\n");
+	/* a line of one empty field goes, with its newline; NULL is empty */
+	fill("1\n@@EMPTY@@\n@@NULL@@\n2\n", f, n, 0, "1\n2\n");
+	/* an empty field with text around it keeps the line */
+	fill("x=@@EMPTY@@\n@@EMPTY@@@@NULL@@\n", f, n, 0, "x=\n\n");
+	/* the template's comments go; a shell comment stays */
+	fill("#!/bin/sh\n#% note @@NOWHERE@@\n# kept\n", f, n, 0, "#!/bin/sh\n# kept\n");
+	/* values are not searched for fields, and may hold lines */
+	fill("@@AT@@ @@TWO@@\n", f, n, 0, "@@A@@ x\ny\n");
+	/* no newline at the end stays without one */
+	fill("end @@A@@", f, n, 0, "end one");
+	/* a name without a value, an unclosed field: refused */
+	fill("@@B@@\n", f, n, -EINVAL, NULL);
+	fill("x @@A\n", f, n, -EINVAL, NULL);
+	/* the built-in job script fills with every field it names */
+	assert_non_null(strstr(np_jobscript_template, "@@STEPS@@"));
+	assert_null(strstr(np_jobscript_template, "\r"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_himeno_efficiency),
 		cmocka_unit_test(test_stream_matrix_types),
+		cmocka_unit_test(test_template),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
