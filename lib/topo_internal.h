@@ -9,11 +9,11 @@
 
 #include <numaplan/topo.h>
 
-#include "common/cpuset_hwloc.h"
+#include "cpuset_hwloc.h"
 
 /* The largest OS index of a PU or NUMA node the planner takes is below
  * NP_CPUSET_INDEX_LIMIT, the bound of every set (np_cpuset_from_hwloc in
- * common/cpuset_hwloc.h): a damaged file must not make every cpuset of a
+ * cpuset_hwloc.h): a damaged file must not make every cpuset of a
  * plan hundreds of megabytes. */
 
 /* topo_devices.c: the network entries of t->devices, OpenFabrics first;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cpuset_hwloc.h - np_cpuset_t is an hwloc bitmap; for the code that owns
- * both (common/, lib/), never for callers of the library, who see only
- * the opaque type of <numaplan/cpuset.h>.
+ * cpuset_hwloc.h - np_cpuset_t is an hwloc bitmap; for the library's own
+ * code, never for its callers, who see only the opaque type of
+ * <numaplan/cpuset.h>.
  */
-#ifndef NP_COMMON_CPUSET_HWLOC_H
-#define NP_COMMON_CPUSET_HWLOC_H
+#ifndef NP_LIB_CPUSET_HWLOC_H
+#define NP_LIB_CPUSET_HWLOC_H
 
 #include <hwloc.h>
 
@@ -36,4 +36,4 @@ static inline np_cpuset_t *np_cpuset_of(hwloc_bitmap_t b)
  * set or an index of NP_CPUSET_INDEX_LIMIT or more, -ENOMEM. */
 int np_cpuset_from_hwloc(np_cpuset_t *dst, hwloc_const_bitmap_t src);
 
-#endif /* NP_COMMON_CPUSET_HWLOC_H */
+#endif /* NP_LIB_CPUSET_HWLOC_H */

@@ -17,7 +17,7 @@
 
 #include <hwloc.h>
 
-#include "common/cpuset_hwloc.h"
+#include "cpuset_hwloc.h"
 #include "common/parse.h"
 
 np_cpuset_t *np_cpuset_new(void)
