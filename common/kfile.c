@@ -35,7 +35,7 @@ int np_kfile_read_fd(int fd, char *buf, size_t n, size_t *len)
 	return 0;
 }
 
-int np_kfile_read(const char *path, char *buf, size_t n, size_t *len)
+int np_kfile_read_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n, size_t *len)
 {
 	struct stat st;
 	int fd, rc;
@@ -43,26 +43,37 @@ int np_kfile_read(const char *path, char *buf, size_t n, size_t *len)
 	if (!n)
 		return -EINVAL;
 	buf[0] = '\0';
-	if (lstat(path, &st) < 0)
+	/* looked at before it is opened: opening a device can have effects */
+	if (fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
+	/* and again once open: it may have been replaced meanwhile */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EINVAL;
+	}
+	if ((flags & NP_KFILE_ROOT_OWNED) && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		close(fd);
+		return -EPERM;
 	}
 	rc = np_kfile_read_fd(fd, buf, n, len);
 	close(fd);
 	return rc;
 }
 
-int np_kfile_line(const char *path, char *buf, size_t n)
+int np_kfile_read(const char *path, char *buf, size_t n, size_t *len)
+{
+	return np_kfile_read_at(AT_FDCWD, path, 0, buf, n, len);
+}
+
+int np_kfile_line_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n)
 {
 	size_t l;
-	int rc = np_kfile_read(path, buf, n, NULL);
+	int rc = np_kfile_read_at(dirfd, rel, flags, buf, n, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -70,6 +81,38 @@ int np_kfile_line(const char *path, char *buf, size_t n)
 	l = strlen(buf);
 	while (l > 0 && isspace((unsigned char)buf[l - 1]))
 		buf[--l] = '\0';
+	return 0;
+}
+
+int np_kfile_line(const char *path, char *buf, size_t n)
+{
+	return np_kfile_line_at(AT_FDCWD, path, 0, buf, n);
+}
+
+DIR *np_kfile_opendir_at(int dirfd, const char *rel)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	if (!(d = fdopendir(fd))) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+int np_kfile_readlink_at(int dirfd, const char *rel, char *buf, size_t n)
+{
+	ssize_t r = readlinkat(dirfd, rel, buf, n);
+
+	if (r < 0)
+		return -errno;
+	if ((size_t)r >= n)
+		return -ENAMETOOLONG;
+	buf[r] = '\0';
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kfile.h - the bounded reading of the small files the kernel and drivers
- * show (sysfs attributes, /proc, a driver's information files), and the
- * complete writing of a buffer, under one rule for every room.
+ * kfile.h - the one way numaplan reads the small files the kernel and
+ * drivers show (sysfs attributes, /proc, a driver's information files),
+ * by path or relative to a root's descriptor (the live /sys or a copy of
+ * it), and the complete writing of a buffer: one rule for every room.
  *
  * A file is read only when it is a regular one: it is checked before it is
  * opened (opening a device can have effects), opened without following a
@@ -14,6 +15,7 @@
 #ifndef NP_COMMON_KFILE_H
 #define NP_COMMON_KFILE_H
 
+#include <dirent.h>
 #include <stddef.h>
 
 /* Up to n - 1 bytes of the file at path, NUL-terminated (*len, when
@@ -24,6 +26,22 @@ int np_kfile_read(const char *path, char *buf, size_t n, size_t *len);
 /* The first line of the file at path, without its newline and trailing
  * blanks, in buf (n bytes; a longer line is cut).  As np_kfile_read. */
 int np_kfile_line(const char *path, char *buf, size_t n);
+
+/* The same, relative to the directory dirfd (AT_FDCWD: the working
+ * directory; rel never leaves it through a final symbolic link).  With
+ * NP_KFILE_ROOT_OWNED a file is believed only when root owns it and
+ * neither group nor others may write it: -EPERM otherwise. */
+#define NP_KFILE_ROOT_OWNED 1u
+int np_kfile_read_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n, size_t *len);
+int np_kfile_line_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n);
+
+/* dirfd/rel as a directory to list (closedir), or NULL with errno set. */
+DIR *np_kfile_opendir_at(int dirfd, const char *rel);
+
+/* The target of the symbolic link dirfd/rel into buf (n bytes),
+ * NUL-terminated.  0, -ENAMETOOLONG when it does not fit, or -errno
+ * (-EINVAL: not a link). */
+int np_kfile_readlink_at(int dirfd, const char *rel, char *buf, size_t n);
 
 /* Up to n - 1 bytes from the descriptor, NUL-terminated, retrying an
  * interrupted read (*len, when given, the bytes read): for a file the

@@ -25,7 +25,7 @@
 static int read_list(np_check_ctx_t *x, const char *rel, np_cpuset_t *s, bool report)
 {
 	char buf[4096];
-	int rc = np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf));
+	int rc = np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf));
 
 	if (rc == 0 && np_cpuset_parse(s, buf) == 0 && !np_cpuset_iszero(s))
 		return 0;
@@ -38,7 +38,7 @@ static bool smt_off(np_check_ctx_t *x)
 {
 	char buf[32];
 
-	return np_sysfs_line(x->rootfd, CPU_DIR "smt/control", 0, buf, sizeof(buf)) == 0 &&
+	return np_kfile_line_at(x->rootfd, CPU_DIR "smt/control", 0, buf, sizeof(buf)) == 0 &&
 	       (!strcmp(buf, "off") || !strcmp(buf, "forceoff"));
 }
 

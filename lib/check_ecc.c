@@ -34,7 +34,7 @@ static int count(np_check_ctx_t *x, unsigned mc, const char *obj, const char *fi
 	int rc;
 
 	snprintf(rel, sizeof(rel), MC_DIR "/mc%u/%s", mc, file);
-	rc = np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf));
+	rc = np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf));
 	if (rc == 0 && np_parse_u64(buf, 0, UINT64_MAX, v) == 0)
 		return 0;
 	np_check_unknown(x, NP_CHECK_ECC, obj, rel, rc, buf);
@@ -52,7 +52,7 @@ static void controller(np_check_ctx_t *x, unsigned mc)
 	if (count(x, mc, obj, "ce_count", &ce) < 0 || count(x, mc, obj, "ue_count", &ue) < 0)
 		return;
 	snprintf(rel, sizeof(rel), MC_DIR "/mc%u/mc_name", mc);
-	if (np_sysfs_line(x->rootfd, rel, 0, name, sizeof(name)) < 0)
+	if (np_kfile_line_at(x->rootfd, rel, 0, name, sizeof(name)) < 0)
 		name[0] = '\0';
 	snprintf(found, sizeof(found), "%llu corrected, %llu uncorrected", (unsigned long long)ce,
 	         (unsigned long long)ue);
@@ -78,7 +78,7 @@ static int cmp_uint(const void *a, const void *b)
 
 void np_check_ecc(np_check_ctx_t *x)
 {
-	DIR *d = np_sysfs_opendir(x->rootfd, MC_DIR);
+	DIR *d = np_kfile_opendir_at(x->rootfd, MC_DIR);
 	unsigned *mcs, n = 0;
 	struct dirent *e;
 

@@ -61,8 +61,10 @@ void np_check_unknown(np_check_ctx_t *x, np_check_kind_t kind, const char *objec
 		snprintf(why, sizeof(why), "%s: malformed: '%s'", rel, np_escape(safe, sizeof(safe), text ? text : ""));
 	else if (rc == -ENOENT)
 		snprintf(why, sizeof(why), "%s: missing", rel);
-	else if (rc == -EPERM)
+	else if (rc == -EINVAL)
 		snprintf(why, sizeof(why), "%s: not a regular file", rel);
+	else if (rc == -EPERM)
+		snprintf(why, sizeof(why), "%s: not root's alone", rel);
 	else
 		snprintf(why, sizeof(why), "%s: cannot be read: %s", rel, strerror(-rc));
 	np_check_add(x, kind, NP_CHECK_UNKNOWN, object, "unknown", NULL, NAN, why);

@@ -11,7 +11,7 @@
 
 #include <numaplan/check.h>
 
-#include "sysfs_read.h"
+#include "common/kfile.h"
 
 typedef struct np_check_ctx {
 	const np_topo_t *t;
@@ -28,7 +28,7 @@ typedef struct np_check_ctx {
 void np_check_add(np_check_ctx_t *x, np_check_kind_t kind, np_check_severity_t sev, const char *object,
                   const char *found, const char *expected, double value, const char *detail);
 /* An NP_CHECK_UNKNOWN finding for a file that could not be read (rc its
- * -errno from np_sysfs_line) or did not parse (rc 0): "missing",
+ * -errno from np_kfile_line_at) or did not parse (rc 0): "missing",
  * "malformed: 'TEXT'", "unreadable". */
 void np_check_unknown(np_check_ctx_t *x, np_check_kind_t kind, const char *object, const char *rel, int rc,
                       const char *text);

@@ -68,7 +68,7 @@ static int read_one(np_check_ctx_t *x, const char *path, const char *attr, const
 	int rc;
 
 	snprintf(rel, sizeof(rel), "%s/%s", path, attr);
-	if ((rc = np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf))) == 0) {
+	if ((rc = np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf))) == 0) {
 		if (speed && (*sp = parse_speed(buf)) > 0)
 			return 0;
 		if (!speed && np_parse_uint(buf, 0, 64, w) == 0)
@@ -89,9 +89,9 @@ static int read_link(np_check_ctx_t *x, const char *path, const char *obj, link_
 	int ok = 0;
 
 	snprintf(rel, sizeof(rel), "%s/max_link_speed", path);
-	if (np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf)) == -ENOENT) {
+	if (np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf)) == -ENOENT) {
 		snprintf(rel, sizeof(rel), "%s/current_link_speed", path);
-		if (np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf)) == -ENOENT)
+		if (np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf)) == -ENOENT)
 			return 1;
 	}
 	ok |= read_one(x, path, "current_link_speed", obj, true, &l->speed, NULL);
@@ -200,7 +200,7 @@ static int device_path(np_check_ctx_t *x, const char *bdf, char *path, size_t n,
 	char rel[128], *p, *save = NULL;
 
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s", bdf);
-	if (np_sysfs_readlink(x->rootfd, rel, target, tn) < 0 ||
+	if (np_kfile_readlink_at(x->rootfd, rel, target, tn) < 0 ||
 	    strncmp(target, prefix, sizeof(prefix) - 1) != 0)
 		return -1;
 	snprintf(path, n, "devices/%s", target + sizeof(prefix) - 1);
@@ -221,19 +221,19 @@ static void check_device(np_check_ctx_t *x, const char *bdf)
 	const char *r;
 
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/class", bdf);
-	if (np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf)) < 0 || sscanf(buf, "0x%6x", &cls) != 1)
+	if (np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf)) < 0 || sscanf(buf, "0x%6x", &cls) != 1)
 		return;         /* no class, nothing to say what it is */
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/vendor", bdf);
-	if (np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf)) == 0)
+	if (np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf)) == 0)
 		sscanf(buf, "0x%4x", &vendor);
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/device", bdf);
-	if (np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf)) == 0)
+	if (np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf)) == 0)
 		sscanf(buf, "0x%4x", &device);
 	if (!(r = role(cls, vendor)))
 		return;
 	/* a virtual function shows its physical function's link, judged there */
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/physfn", bdf);
-	if (np_sysfs_readlink(x->rootfd, rel, buf, sizeof(buf)) != -ENOENT)
+	if (np_kfile_readlink_at(x->rootfd, rel, buf, sizeof(buf)) != -ENOENT)
 		return;
 	snprintf(what, sizeof(what), "%s %04x:%04x", r, vendor, device);
 	if (device_path(x, bdf, path, sizeof(path), target, sizeof(target), comps, &n) < 0) {
@@ -269,7 +269,7 @@ static int cmp_name(const void *a, const void *b)
 
 void np_check_pcie(np_check_ctx_t *x)
 {
-	DIR *d = np_sysfs_opendir(x->rootfd, "bus/pci/devices");
+	DIR *d = np_kfile_opendir_at(x->rootfd, "bus/pci/devices");
 	struct dirent *e;
 	char **names = NULL;
 	size_t n = 0, cap = 0;

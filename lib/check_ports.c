@@ -43,14 +43,14 @@ typedef struct ports {
 } ports_t;
 
 /* A file of DEV: 0 when it is printable ASCII, 1 when it is not (the
- * text left in buf), or the -errno of np_sysfs_line. */
+ * text left in buf), or the -errno of np_kfile_line_at. */
 static int read_text(np_check_ctx_t *x, const char *dev, const char *file, char *buf, size_t n)
 {
 	char rel[160];
 	int rc;
 
 	snprintf(rel, sizeof(rel), IB_DIR "/%s/%s", dev, file);
-	rc = np_sysfs_line(x->portsfd, rel, 0, buf, n);
+	rc = np_kfile_line_at(x->portsfd, rel, 0, buf, n);
 	if (rc == 0) {
 		for (char *p = buf; *p; p++)
 			if (*p < 0x20 || *p > 0x7e)
@@ -111,10 +111,10 @@ static int add_port(np_check_ctx_t *x, ports_t *ps, const char *dev, unsigned nu
 	p->gbps = -1;
 	snprintf(rel, sizeof(rel), IB_DIR "/%s/ports/%u/state", dev, num);
 	/* "4: ACTIVE"; a state nobody can read is compared all the same */
-	rc = np_sysfs_line(x->portsfd, rel, 0, buf, sizeof(buf));
+	rc = np_kfile_line_at(x->portsfd, rel, 0, buf, sizeof(buf));
 	p->active = rc < 0 || !strncmp(buf, "4:", 2);
 	snprintf(rel, sizeof(rel), IB_DIR "/%s/ports/%u/rate", dev, num);
-	rc = np_sysfs_line(x->portsfd, rel, 0, buf, sizeof(buf));
+	rc = np_kfile_line_at(x->portsfd, rel, 0, buf, sizeof(buf));
 	if (rc == 0) {
 		char *end;
 		double v = strtod(buf, &end);
@@ -150,7 +150,7 @@ static int adapter(np_check_ctx_t *x, ports_t *ps, const char *dev)
 	model_of(x, dev, model, sizeof(model));
 	firmware(x, dev, model);
 	snprintf(rel, sizeof(rel), IB_DIR "/%s/ports", dev);
-	if (!(d = np_sysfs_opendir(x->portsfd, rel))) {
+	if (!(d = np_kfile_opendir_at(x->portsfd, rel))) {
 		np_check_unknown(x, NP_CHECK_PORT_RATE, dev, rel, -errno, NULL);
 		return 0;
 	}
@@ -204,7 +204,7 @@ static int cmp_name(const void *a, const void *b)
 
 void np_check_ports(np_check_ctx_t *x)
 {
-	DIR *d = np_sysfs_opendir(x->portsfd, IB_DIR);
+	DIR *d = np_kfile_opendir_at(x->portsfd, IB_DIR);
 	char *names[NP_MAX_ADAPTERS];
 	unsigned n = 0;
 	ports_t ps = { 0 };

@@ -41,7 +41,7 @@ static void smt(np_check_ctx_t *x)
 {
 	static const char rel[] = CPU_DIR "smt/control";
 	char buf[32];
-	int rc = np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf));
+	int rc = np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf));
 
 	if (rc == 0 && word(buf))
 		setting(x, "smt", buf, NAN, "lscpu: Thread(s) per core");
@@ -55,7 +55,7 @@ static void thp(np_check_ctx_t *x)
 	static const char rel[] = "kernel/mm/transparent_hugepage/enabled";
 	char buf[128], val[32];
 	const char *a;
-	int rc = np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf)), n = 0;
+	int rc = np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf)), n = 0;
 
 	if (rc == 0 && (a = strchr(buf, '[')) && sscanf(a, "[%31[a-z]]%n", val, &n) == 1 && n > 0 &&
 	    !strchr(a + n, '['))
@@ -82,13 +82,13 @@ static void governor(np_check_ctx_t *x)
 		x->oom = true;
 		return;
 	}
-	if (np_sysfs_line(x->rootfd, CPU_DIR "online", 0, buf, sizeof(buf)) < 0 || np_cpuset_parse(online, buf) < 0) {
+	if (np_kfile_line_at(x->rootfd, CPU_DIR "online", 0, buf, sizeof(buf)) < 0 || np_cpuset_parse(online, buf) < 0) {
 		np_cpuset_free(online);
 		return;         /* cpu-offline has said why */
 	}
 	for (cpu = np_cpuset_first(online); cpu >= 0; cpu = np_cpuset_next(online, cpu)) {
 		snprintf(rel, sizeof(rel), CPU_DIR "cpu%d/cpufreq/scaling_governor", cpu);
-		rc = np_sysfs_line(x->rootfd, rel, 0, buf, sizeof(buf));
+		rc = np_kfile_line_at(x->rootfd, rel, 0, buf, sizeof(buf));
 		if (rc == -ENOENT)
 			continue;
 		if (rc < 0 || !word(buf) || strlen(buf) >= sizeof(g[0].name)) {
@@ -146,14 +146,14 @@ static void boost(np_check_ctx_t *x)
 {
 	static const char gen[] = CPU_DIR "cpufreq/boost", intel[] = CPU_DIR "intel_pstate/no_turbo";
 	char buf[16];
-	int rc = np_sysfs_line(x->rootfd, gen, 0, buf, sizeof(buf));
+	int rc = np_kfile_line_at(x->rootfd, gen, 0, buf, sizeof(buf));
 	const char *rel = gen;
 	bool inverted = false;
 
 	if (rc == -ENOENT) {
 		rel = intel;
 		inverted = true;
-		rc = np_sysfs_line(x->rootfd, intel, 0, buf, sizeof(buf));
+		rc = np_kfile_line_at(x->rootfd, intel, 0, buf, sizeof(buf));
 	}
 	if (rc == -ENOENT)
 		setting(x, "boost", "none", NAN, "neither cpufreq/boost nor intel_pstate/no_turbo: no control");

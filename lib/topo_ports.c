@@ -9,8 +9,8 @@
  *   ROOT/class/infiniband/DEV/ports/N/state       "4: ACTIVE"
  *   ROOT/class/infiniband/DEV/ports/N/link_layer  "InfiniBand", "Ethernet"
  *   ROOT/class/net/IF/operstate                   "up", "down", ...
- * Every path is opened relative to ROOT's descriptor and read as
- * sysfs_read.h does (no final symbolic link, no blocking, a small bound):
+ * Every path is opened relative to ROOT's descriptor and read under
+ * common/kfile.h's rule (no final symbolic link, no blocking, a small bound):
  * a FIFO or a huge file planted in a test tree cannot hang or bloat the
  * caller.
  */
@@ -27,14 +27,14 @@
 #include <numaplan/topo.h>
 
 #include "common/parse.h"
-#include "sysfs_read.h"
+#include "common/kfile.h"
 
 #define NP_MAX_PORTS 255
 
-/* One line of a sysfs attribute (NP_PORTS_ROOT_OWNED is NP_SYSFS_ROOT_OWNED). */
+/* One line of a sysfs attribute (NP_PORTS_ROOT_OWNED is NP_KFILE_ROOT_OWNED). */
 static int read_attr(int rootfd, const char *rel, unsigned flags, char *buf, size_t len)
 {
-	return np_sysfs_line(rootfd, rel, flags & NP_PORTS_ROOT_OWNED ? NP_SYSFS_ROOT_OWNED : 0, buf, len);
+	return np_kfile_line_at(rootfd, rel, flags & NP_PORTS_ROOT_OWNED ? NP_KFILE_ROOT_OWNED : 0, buf, len);
 }
 
 static int read_port(int rootfd, const char *dev, unsigned flags, np_port_t *p)
@@ -82,7 +82,7 @@ static int list_ports(int rootfd, const char *dev, unsigned *nums, unsigned *n)
 
 	*n = 0;
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports", dev);
-	if (!(dir = np_sysfs_opendir(rootfd, rel)))
+	if (!(dir = np_kfile_opendir_at(rootfd, rel)))
 		return -errno;
 	while ((e = readdir(dir)) && *n < NP_MAX_PORTS) {
 		unsigned v;
@@ -170,7 +170,7 @@ static void read_cxi(int rootfd, np_device_t *d)
 	DIR *dir;
 
 	snprintf(rel, sizeof(rel), "class/net/%s/device/cxi", d->name);
-	if (!(dir = np_sysfs_opendir(rootfd, rel)))
+	if (!(dir = np_kfile_opendir_at(rootfd, rel)))
 		return;
 	while ((e = readdir(dir)))
 		if (!strncmp(e->d_name, "cxi", 3) && e->d_name[3] >= '0' && e->d_name[3] <= '9') {

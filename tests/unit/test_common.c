@@ -6,6 +6,7 @@
  * system calls).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
@@ -286,6 +287,32 @@ static void test_kfile(void **state)
 	assert_int_equal(np_kfile_line("/nonexistent/np-kfile", buf, sizeof(buf)), -ENOENT);
 	/* a closed descriptor: write's own errno */
 	assert_int_equal(np_write_all(-1, "x", 1), -EBADF);
+
+	/* relative to a root's descriptor, as lib reads a copy of /sys */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	char target[64];
+	DIR *d;
+	assert_true(dfd >= 0);
+	assert_int_equal(np_kfile_line_at(dfd, "attr", 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0-3");
+	assert_int_equal(np_kfile_line_at(dfd, "link", 0, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(np_kfile_line_at(dfd, "fifo", 0, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(np_kfile_line_at(dfd, "none", 0, buf, sizeof(buf)), -ENOENT);
+	/* believed only when root's alone: a file others may write is not */
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(np_kfile_line_at(dfd, "attr", NP_KFILE_ROOT_OWNED, buf, sizeof(buf)), -EPERM);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(np_kfile_line_at(dfd, "attr", NP_KFILE_ROOT_OWNED, buf, sizeof(buf)),
+	                 geteuid() == 0 ? 0 : -EPERM);
+	/* the link's own target, never followed; a short buffer is refused */
+	assert_int_equal(np_kfile_readlink_at(dfd, "link", target, sizeof(target)), 0);
+	assert_string_equal(target, path);
+	assert_int_equal(np_kfile_readlink_at(dfd, "link", target, 4), -ENAMETOOLONG);
+	assert_int_equal(np_kfile_readlink_at(dfd, "attr", target, sizeof(target)), -EINVAL);
+	assert_non_null(d = np_kfile_opendir_at(dfd, "."));
+	closedir(d);
+	assert_null(np_kfile_opendir_at(dfd, "attr"));
+	close(dfd);
 	unlink(link);
 	unlink(fifo);
 	unlink(path);
