@@ -80,6 +80,15 @@ resubmit() { # dir
 	run numaplan run --collect "$1"
 }
 mtimes() { stat -c '%n %Y.%y' "$@" 2>/dev/null; }
+# why a run did not finish as expected: numaplan's exit and last words,
+# the nodes it failed with their findings, the runs still interrupted or
+# failed, the jobs' states, and the step records that are not rc=0
+why() { # dir
+	diag "exit $RC: $(tail -3 <<<"$ERR" | tr '\n' ' ')"
+	diag "failed: $(jq -c "[$S.failed[] as \$n | {(\$n): $S.nodes[\$n].findings}]" "$1/results.json" 2>&1)"
+	diag "interrupted_runs $(jq .interrupted_runs "$1/results.json" 2>&1), failed_runs $(jq .failed_runs "$1/results.json" 2>&1), jobs $(jq -c '[.jobs[] | {id, state}]' "$1/results.json" 2>&1)"
+	diag "step records not rc=0: $(grep -L '^rc=0' "$1"/raw/*.rc 2>/dev/null | head -5 | xargs -r -n1 sh -c 'echo "$1: $(head -c 80 "$1")"' _ | tr '\n' ' ')"
+}
 
 T0=$(date +%s)
 took() { diag "$1: $(($(date +%s) - T0)) s"; T0=$(date +%s); }
@@ -108,7 +117,8 @@ check "full again: --collect exits 4 and leaves results.json whole" \
 rm -f "$FS/filler"
 resubmit "$D"
 check "finished (job.sh again, --collect): exit 0, every node passed everything" \
-	eval '[ "$RC" -eq 0 ] && jqt "$S.failed == [] and $S.not_screened == [] and (${S}.nodes | length) == $N" "$D/results.json"'
+	eval '[ "$RC" -eq 0 ] && jqt "$S.failed == [] and $S.not_screened == [] and (${S}.nodes | length) == $N" "$D/results.json"' ||
+	why "$D"
 check "... without running HPL again" [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ]
 rm -rf "$D"
 
@@ -132,7 +142,8 @@ jqt ".interrupted_runs > 0 and $S.failed == []" "$D/results.json" ||
 resubmit "$D"
 check "finished: exit 0, every node screened, HPL not run again" \
 	eval '[ "$RC" -eq 0 ] && jqt "$S.failed == [] and (${S}.nodes | length) == $N" "$D/results.json" &&
-	      [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ]'
+	      [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ]' ||
+	{ why "$D"; [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ] || diag "HPL ran again"; }
 
 took "Ctrl-C"
 # ---- slurmctld restarts ------------------------------------------------------
@@ -194,7 +205,7 @@ resubmit "$D"
 check "n7 back, finished: exit 0, n7 passes, nothing else ran again" \
 	eval '[ "$RC" -eq 0 ] && jqt "$S.failed == [] and $S.nodes.n7.status == \"ok\"" "$D/results.json" &&
 	      [ "$(mtimes "$D"/raw/screen.lat.numa0-numa0.r1.n1.out)" = "$lat_n1" ] &&
-	      [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ]'
+	      [ "$(mtimes "$D"/raw/screen.hpl.r1.n*.out)" = "$hpl_before" ]' || why "$D"
 
 took "slurmd killed"
 # ---- audit and report over the whole partition ---------------------------------
