@@ -90,6 +90,7 @@ expected_layout() {
 		libdir:libnumaplan.so|libdir:pkgconfig/*.pc|includedir:*|mandir:man3/*) pkg=$dev;;
 		pkglibexecdir:numaplan-topo-check) pkg=$lib;;
 		pkgdatadir:specs/*) pkg=$main;;  # numaplan-accept(1), FILES
+		pkgdatadir:jobscript.sh) pkg=$main;;  # numaplan-run(1), FILES
 		systemdunitdir:numaplan-steps.*) pkg=$main;;  # numaplan-steps(1)
 		slurm_plugindir:numaplan.so|plugstackdir:numaplan.conf|mandir:man8/numaplan-spank.8) pkg=numaplan-slurm;;
 		mandir:man1/*)
