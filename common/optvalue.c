@@ -109,6 +109,8 @@ int np_opt_set(const np_optdef_t *d, void *base, const char *opt, const char *va
 		*AT(base, d, int) = d->ival;
 		return 0;
 	case NP_OPT_LIST:
+		if (d->check && d->check(opt, val, err) < 0)
+			return -EINVAL;
 		return set_list(d, base, val, err);
 	case NP_OPT_CUSTOM:
 		if (d->check && d->check(opt, val, err) < 0)

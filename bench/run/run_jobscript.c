@@ -13,9 +13,27 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "common/escape.h"
 #include "outdir.h"
 #include "suites/suite.h"
 #include "run/template.h"
+
+/* Text from the user (the command line, a topology file's name, a
+ * command in an experiment's description) in a comment line of the
+ * script: escaped, so that a newline in it cannot end the comment and
+ * start a line the shell runs. */
+static void add_comment_text(np_sb_t *b, const char *s)
+{
+	size_t n = NP_ESCAPED_SIZE(strlen(s));
+	char *t = malloc(n);
+
+	if (!t) {
+		b->oom = true;
+		return;
+	}
+	np_sb_add(b, np_escape(t, n, s));
+	free(t);
+}
 
 /* The CPUs of each node as planned (the node type's), for np_binding. */
 static void node_cpus(np_sb_t *b, const np_run_ctx_t *c)
@@ -271,7 +289,9 @@ static int step_lines(np_sb_t *b, const np_run_ctx_t *c, bool local, np_error_t 
 			const np_exp_t *e = c->exps.v[i];
 
 			idx++;
-			np_sb_printf(b, "# %s: %s\n", e->name, e->desc ? e->desc : "");
+			np_sb_printf(b, "# %s: ", e->name);
+			add_comment_text(b, e->desc ? e->desc : "");
+			np_sb_add(b, "\n");
 			if (e->keep && e->workdir) {
 				np_sb_add(b, "NP_POST=");
 				char *post = np_strdup_printf("cp %s/%s raw/%s.r%u.%s 2>/dev/null", e->workdir, e->keep,
@@ -298,7 +318,7 @@ static void planned_on(np_sb_t *b, const np_run_ctx_t *c)
 {
 	for (unsigned i = 0; i < c->ntypes; i++) {
 		np_sb_add(b, i ? "\n# Planned on the topology of " : "# Planned on the topology of ");
-		np_sb_add(b, c->types[i].source);
+		add_comment_text(b, c->types[i].source);
 	}
 }
 
@@ -322,7 +342,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 	char *pin = NULL, num[4][24];
 	const char *path = getenv("PATH");
 	/* the parts of the script, filled into the template by name */
-	enum { SBATCH, PLANNED, OUT, PATHV, SETUP, BINDING, STEPS, NPARTS };
+	enum { SBATCH, COMMAND, PLANNED, OUT, PATHV, SETUP, BINDING, STEPS, NPARTS };
 	np_sb_t part[NPARTS], b;
 	int rc = 0;
 
@@ -340,6 +360,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 	if (!local)
 		sbatch_lines(&part[SBATCH], c, array, whole, nodes, cpn, pin);
 	free(pin);
+	add_comment_text(&part[COMMAND], o->cmdline ? o->cmdline : "numaplan run");
 	planned_on(&part[PLANNED], c);
 	np_sb_shq(&part[OUT], c->outdir);
 	np_sb_shq(&part[PATHV], path ? path : "/usr/bin:/bin");
@@ -359,7 +380,7 @@ int np_jobscript_write(np_run_ctx_t *c, const char *name, unsigned *nsteps, np_e
 	snprintf(num[3], sizeof(num[3]), "%u", local || array ? 1 : nodes);
 	const np_tfield_t f[] = {
 		{ "SBATCH", chomp(&part[SBATCH]) },
-		{ "COMMAND", o->cmdline ? o->cmdline : "numaplan run" },
+		{ "COMMAND", chomp(&part[COMMAND]) },
 		{ "PLANNED_ON", chomp(&part[PLANNED]) },
 		{ "BIND_VIA_NOTE", !local && masks ? (whole ?
 		  "# --bind-via masks: explicit masks need whole nodes, so the job asks for them (--exclusive);\n"

@@ -25,6 +25,28 @@ static int check_mpi(const char *opt, const char *val, np_error_t *err)
 	                    "(srun --mpi=list shows the cluster's)", val, opt);
 }
 
+/* A value that becomes a line of the job script (#SBATCH --partition=P,
+ * an #SBATCH line of its own): a newline or another control character
+ * would end that line and start one the shell runs. */
+static int check_line(const char *opt, const char *val, np_error_t *err)
+{
+	for (const unsigned char *p = (const unsigned char *)val; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return np_error_set(err, -EINVAL, "bad value '%.200s' for %s: one line of text, without a newline "
+			                    "or another control character (it is a line of the job script)", val, opt);
+	return 0;
+}
+
+/* srun's --mpi type as given: one word (it is put in the job script as
+ * ${NP_SRUN_MPI:-TYPE}) */
+static int check_word(const char *opt, const char *val, np_error_t *err)
+{
+	if (!*val || val[strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")])
+		return np_error_set(err, -EINVAL, "bad value '%.200s' for %s: one word of letters, digits, '_', '.' "
+		                    "and '-'", val, opt);
+	return 0;
+}
+
 static int check_duration(const char *opt, const char *val, np_error_t *err)
 {
 	double s;
@@ -53,11 +75,11 @@ static const np_optdef_t core_opts[] = {
 	{ .name = "dry-run", .kind = NP_OPT_FLAG, .off = O(dry_run),
 	  .help = "write the job script and plans, run nothing" },
 	{ .name = "partition", .kind = NP_OPT_STR, .off = O(partition), .arg = "P",
-	  .help = "sbatch partition" },
+	  .help = "sbatch partition", .check = check_line },
 	{ .name = "nodelist", .key = 'w', .kind = NP_OPT_STR, .off = O(nodelist), .arg = "LIST",
-	  .help = "these nodes (a Slurm host list; --nodes defaults to its length)" },
+	  .help = "these nodes (a Slurm host list; --nodes defaults to its length)", .check = check_line },
 	{ .name = "time", .kind = NP_OPT_STR, .off = O(time_limit), .arg = "T",
-	  .help = "sbatch time limit" },
+	  .help = "sbatch time limit", .check = check_line },
 	{ .name = "time-budget", .kind = NP_OPT_STR, .off = O(time_budget), .arg = "DURATION",
 	  .help = "cap default sizes so the job's estimate fits (90s, 15m, 2h, HH:MM:SS)", .check = check_duration },
 	{ .name = "exclusive", .kind = NP_OPT_FLAG, .off = O(exclusive),
@@ -65,7 +87,7 @@ static const np_optdef_t core_opts[] = {
 	{ .name = "shared", .kind = NP_OPT_FLAG, .off = O(shared),
 	  .help = "with --bind-via masks: no --exclusive; on partial nodes the plugin binds" },
 	{ .name = "sbatch-arg", .kind = NP_OPT_LIST, .off = O(sbatch_args), .arg = "ARG",
-	  .help = "another #SBATCH line; repeatable" },
+	  .help = "another #SBATCH line; repeatable", .check = check_line },
 	{ .name = "policy", .kind = NP_OPT_POLICY, .off = O(policy), .arg = "P",
 	  .help = "placement policy of the MPI suites", .dflt = "compact" },
 	{ .name = "size", .kind = NP_OPT_STR, .off = O(size), .arg = "S",
@@ -79,7 +101,7 @@ static const np_optdef_t core_opts[] = {
 	{ .name = "mpi", .kind = NP_OPT_STR, .off = O(srun_mpi), .arg = "TYPE",
 	  .help = "srun --mpi= of MPI steps: pmix, pmi2, ... (default pmi2)", .check = check_mpi },
 	{ .name = "srun-mpi", .kind = NP_OPT_STR, .off = O(srun_mpi), .arg = "TYPE",
-	  .help = "srun --mpi= as given, unchecked" },
+	  .help = "srun --mpi= as given (one word), not checked against the known types", .check = check_word },
 	{ .name = "job-setup", .kind = NP_OPT_STR, .off = O(job_setup), .arg = "SHELL",
 	  .help = "shell text the job runs first (e.g. 'module load openmpi')" },
 	{ .name = "bind-via", .kind = NP_OPT_ENUM, .off = O(bind_via), .arg = "masks|plugin|slurm",

@@ -68,6 +68,16 @@ check "speed-up of 'none' against itself is 1" \
 check "compact run bound to one CPU" \
 	jqt '.experiments[] | select(.name == "compare.compact.t1") | .placement.rank_cpus | length == 1' "$tmp/c/results.json"
 
+# a command whose argument holds a newline: the job script's comments
+# (the command line, the experiment's description) stay comments, and the
+# command gets its argument whole
+run numaplan run compare --local --repeat 1 --policies none --threads 1 -o "$tmp/nl" -- \
+	sh -c $'echo one >"$1"\necho two >>"$1"\ntouch "$1.ran"' _ "$tmp/nl-out"
+check "a command with a newline in it: exit 0, its two lines ran" \
+	eval '[ "$RC" -eq 0 ] && [ "$(cat "$tmp/nl-out" 2>/dev/null | tr "\n" " ")" = "one two " ]'
+check "... every line of the script before its steps is a comment, a setting or a function" \
+	eval '! sed -n "2,/^np_hosts /p" "$tmp/nl/job.sh" | grep -q "^echo two"'
+
 # a command that fails: marked failed, never averaged, exit 1
 run numaplan run compare --local --repeat 2 --policies none --threads 1 -o "$tmp/f" -- sh -c 'exit 3'
 check "a failing command makes run exit 1" [ "$RC" -eq 1 ]

@@ -53,6 +53,19 @@ run numaplan run himeno --size XXL --dry-run -o "$tmp/h"
 check "bad Himeno size: exit 2" sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'XS, S, M, L or XL'" "$ERR"
 run numaplan run all --size 10 --dry-run
 check "--size is ambiguous for all: exit 2" [ "$RC" -eq 2 ]
+# values that are lines of the job script (#SBATCH ...): a newline would
+# end the line and start one the shell runs
+for o in --partition --time --nodelist --sbatch-arg; do
+	run numaplan run stream --dry-run --topology "$EPYC" -o "$tmp/nl" "$o" $'p1\ntouch '"$tmp/ran"
+	check "$o with a newline: exit 2, naming the option, nothing written" \
+		eval '[ "$RC" -eq 2 ] && grep -q "bad value .p1.ntouch .* for $o: one line of text" <<<"$ERR" && [ ! -e "$tmp/nl" ]'
+done
+run numaplan run stream --dry-run --topology "$EPYC" -o "$tmp/nl" --srun-mpi 'pmix}; touch x #'
+check "--srun-mpi that is not one word: exit 2, nothing written" \
+	eval '[ "$RC" -eq 2 ] && grep -q "for --srun-mpi: one word" <<<"$ERR" && [ ! -e "$tmp/nl" ]'
+run numaplan run stream --dry-run --topology "$EPYC" -o "$tmp/nl" --srun-mpi pmix_v4 --partition 'p 1' --sbatch-arg=--comment='a b'
+check "... a word, and lines with spaces, are taken" eval '[ "$RC" -eq 0 ] && grep -qx "#SBATCH --comment=a b" "$tmp/nl/job.sh"'
+rm -rf "$tmp/nl"
 run numaplan run stream --dry-run --topology "$tmp/nonexistent.xml" -o "$tmp/t"
 check "unreadable topology: exit 2 naming the file" \
 	sh -c "[ $RC -eq 2 ] && echo \"\$0\" | grep -q 'nonexistent.xml'" "$ERR"
