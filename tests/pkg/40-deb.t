@@ -238,7 +238,7 @@ check "vcluster without NP_PLUGIN or a build tree: plugstack.conf loads $PLUGIN 
 installed "$VC" plugstack '' >/dev/null
 check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
 # Scripts left out here for CI's budget (about 5 of the group's 8
-# minutes; pkg runs alone, after both lanes of tests/run-all): they drive
+# minutes; pkg ends a lane of tests/run-all): they drive
 # the same installed plugin through code the others already reach
 # (partition re-check, slurmctld load, audit's variants, the cache and
 # shape checks, the SPANK harness, which loads the .so without slurmd, GPU
