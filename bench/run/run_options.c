@@ -30,10 +30,9 @@ static int check_mpi(const char *opt, const char *val, np_error_t *err)
  * would end that line and start one the shell runs. */
 static int check_line(const char *opt, const char *val, np_error_t *err)
 {
-	for (const unsigned char *p = (const unsigned char *)val; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return np_error_set(err, -EINVAL, "bad value '%.200s' for %s: one line of text, without a newline "
-			                    "or another control character (it is a line of the job script)", val, opt);
+	if (np_has_control(val, NULL))
+		return np_error_set(err, -EINVAL, "bad value '%.200s' for %s: one line of text, without a newline "
+		                    "or another control character (it is a line of the job script)", val, opt);
 	return 0;
 }
 
