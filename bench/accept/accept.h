@@ -87,18 +87,10 @@ unsigned np_accept_evaluate(const np_spec_t *s, json_t *const *results, unsigned
  * number of failures.  cw: the width of the check column. */
 unsigned np_accept_hardware(const np_spec_t *s, json_t *const *results, unsigned nres, FILE *f, int cw,
                             json_t *report);
-/* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
-bool np_parse_tolerance(const char *s, double *out);
 /* The name or alias of e (an experiment of results res) that the check
  * pattern matches, or NULL: a shell glob, where a component "Nn" stands
  * for the largest node count of res's experiments the pattern names
  * (hpl.Nn is hpl.1n on one node, hpl.2n on two). */
 const char *np_accept_match(json_t *res, json_t *e, const char *pattern);
-/* An experiment's counterpart in other results: by symbolic alias, else
- * by name; NULL when there is none. */
-json_t *np_accept_counterpart(json_t *res, json_t *e);
-/* The figure an experiment is judged by, and whether more is better, from
- * the suite registry (the results' own fields for unknown kernels). */
-const char *np_accept_primary(json_t *e, bool *higher);
 
 #endif /* NP_ACCEPT_H */

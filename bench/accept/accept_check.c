@@ -15,10 +15,9 @@
 #include <string.h>
 
 #include "accept/accept.h"
-#include "report/report.h"
 #include "run/run.h"
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 /* Where pattern has the symbolic component "Nn" (hpl.Nn: on every node of
  * the run), the offset of its N; -1 when it has none. */
@@ -82,59 +81,6 @@ const char *np_accept_match(json_t *res, json_t *e, const char *pattern)
 	return glob_matches(e, buf);
 }
 
-static bool has_name(json_t *e, const char *n)
-{
-	json_t *a;
-	size_t i;
-
-	if (np_json_streq(e, "name", n))
-		return true;
-	json_array_foreach(json_object_get(e, "aliases"), i, a) {
-		const char *v = json_string_value(a);
-		if (v && strcmp(v, n) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* e's counterpart in other results: the experiment with one of its
- * symbolic names (the same placement on any node type), else the one of
- * its name, unless a symbolic name says they are different placements
- * (numa1 is hca-local on one node type and nothing on another). */
-json_t *np_accept_counterpart(json_t *res, json_t *e)
-{
-	json_t *x, *a;
-	size_t i, k;
-
-	json_array_foreach(json_object_get(e, "aliases"), k, a)
-		json_array_foreach(json_object_get(res, "experiments"), i, x)
-			if (json_is_string(a) && has_name(x, json_string_value(a)))
-				return x;
-	json_array_foreach(json_object_get(res, "experiments"), i, x)
-		if (np_json_streq(x, "name", np_json_str(e, "name")))
-			return json_array_size(json_object_get(x, "aliases")) ||
-			       json_array_size(json_object_get(e, "aliases")) ? NULL : x;
-	return NULL;
-}
-
-/* The figure an experiment of results.json is judged by and its direction:
- * asked of the suite that reads its kernel (the registry), as run did. */
-const char *np_accept_primary(json_t *e, bool *higher)
-{
-	const np_suite_t *s = np_suite_of_kernel(np_json_str(e, "kernel"));
-	np_exp_t tmp;
-
-	if (s && s->primary) {
-		memset(&tmp, 0, sizeof(tmp));
-		tmp.name = (char *)np_json_str(e, "name");
-		tmp.kernel = (char *)np_json_str(e, "kernel");
-		tmp.params = json_object_get(e, "params");
-		return s->primary(&tmp, higher);
-	}
-	*higher = json_is_true(json_object_get(e, "higher_is_better"));
-	return json_object_get(e, "primary_metric") ? np_json_str(e, "primary_metric") : "wall_s";
-}
-
 static const char *op_text(np_op_t op)
 {
 	return op == NP_OP_GE ? ">=" : op == NP_OP_GT ? ">" : op == NP_OP_LE ? "<=" : "<";
@@ -166,7 +112,7 @@ static bool required(const np_spec_t *s, const np_check_t *c, json_t *res, json_
 	double v;
 
 	if (c->peak && strcmp(c->peak, "baseline") == 0) {
-		json_t *b = base ? np_accept_counterpart(base, exp) : NULL;
+		json_t *b = base ? np_exp_counterpart(base, exp) : NULL;
 		json_t *st = json_object_get(json_object_get(b, "stats"), c->metric);
 		if (!b) {
 			snprintf(why, n, "no counterpart in the baseline");
@@ -258,7 +204,7 @@ static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *
 		bool higher, ok;
 		char text[160], why[160] = "";
 
-		m = np_accept_primary(b, &higher);
+		m = np_exp_primary(b, &higher);
 		bv = np_rep_stat(b, m, "median");
 		memset(&c, 0, sizeof(c));
 		c.op = higher ? NP_OP_GE : NP_OP_LE;
@@ -266,7 +212,7 @@ static unsigned against_baseline(json_t *const *results, unsigned nres, json_t *
 		snprintf(text, sizeof(text), "baseline %s %s%g%%", m, higher ? ">= -" : "<= +", tol * 100);
 		c.text = text;
 		for (k = 0; k < nres && !e; k++)
-			e = np_accept_counterpart(results[k], b);
+			e = np_exp_counterpart(results[k], b);
 		munit = np_metric_unit(m);
 		r = higher ? bv * (1 - tol) : bv * (1 + tol);
 		if (!isfinite(bv)) {

@@ -71,23 +71,6 @@ static void usage(FILE *f)
 	fputs("see numaplan-accept(1)\n", f);
 }
 
-bool np_parse_tolerance(const char *s, double *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	double v;
-
-	if (n == 0 || n >= sizeof(buf))
-		return false;
-	memcpy(buf, s, n + 1);
-	if (buf[n - 1] == '%')
-		buf[n - 1] = '\0';
-	if (np_parse_double(buf, 0, 100, &v) < 0 || v >= 100)
-		return false;
-	*out = v / 100;
-	return true;
-}
-
 /* argv of one run: the spec's words, the extra options right after the
  * suite (before a compare command's --), and --output. */
 static char **run_argv(char **line, unsigned n, char **extra, unsigned nextra, const char *out, int *argc)

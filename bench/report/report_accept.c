@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "report/svg.h"
+#include "tables/svg.h"
 #include "bench_util.h"
 
 /* A caveat once, however many runs share it. */

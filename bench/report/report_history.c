@@ -15,11 +15,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "accept/accept.h"
 #include "report/report.h"
 #include "run/run.h"
-#include "suites/suite.h"
-#include "report/svg.h"
+#include "run/suite.h"
+#include "tables/svg.h"
 
 #define PER_PLOT 10
 
@@ -113,7 +112,7 @@ static int build(history_t *h, char **dirs, unsigned ndirs, const char *base, np
 			hseries_t *s = NULL;
 			const char *name = json_string_value(json_object_get(e, "name"));
 			bool higher;
-			const char *m = np_accept_primary(e, &higher);
+			const char *m = np_exp_primary(e, &higher);
 			if (!name)
 				continue;
 			for (k = 0; k < h->ns && !s; k++)
@@ -133,7 +132,7 @@ static int build(history_t *h, char **dirs, unsigned ndirs, const char *base, np
 				s->metric = m;
 				s->unit = np_metric_unit(m);
 				s->higher = higher;
-				b = h->base ? np_accept_counterpart(h->base, e) : NULL;
+				b = h->base ? np_exp_counterpart(h->base, e) : NULL;
 				s->base = b ? np_rep_stat(b, m, "median") : NAN;
 				s->base_name = b ? np_json_str(b, "name") : NULL;
 				if (!(s->v = malloc(h->nruns * sizeof(double))))

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "suites/suite.h"
-#include "report/svg.h"
+#include "run/suite.h"
+#include "tables/svg.h"
 
 const char np_report_css[] =
 "body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}"

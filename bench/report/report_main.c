@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "accept/accept.h"
 #include "bench.h"
 #include "common/optparse.h"
 #include "report/report.h"

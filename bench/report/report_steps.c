@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "report.h"
-#include "steps.h"
-#include "svg.h"
+#include "report/report.h"
+#include "report/steps.h"
+#include "tables/svg.h"
 
 static char *num(unsigned long v)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 /* Rpeak and how it was derived */
 static void rpeak_row(np_table_t *t, json_t *res)

@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "steps.h"
+#include "report/steps.h"
 
 /* Prometheus' histogram bounds for the plugin's time per step and node:
  * a cached topology plans in milliseconds, a live discovery takes tenths

@@ -385,5 +385,14 @@ const char *np_metric_unit(const char *metric);
 const char *np_metric_label(const char *metric);
 /* Load DIR/results.json (or a results.json path). */
 json_t *np_results_load(const char *dir_or_file, np_error_t *err);
+/* An experiment's counterpart in other results: by symbolic alias, else
+ * by name; NULL when there is none (results_match.c). */
+json_t *np_exp_counterpart(json_t *res, json_t *e);
+/* The figure an experiment of results.json is judged by, and whether more
+ * is better, from the suite registry (the results' own fields for unknown
+ * kernels). */
+const char *np_exp_primary(json_t *e, bool *higher);
+/* --tolerance: "5%", "5" (percent) or "0.5%", as a fraction in [0, 1). */
+bool np_parse_tolerance(const char *s, double *out);
 
 #endif /* NP_RUN_H */

@@ -13,7 +13,7 @@
 
 #include "bench_util.h"
 #include "outdir.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 int np_run_write_meta(const np_run_ctx_t *c, np_error_t *err)
 {

@@ -15,7 +15,7 @@
 #include "bench_util.h"
 #include "common/escape.h"
 #include "outdir.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 #include "run/template.h"
 
 /* Text from the user (the command line, a topology file's name, a

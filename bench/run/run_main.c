@@ -14,7 +14,7 @@
 #include "bench.h"
 #include "bench_util.h"
 #include "outdir.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 #include "slurmcmd/slurmcmd.h"
 
 /* An experiment a node type cannot hold is said, not dropped: it is kept

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "suites/suite.h"
+#include "run/suite.h"
 
 static const np_metric_t *metric_find(const char *m)
 {

@@ -10,7 +10,7 @@
 
 #include "slurmcmd/slurmcmd.h"
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 /* srun --mpi: the PMI the site's MPI speaks (srun --mpi=list shows the
  * plugins of a cluster). */

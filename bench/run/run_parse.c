@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/suite.h"
+#include "run/suite.h"
 #include "common/kernel_json.h"
 
 /* The last JSON object in a text that starts at the beginning of a line. */

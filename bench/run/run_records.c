@@ -14,7 +14,7 @@
 
 #include "run/procstat.h"
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 static char *rel_raw(const char *name, unsigned rep, const char *suffix)
 {

@@ -13,12 +13,11 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "report/report.h"
 #include "run/procstat.h"
 #include "common/escape.h"
 #include "common/which.h"
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 #include "slurmcmd/slurmcmd.h"
 
 /* The figure an experiment is judged by, from the suite that reads its

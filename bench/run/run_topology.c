@@ -22,7 +22,7 @@
 
 #include "bench_util.h"
 #include "outdir.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 static char *host_name(void)
 {

@@ -12,7 +12,8 @@
 #include <jansson.h>
 
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
+#include "tables/table.h"
 
 extern const np_suite_t np_suite_screen;
 /* The suite's name: its other files know the suite by it (an experiment's

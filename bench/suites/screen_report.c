@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "suites/screen.h"
-#include "report/svg.h"
+#include "tables/svg.h"
 
 /* One column of the node table and one plot: a figure per node from one
  * experiment, or the worst of a group relative to each experiment's median

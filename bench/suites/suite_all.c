@@ -5,7 +5,7 @@
  * more (or two cores for the intra-node test), the OSU tests.  Each part is
  * the member suite's own: its experiments, figures and report sections.
  */
-#include "suites/suite.h"
+#include "run/suite.h"
 
 extern const np_suite_t np_suite_stream, np_suite_hpl, np_suite_himeno, np_suite_osu;
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
+#include "tables/table.h"
 
 extern const np_suite_t np_suite_compare;
 

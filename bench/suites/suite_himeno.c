@@ -11,7 +11,8 @@
 
 #include "bench_util.h"
 #include "common/kernel_rules.h"
-#include "suites/suite.h"
+#include "run/suite.h"
+#include "tables/table.h"
 #include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_himeno;

@@ -17,7 +17,8 @@
 #include "suites/hpl_size.h"
 #include "bench_util.h"
 #include "outdir.h"
-#include "suites/suite.h"
+#include "run/suite.h"
+#include "tables/table.h"
 #include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_hpl;

@@ -16,8 +16,9 @@
 
 #include "suites/omb_parse.h"
 #include "bench_util.h"
-#include "suites/suite.h"
-#include "report/svg.h"
+#include "run/suite.h"
+#include "tables/table.h"
+#include "tables/svg.h"
 #include "common/kernel_json.h"
 
 extern const np_suite_t np_suite_osu;

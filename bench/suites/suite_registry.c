@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/suite.h"
+#include "run/suite.h"
 
 /*
  * Adding a suite NAME is two steps:

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "suites/suite.h"
-#include "report/svg.h"
+#include "run/suite.h"
+#include "tables/table.h"
+#include "suites/stream_size.h"
+#include "tables/svg.h"
 #include "common/kernel_rules.h"
 #include "common/kernel_json.h"
 

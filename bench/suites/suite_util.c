@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 
 unsigned np_run_nodes(const np_run_ctx_t *c, const np_suite_t *s)
 {

@@ -13,7 +13,8 @@
 
 #include "bench_util.h"
 #include "outdir.h"
-#include "suites/suite.h"
+#include "run/suite.h"
+#include "tables/table.h"
 #include "suites/wrf_parse.h"
 
 extern const np_suite_t np_suite_wrf;

@@ -64,7 +64,7 @@ none_of "slurmcmd/: of the public headers, only the error type" < <(
 none_of "kernels/: no planner header (they link libnpcommon, not libnumaplan)" < <(
 	includes "$S"/kernels/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
 none_of "front ends and tests include nothing private of lib/, nor its hwloc view of the sets" < <(
-	for d in plugin cli bench bench/run bench/report bench/accept bench/suites slurmcmd kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
+	for d in plugin cli bench bench/run bench/tables bench/report bench/accept bench/suites slurmcmd kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
 	grep -E '"(topo_internal|plan_internal|plan_pool|cpuset_hwloc)\.h"|"lib/')
 none_of "common/ and lib/ have no front end on their include path" < <(
 	grep -HE '^[A-Za-z_]*CPPFLAGS.*-I\$\(top_srcdir\)/(plugin|cli|bench|kernels)' \
@@ -172,6 +172,25 @@ none_of "include graph, bench/: nothing of the commands above it (cli/, plugin/,
 	edges '^bench/' '^(cli|plugin|kernels)/')
 none_of "include graph: front ends and tests include no lib/ header (all private: $(cd "$S" && echo lib/*.h))" < <(
 	edges '^(plugin|cli|bench|kernels|tests)/' '^lib/')
+
+# bench's rooms, in order: each includes only the rooms before it (and
+# bench/'s own helpers): run/ (and the interface a suite implements,
+# run/suite.h), tables/ (what reports are made of), suites/, report/,
+# accept/.  An include back up the list would close a cycle; a room not in
+# the list has no place yet and is named.
+bench_rooms="run tables suites report accept"
+bench_rank() { # room -> its place in bench_rooms (1...), or nothing
+	local r i=0; for r in $bench_rooms; do i=$((i + 1)); [ "$r" = "$1" ] && { echo $i; return; }; done
+}
+none_of "include graph, bench/: each room includes only the rooms before it ($bench_rooms)" < <(
+	edges '^bench/[a-z_]+/' '^bench/[a-z_]+/' | while IFS= read -r l; do
+		s=${l%%: *}; h=${l#*: }; s=${s#bench/}; s=${s%%/*}; h=${h#bench/}; h=${h%%/*}
+		rs=$(bench_rank "$s"); rh=$(bench_rank "$h")
+		if [ -z "$rs" ] || [ -z "$rh" ]; then echo "$l (a room not in: $bench_rooms)"
+		elif [ "$rh" -gt "$rs" ]; then echo "$l"; fi
+	done)
+check "include graph, bench/: the rooms are there (an edge from suites/ to run/ seen)" \
+	eval 'edges "^bench/suites/" "^bench/run/suite\\.h$" | grep -q .'
 
 # cli/ takes of bench/ only its interface, bench/bench.h (np_cmd_run,
 # _report, _accept, _steps), by that path: bench's own folder is on no

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "slurmcmd/slurmcmd.h"
-#include "suites/suite.h"
+#include "run/suite.h"
 #include "common/text.h"
 #include "run/template.h"
 

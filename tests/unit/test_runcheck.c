@@ -15,7 +15,8 @@
 #include <cmocka.h>
 
 #include "run/run.h"
-#include "suites/suite.h"
+#include "run/suite.h"
+#include "suites/stream_size.h"
 #include "accept/accept.h"
 #include "run/procstat.h"
 

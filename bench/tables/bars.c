@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * report_bars.c - the bar plots the suites draw of their own experiments
- * (np_bars_t in report.h), for the HTML report.
+ * bars.c - the bar plots the suites draw of their own experiments
+ * (np_bars_t in tables/table.h), for the HTML report.
  */
 #include <math.h>
 
-#include "report/report.h"
-#include "suites/suite.h"
-#include "report/svg.h"
+#include "tables/table.h"
+#include "tables/svg.h"
+#include "run/suite.h"
 
 void np_report_bars(np_sb_t *b, json_t *res, const np_bars_t *spec)
 {

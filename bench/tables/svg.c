@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report/svg.h"
+#include "tables/svg.h"
 
 #define W 640
 #define H 360

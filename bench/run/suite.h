@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * suite.h - the suite registry: what `numaplan run SUITE` can run.
+ * suite.h - the interface between the run and its suites: what `numaplan
+ * run SUITE` can run.  The run defines it; each suite implements it.
  *
- * A suite is described once, in its own file (suite_NAME.c), by one
- * np_suite_t: its name, its own options (a table over its own struct, see
-^ * common/optparse.h), how it turns the topology into experiments, how it
- * reads the outputs of the kernels it owns, the figure an experiment is
- * judged by and in which direction, and what it adds to results.json and
- * to the reports.  The run, report and accept core knows suites only
- * through this table (suite_registry.c), never by name.
+ * A suite is described once, in its own file (suites/suite_NAME.c), by
+ * one np_suite_t: its name, its own options (a table over its own struct,
+ * see common/optparse.h), how it turns the topology into experiments, how
+ * it reads the outputs of the kernels it owns, the figure an experiment
+ * is judged by and in which direction, and what it adds to results.json
+ * and to the reports.  The run, report and accept core knows suites only
+ * through this table (suites/suite_registry.c), never by name, and
+ * includes nothing of suites/: the arrows go from the suites to the run.
  */
 #ifndef NP_SUITE_H
 #define NP_SUITE_H
@@ -17,10 +19,14 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "bench_util.h"
 #include "common/optparse.h"
 #include "run/optjson.h"
-#include "report/report.h"
 #include "run/run.h"
+
+/* The tables a report section adds to (tables/table.h): only suites that
+ * write sections fill one. */
+struct np_report;
 
 /* One output of a kernel on its way to figures.  The core fills the
  * inputs; the owner's parse hook fills values (an object the core
@@ -97,8 +103,8 @@ typedef struct np_suite {
 	void (*node_states)(json_t *summary, json_t *states);
 	/* Report sections: tables (every format) and HTML plots; lead
 	 * tables come before the figures (the screen's Hardware). */
-	void (*lead_tables)(json_t *res, np_report_t *r);
-	void (*tables)(json_t *res, np_report_t *r);
+	void (*lead_tables)(json_t *res, struct np_report *r);
+	void (*tables)(json_t *res, struct np_report *r);
 	void (*plots)(json_t *res, np_sb_t *b);
 } np_suite_t;
 
@@ -128,14 +134,5 @@ json_t *np_kout_json(np_kout_t *k, const char *need_key);
 json_t *np_run_record(unsigned rep, const char *node, const np_step_t *st);
 void np_run_record_status(json_t *r, bool ok, const char *why);
 char *np_run_read(const np_run_ctx_t *c, const char *rel);
-
-/* STREAM's array elements (suite_stream.c): the kernel's default deflt
- * (0: unknown, its fallback 10M), capped by mem (elements that fit a
- * quarter of the memory, 0: unknown) and by a kernel time of seconds (0:
- * none) at NP_STREAM_CORE_BPS per thread; *why names the cap that bit, or
- * NULL.  A multiple of 1024, at least 1024. */
-uint64_t np_stream_fit(uint64_t deflt, uint64_t mem, double seconds, unsigned threads, const char **why);
-/* The modelled seconds of one STREAM run of n elements. */
-double np_stream_seconds(uint64_t n, unsigned threads);
 
 #endif /* NP_SUITE_H */

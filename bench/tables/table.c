@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * report_table.c - a report's tables as rows of text: what report_tables.c
+ * table.c - a report's tables as rows of text: what report/report_tables.c
  * and each suite fill, and the markdown and HTML writers print.
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "tables/table.h"
 
 np_table_t *np_table_new(np_report_t *r, const char *id, const char *title, unsigned ncols, ...)
 {
