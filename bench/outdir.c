@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 #include "outdir.h"
 
 /* Ours, and no one else can add names to it or swap them. */

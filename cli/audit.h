@@ -29,7 +29,7 @@
  * "bind:0", "interleave:0-3", ...), pages_kb {numa: kB of anonymous
  * memory}, env {NUMAPLAN_*, SLURM_CPU_BIND_TYPE/LIST, SLURM_PROCID,
  * SLURM_LOCALID}, plan (np_audit_plan_of: what it is judged by),
- * devices (the adapters and GPUs it holds open, common/open_devices.h:
+ * devices (the adapters and GPUs it holds open, sysread/open_devices.h:
  * [{kind, file, name, pci}], null when its descriptors could not be
  * read), devices_unreadable (its descriptors whose file could not be
  * looked at: they may hold any device).  records: the plan records of

@@ -29,7 +29,7 @@
 #include "common/json_get.h"
 #include "common/text.h"
 #include "common/clock.h"
-#include "common/open_devices.h"
+#include "sysread/open_devices.h"
 
 /* A JSON string of text a process chose: valid UTF-8 kept, each byte of
  * an invalid sequence (and the backslash, so the form is unambiguous)

@@ -32,7 +32,7 @@
 #include "audit.h"
 #include "common/json_get.h"
 #include "common/text.h"
-#include "common/open_devices.h"
+#include "sysread/open_devices.h"
 
 /* "mlx5_0:1" -> adapter "mlx5_0", port 1 (0 when none is given) */
 static void split_hca(const char *hca, char *name, size_t n, unsigned *port)

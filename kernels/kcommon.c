@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <numa.h>
 
-#include "common/affinity.h"
-#include "common/open_devices.h"
+#include "sysread/affinity.h"
+#include "sysread/open_devices.h"
 #include "kcommon.h"
 
 /* Slurm first (srun sets it whatever the MPI plugin), then the PMI and MPI

@@ -42,7 +42,7 @@ struct np_k_place {
 	char numa[NP_K_LIST_MAX / 4];   /* NUMA nodes of those CPUs, or "?" */
 	/* thread 0: the adapters and GPUs the rank holds open when placed
 	 * (after MPI_Init, which opens the library's), "KIND:NAME" separated
-	 * by commas (common/open_devices.h: an adapter by name, a GPU by
+	 * by commas (sysread/open_devices.h: an adapter by name, a GPU by
 	 * PCI bus id); "" for none, "?" when they could not be read */
 	char devices[NP_K_LIST_MAX / 2];
 };

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <numaplan/error.h>
 
-#include "common/open_devices.h"
+#include "sysread/open_devices.h"
 
 #define NP_PROBE_HOST_MAX 256
 

@@ -31,7 +31,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "common/open_devices.h"
+#include "sysread/open_devices.h"
 #include "probe.h"
 
 static int keep_fd(struct np_probe_info *pi, int fd)

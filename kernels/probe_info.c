@@ -16,7 +16,7 @@
 
 #include <numaplan/cpuset.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "common/parse.h"
 #include "kcommon.h"
 #include "probe.h"

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "common/kernel_rules.h"
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 #include "stream.h"
 
 /* STREAM's default array length, used when the cache size is unknown. */

@@ -16,7 +16,7 @@
 
 #include <numaplan/bind.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "topo_internal.h"
 
 static bool binds_memory(const np_rank_t *r)

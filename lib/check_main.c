@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check_main.c - numaplan check on one node (numaplan/check.h): the roots
- * opened once, each kind's reader run in turn, their findings by kind.
+ * opened once, each kind's reader run in turn (sysread/check_KIND.c),
+ * their findings by kind, and freeing them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 /* By kind, each kind's findings in the order they were found (a stable
  * insertion sort: a node has tens of findings, not thousands). */
@@ -75,4 +76,19 @@ done:
 	}
 	*out = x.c;
 	return 0;
+}
+
+void np_check_free(np_check_result_t *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->nfindings; i++) {
+		free(c->findings[i].object);
+		free(c->findings[i].found);
+		free(c->findings[i].expected);
+		free(c->findings[i].detail);
+	}
+	free(c->findings);
+	free(c->sysfs);
+	free(c);
 }

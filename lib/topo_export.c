@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 #include "topo_internal.h"
 
 static const char *kind_of(mode_t m)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "topo_internal.h"
 
 /* The devices after the views (the GPUs' levels need the packages):

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "common/parse.h"
 #include "export.h"
 #include "job_record.h"

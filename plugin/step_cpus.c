@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "step_cpus.h"
 
 int nps_read_cpulist(const char *path, np_cpuset_t *out)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 #include "safe_path.h"
 #include "topo_cache.h"
 #include "topo_trust.h"

@@ -17,7 +17,7 @@
 
 #include "run/run.h"
 #include "bench_util.h"
-#include "common/open_devices.h"
+#include "sysread/open_devices.h"
 
 typedef struct rank_rec {
 	const char *host;

@@ -6,8 +6,12 @@
 #   common/   its own headers, and the public types it uses
 #             (<numaplan/{api,error,cpuset}.h>); nothing of lib or a front end
 #             (the option parser, common/optparse.h, included)
-#   lib/      its own headers, common/, the public headers; no front end
-#   kernels/  common/ and the public types, never the planner's modules
+#   sysread/  (libnpsys, every read of /sys, /proc and /dev, and the readers
+#             over it) its own headers, common/ and the public headers
+#   lib/      its own headers, common/, sysread/, the public headers; no
+#             front end
+#   kernels/  common/, sysread/ and the public types, never the planner's
+#             modules
 #   plugin/ cli/ bench/ kernels/ tests: nothing private of lib/, nor
 #             the library's hwloc view of the sets
 #   slurmcmd/ (libnpslurm, Slurm's commands) its own headers, common/ and
@@ -30,8 +34,9 @@ none_of() { # what
 	if [ -z "$bad" ]; then ok "$1"; else notok "$1"; sed 's/^/#   /' <<<"$bad"; fi
 }
 # the quoted includes of files that are not found where the layer allows:
-# in the directory itself (when own is set: "x.h" or "OWN/x.h") or under
-# common/
+# in the directory itself (when own is set: "x.h" or "OWN/x.h"), under
+# common/, or under the room $also names (when set)
+also=
 quoted_outside() { # own-dir-or-empty files...
 	local own=$1 l f; shift
 	includes "$@" | grep -E ': "' | while IFS= read -r l; do
@@ -39,6 +44,7 @@ quoted_outside() { # own-dir-or-empty files...
 		case $f in
 		config.h) continue;;
 		common/*) [ -f "$S/$f" ] && continue;;
+		"${also:-/}"/*) [ -f "$S/$f" ] && continue;;
 		"$own"/*) [ -n "$own" ] && [ -f "$S/$f" ] && continue;;
 		*/*) ;;
 		*) [ -n "$own" ] && [ -f "$S/$own/$f" ] && continue;;
@@ -53,8 +59,12 @@ none_of "include/: only <numaplan/*.h> and standard C headers" < <(
 none_of "common/: its quoted includes are common/ headers" < <(quoted_outside "" "$S"/common/*.[ch])
 none_of "common/: of the public headers, only the types it uses (api, error, cpuset)" < <(
 	includes "$S"/common/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
-none_of "lib/: its quoted includes are lib/ or common/ headers (no front end)" < <(
+none_of "sysread/: its quoted includes are its own or common/ headers" < <(quoted_outside sysread "$S"/sysread/*.[ch])
+also=sysread
+none_of "lib/: its quoted includes are lib/, common/ or sysread/ headers (no front end)" < <(
 	quoted_outside lib "$S"/lib/*.[ch])
+none_of "kernels/: its quoted includes are its own, common/ or sysread/ headers" < <(quoted_outside kernels "$S"/kernels/*.[ch])
+also=
 none_of "common/optparse: of the public headers, only the error type (below every front end)" < <(
 	includes "$S"/common/optparse.h "$S"/common/optparse.c "$S"/common/optvalue.c | grep -E ': <numaplan' |
 	grep -vE '<numaplan/error\.h>')
@@ -64,11 +74,11 @@ none_of "slurmcmd/: of the public headers, only the error type" < <(
 none_of "kernels/: no planner header (they link libnpcommon, not libnumaplan)" < <(
 	includes "$S"/kernels/*.[ch] | grep -E ': <numaplan' | grep -vE '<numaplan/(api|error|cpuset)\.h>')
 none_of "front ends and tests include nothing private of lib/, nor its hwloc view of the sets" < <(
-	for d in plugin cli bench bench/run bench/tables bench/report bench/accept bench/suites slurmcmd kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
+	for d in sysread plugin cli bench bench/run bench/tables bench/report bench/accept bench/suites slurmcmd kernels tests/unit tests/bench; do includes "$S"/$d/*.[ch]; done |
 	grep -E '"(topo_internal|plan_internal|plan_pool|cpuset_hwloc)\.h"|"lib/')
 none_of "common/ and lib/ have no front end on their include path" < <(
 	grep -HE '^[A-Za-z_]*CPPFLAGS.*-I\$\(top_srcdir\)/(plugin|cli|bench|kernels)' \
-		"$S"/common/Makefile.am "$S"/lib/Makefile.am "$S"/include/Makefile.am "$S"/slurmcmd/Makefile.am)
+		"$S"/common/Makefile.am "$S"/sysread/Makefile.am "$S"/lib/Makefile.am "$S"/include/Makefile.am "$S"/slurmcmd/Makefile.am)
 
 # ---- the include graph of the build: "SOURCE<TAB>OBJECT<TAB>HEADER" for
 # every header each object was compiled with, after -I and #include_next,
@@ -79,7 +89,7 @@ none_of "common/ and lib/ have no front end on their include path" < <(
 # in: the object's own Makefile's, which the rule's target says.
 B=$(cd "$NP_BUILDDIR" && pwd -P)
 SP=$(cd "$S" && pwd -P)
-layers="common lib slurmcmd bench cli plugin kernels tests"
+layers="common sysread lib slurmcmd bench cli plugin kernels tests"
 deps_graph() {
 	local dirs d files
 	dirs=$B; for d in "$B"/*/; do [ -f "$d/Makefile" ] && dirs="$dirs ${d%/}"; done
@@ -147,7 +157,7 @@ fi
 check "every object has its include graph in .deps ($(cut -f2 <<<"$graph" | sort -u | grep -c .) objects)" \
 	test -n "$objects" -a -z "$nodeps" -a -z "$unread"
 # (plugin/ and kernels/ are built only where Slurm and the compilers are)
-absent=$(for d in common lib slurmcmd bench cli; do grep -q "^$d/" <<<"$graph" || echo "$d/"; done | tr '\n' ' ')
+absent=$(for d in common sysread lib slurmcmd bench cli; do grep -q "^$d/" <<<"$graph" || echo "$d/"; done | tr '\n' ' ')
 check "the include graph holds every layer's objects${absent:+ (none of: $absent)}" test -z "$absent"
 # the project's headers only: "SOURCE: HEADER" once a pair
 proj=$(awk -F'\t' '$3 !~ /^\// {print $1 "\t" $3}' <<<"$graph" | sort -u)
@@ -158,12 +168,14 @@ edges() {
 }
 none_of "include graph, common/: its own headers and the public types it uses (api, error, cpuset)" < <(
 	edges '^common/' '^(common/|include/numaplan/(api|error|cpuset)\.h$|config\.h$)' outside)
-none_of "include graph, lib/: its own, common/ and the public headers; no front end" < <(
-	edges '^lib/' '^(lib/|common/|include/|config\.h$)' outside)
+none_of "include graph, sysread/: its own and common/ headers, the public headers" < <(
+	edges '^sysread/' '^(sysread/|common/|include/|config\.h$)' outside)
+none_of "include graph, lib/: its own, common/, sysread/ and the public headers; no front end" < <(
+	edges '^lib/' '^(lib/|common/|sysread/|include/|config\.h$)' outside)
 none_of "include graph, common/optparse: common/ headers, the public error type (and the api.h it takes)" < <(
 	edges '^common/opt(parse|value)\.c$' '^(common/|include/numaplan/(api|error)\.h$|config\.h$)' outside)
-none_of "include graph, kernels/: its own and common/ headers, the public types (api, error, cpuset); no planner" < <(
-	edges '^kernels/' '^(kernels/|common/|include/numaplan/(api|error|cpuset)\.h$|config\.h$)' outside)
+none_of "include graph, kernels/: its own, common/ and sysread/ headers, the public types (api, error, cpuset); no planner" < <(
+	edges '^kernels/' '^(kernels/|common/|sysread/(kfile|affinity|devnode|open_devices)\.h$|include/numaplan/(api|error|cpuset)\.h$|config\.h$)' outside)
 none_of "include graph, slurmcmd/: its own and common/ headers, the public error type (and the api.h it takes)" < <(
 	edges '^slurmcmd/' '^(slurmcmd/|common/|include/numaplan/(api|error)\.h$|config\.h$)' outside)
 none_of "include graph, plugin/: nothing of slurmcmd/, bench/, cli/ or kernels/ (slurmstepd runs no Slurm command)" < <(

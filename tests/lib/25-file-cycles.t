@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # No circles between the files of a layer.  The graph is the linker's: an
 # arrow from a.c to b.c when a.o leaves undefined a function or variable
-# that b.o defines (nm of the built objects), inside each of lib/, common/,
+# that b.o defines (nm of the built objects), inside each of lib/, common/, sysread/,
 # slurmcmd/, plugin/, cli/, bench/ (its rooms together) and kernels/.  A cycle
 # (a calls b, b calls a, or longer) is named with the symbols of each arrow.
 source "$(dirname "$0")/../tap.sh"
@@ -73,7 +73,7 @@ check "symbols to arrows: a<->b both ways, none to libc or to the file itself" \
 	test "$(cat "$tmp/two" | tr '\n' ' ')" = "x/a x/b f_b x/b x/a f_a "
 
 # ---- the tree
-for layer in lib common slurmcmd plugin cli bench kernels; do
+for layer in lib common sysread slurmcmd plugin cli bench kernels; do
 	objects "$layer" >"$tmp/$layer.objs"
 	nsrc=$(find "$S/$layer" -name '*.c' | wc -l)
 	nfound=$(awk '{ print $1 }' "$tmp/$layer.objs" | sort -u | wc -l)

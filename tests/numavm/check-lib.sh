@@ -72,7 +72,7 @@ portable_stream() {
 		if [ ! -f Makefile ] || [ "$NP_SRCDIR/configure" -nt config.status ]; then
 			"$NP_SRCDIR/configure" --enable-portable-kernels CFLAGS="-O2 -g"
 		fi
-		make -C common libnpcommon.la && make -C lib libnumaplan-base.la && make -C kernels numaplan-stream
+		make -C common libnpcommon.la && make -C sysread libnpsys.la && make -C lib libnumaplan-base.la && make -C kernels numaplan-stream
 		test -x kernels/numaplan-stream
 	) >"$side/numavm-build.log" 2>&1
 	rc=$?

@@ -26,10 +26,10 @@
 
 #include <numaplan.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 #include "common/plugstack.h"
 #include "common/kernel_rules.h"
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 #include "common/parse.h"
 #include "common/spool.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_open_devices.c - the devices a process holds open
- * (common/open_devices.c): against a fake proc/ and sys/ tree written
+ * (sysread/open_devices.c): against a fake proc/ and sys/ tree written
  * here, laid out as the kernel and the NVIDIA driver lay theirs out
  * (the descriptors' files real device nodes of the tree, made as root:
  * a device is its number), and against this process's own descriptors. */
@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "common/open_devices.h"
+#include "sysread/open_devices.h"
 #include "common/text.h"
 
 static char root[] = "/tmp/np-devtree-XXXXXX";

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <linux/mempolicy.h>
 
-#include "common/affinity.h"
+#include "sysread/affinity.h"
 
 /* Large enough for any mask a kernel has: 2^20 CPUs or nodes. */
 #define NP_MASK_BITS_MAX (1u << 20)

@@ -13,8 +13,8 @@
  *                                   ("nvidia"), whose devices sysfs does not
  *                                   know: its minor N is /dev/nvidiaN
  */
-#ifndef NP_COMMON_DEVNODE_H
-#define NP_COMMON_DEVNODE_H
+#ifndef NP_SYSREAD_DEVNODE_H
+#define NP_SYSREAD_DEVNODE_H
 
 #include <stddef.h>
 
@@ -30,4 +30,4 @@ long np_devnode_nvidia_major(const char *root);
  * is: nvidiactl, nvidia-modeset). */
 int np_devnode_of(const char *root, long nvidia_major, unsigned maj, unsigned min, char *node, size_t n);
 
-#endif /* NP_COMMON_DEVNODE_H */
+#endif /* NP_SYSREAD_DEVNODE_H */

@@ -23,7 +23,7 @@
 
 #include "common/parse.h"
 #include "common/escape.h"
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 #define IB_DIR "class/infiniband"
 #define NP_MAX_ADAPTERS 256

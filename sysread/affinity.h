@@ -8,8 +8,8 @@
  * starts at 1024 bits and doubles until the kernel takes the buffer, so a
  * machine of any size is read whole.
  */
-#ifndef NP_COMMON_AFFINITY_H
-#define NP_COMMON_AFFINITY_H
+#ifndef NP_SYSREAD_AFFINITY_H
+#define NP_SYSREAD_AFFINITY_H
 
 #include <numaplan/cpuset.h>
 #include <numaplan/error.h>
@@ -25,4 +25,4 @@ int np_mempolicy_get(int *mode, np_cpuset_t *nodes, np_error_t *err);
 /* The nodes this thread may allocate from at all (its cpuset's mems). */
 int np_mems_allowed(np_cpuset_t *out, np_error_t *err);
 
-#endif /* NP_COMMON_AFFINITY_H */
+#endif /* NP_SYSREAD_AFFINITY_H */

@@ -12,8 +12,8 @@
  * attribute's place is refused, never waited on; a huge file is cut at
  * the caller's bound.
  */
-#ifndef NP_COMMON_KFILE_H
-#define NP_COMMON_KFILE_H
+#ifndef NP_SYSREAD_KFILE_H
+#define NP_SYSREAD_KFILE_H
 
 #include <dirent.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ int np_kfile_read_fd(int fd, char *buf, size_t n, size_t *len);
  * 0, or -errno (-EIO when write() wrote nothing). */
 int np_write_all(int fd, const void *buf, size_t len);
 
-#endif /* NP_COMMON_KFILE_H */
+#endif /* NP_SYSREAD_KFILE_H */

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/devnode.h"
-#include "common/kfile.h"
+#include "sysread/devnode.h"
+#include "sysread/kfile.h"
 
 /* The NVIDIA driver's minors past the GPUs' (nvidia-modeset 254,
  * nvidiactl 255): held by every CUDA process, of no GPU in particular. */

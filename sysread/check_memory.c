@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

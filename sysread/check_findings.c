@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check_findings.c - the findings of a check: recording one (each kind's
- * reader calls it), the unknown of a file that could not be read, and
- * freeing them all.
+ * reader calls it), and the unknown of a file that could not be read.
+ * The caller frees them with np_check_free (lib/check_main.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 #include "common/escape.h"
 
 void np_check_add(np_check_ctx_t *x, np_check_kind_t kind, np_check_severity_t sev, const char *object,
@@ -69,19 +69,3 @@ void np_check_unknown(np_check_ctx_t *x, np_check_kind_t kind, const char *objec
 		snprintf(why, sizeof(why), "%s: cannot be read: %s", rel, strerror(-rc));
 	np_check_add(x, kind, NP_CHECK_UNKNOWN, object, "unknown", NULL, NAN, why);
 }
-
-void np_check_free(np_check_result_t *c)
-{
-	if (!c)
-		return;
-	for (unsigned i = 0; i < c->nfindings; i++) {
-		free(c->findings[i].object);
-		free(c->findings[i].found);
-		free(c->findings[i].expected);
-		free(c->findings[i].detail);
-	}
-	free(c->findings);
-	free(c->sysfs);
-	free(c);
-}
-

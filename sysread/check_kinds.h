@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * check_internal.h - what the files of numaplan check share: the state of
- * one check, the call that records a finding, and each kind's reader
- * (check_KIND.c).  Not installed.
+ * check_kinds.h - the hardware check's readers of the node (check_KIND.c)
+ * and what they share: the state of one check and the call that records a
+ * finding.  lib/check_main.c (np_check_node, numaplan/check.h) runs them.
+ * Not installed.
  */
-#ifndef NP_LIB_CHECK_INTERNAL_H
-#define NP_LIB_CHECK_INTERNAL_H
+#ifndef NP_SYSREAD_CHECK_KINDS_H
+#define NP_SYSREAD_CHECK_KINDS_H
 
 #include <stdbool.h>
 
 #include <numaplan/check.h>
 
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 
 typedef struct np_check_ctx {
 	const np_topo_t *t;
@@ -41,4 +42,4 @@ void np_check_ports(np_check_ctx_t *x);
 void np_check_ecc(np_check_ctx_t *x);
 void np_check_settings(np_check_ctx_t *x);
 
-#endif /* NP_LIB_CHECK_INTERNAL_H */
+#endif /* NP_SYSREAD_CHECK_KINDS_H */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 #define CPU_DIR "devices/system/cpu/"
 #define GOV_MAX 8

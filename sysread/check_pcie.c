@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "common/parse.h"
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 #define NP_PCI_DEPTH 16         /* bridges between a host bridge and a device, at most */
 

@@ -25,9 +25,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "common/devnode.h"
-#include "common/kfile.h"
-#include "common/open_devices.h"
+#include "sysread/devnode.h"
+#include "sysread/kfile.h"
+#include "sysread/open_devices.h"
 
 const char *np_devkind_name(np_devkind_t k)
 {

@@ -22,7 +22,7 @@
 
 #include "common/parse.h"
 #include "common/escape.h"
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 #define MC_DIR "devices/system/edac/mc"
 #define MC_MAX 1024

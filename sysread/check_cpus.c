@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_internal.h"
+#include "sysread/check_kinds.h"
 
 #define CPU_DIR "devices/system/cpu/"
 

@@ -26,8 +26,8 @@
  * number only selects which sysfs entry of a fixed form is read, and the
  * files read must be regular ones, read up to a bound.
  */
-#ifndef NP_COMMON_OPEN_DEVICES_H
-#define NP_COMMON_OPEN_DEVICES_H
+#ifndef NP_SYSREAD_OPEN_DEVICES_H
+#define NP_SYSREAD_OPEN_DEVICES_H
 
 #include <stddef.h>
 
@@ -142,4 +142,4 @@ typedef struct np_devport {
  * *out (the caller frees), *n; 0 (none is 0 with *n 0) or -ENOMEM. */
 int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t *err);
 
-#endif /* NP_COMMON_OPEN_DEVICES_H */
+#endif /* NP_SYSREAD_OPEN_DEVICES_H */

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/kfile.h"
+#include "sysread/kfile.h"
 
 int np_kfile_read_fd(int fd, char *buf, size_t n, size_t *len)
 {
