@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "common/json_get.h"
 #include "common/text.h"
 #include "common/clock.h"
+#include "sysread/kfile.h"
 #include "sysread/open_devices.h"
 
 /* A JSON string of text a process chose: valid UTF-8 kept, each byte of
@@ -171,9 +173,11 @@ void np_audit_numa_maps(const char *text, char *policy, size_t n, json_t *pages_
 
 static char *read_proc(const char *proc, const char *pid, const char *what, size_t *len)
 {
-	char *path = np_strdup_printf("%s/%s/%s", proc, pid, what);
-	char *t = path ? np_read_file(path, len, NULL) : NULL;
+	char *path = np_strdup_printf("%s/%s/%s", proc, pid, what), *t = NULL;
 
+	/* numa_maps has a line per mapping: megabytes for a large process */
+	if (path)
+		np_kfile_slurp(path, 256u << 20, &t, len);
 	free(path);
 	return t;
 }
@@ -258,7 +262,7 @@ static json_t *env_of(const char *environ, size_t len)
 static json_t *threads_of(const char *proc, const char *pid, unsigned *lost)
 {
 	char *dir = np_strdup_printf("%s/%s/task", proc, pid);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	json_t *a = json_array();
 	struct dirent *de;
 
@@ -446,7 +450,7 @@ json_t *np_audit_collect(const char *proc, const char *root, const char *plans, 
 	size_t na = 0, nb = 0;
 	double t0, left;
 	unsigned lost = 0;
-	DIR *d = opendir(proc);
+	DIR *d = np_kfile_opendir_at(AT_FDCWD, proc);
 	struct dirent *de;
 	char host[256] = "?";
 	const char *nn = getenv("SLURMD_NODENAME");

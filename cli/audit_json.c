@@ -11,6 +11,7 @@
  * Also this program's own path, which the audit runs again: on the nodes
  * (--collect) and for each job of --all.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "audit.h"
 #include "common/json_get.h"
 #include "common/which.h"
+#include "sysread/kfile.h"
 
 char *np_audit_dumps(json_t *j, size_t flags)
 {
@@ -53,10 +55,8 @@ char *np_audit_dumps(json_t *j, size_t flags)
 char *np_audit_self_exe(void)
 {
 	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
 
-	if (n <= 0)
+	if (np_kfile_readlink_at(AT_FDCWD, "/proc/self/exe", buf, sizeof(buf)) < 0 || !buf[0])
 		return np_which("numaplan");
-	buf[n] = '\0';
 	return strdup(buf);
 }

@@ -31,6 +31,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "sysread/kfile.h"
 #include "sysread/open_devices.h"
 #include "probe.h"
 
@@ -100,7 +101,7 @@ static int open_all_nics(struct np_probe_info *pi)
 	int rc = 0;
 
 	for (unsigned k = 0; k < 2 && rc == 0; k++) {
-		DIR *d = opendir(dirs[k]);
+		DIR *d = np_kfile_opendir_at(AT_FDCWD, dirs[k]);
 		struct dirent *de;
 		char **v = NULL;
 		size_t n = 0;

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sysread/kfile.h"
 #include "topo_internal.h"
 
 extern char **environ;
@@ -57,7 +58,6 @@ const char *np_xml_checker_path(void)
 	Dl_info di;
 	char self[4096];
 	const char *me = NULL;
-	ssize_t n;
 
 	/* A build tree's library (tests, the vcluster) runs the build tree's
 	 * checker; an installed one runs the installed checker.  Both paths
@@ -65,9 +65,8 @@ const char *np_xml_checker_path(void)
 	 * the program a root process executes. */
 	if (dladdr((void *)np_xml_checker_path, &di) && di.dli_fname && di.dli_fname[0] == '/') {
 		me = di.dli_fname;
-	} else if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+	} else if (np_kfile_readlink_at(AT_FDCWD, "/proc/self/exe", self, sizeof(self)) == 0) {
 		/* linked into the main program: dladdr gives its argv[0] */
-		self[n] = '\0';
 		me = self;
 	}
 	if (me && !strncmp(me, NP_BUILD_ROOT, strlen(NP_BUILD_ROOT)))

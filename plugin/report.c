@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
+#include "sysread/kfile.h"
 #include "export.h"
 #include "report.h"
 
@@ -229,39 +230,16 @@ const char *nps_gpu_bind_option(int given)
  * pointing into *buf; both malloc'ed. */
 static int read_cmdline(const char *cmdline_path, char **bufp, char ***wordsp, int *np)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap), **words = NULL;
-	int fd, n = 0, rc;
-	ssize_t got;
+	size_t len = 0;
+	char *buf = NULL, **words = NULL;
+	int n = 0, rc;
 
 	*bufp = NULL;
 	*wordsp = NULL;
 	*np = 0;
-	if (!buf)
-		return -ENOMEM;
-	if ((fd = open(cmdline_path, O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = -errno;
+	/* the words and their NULs; ARG_MAX keeps it far below the bound */
+	if ((rc = np_kfile_slurp(cmdline_path, 64u << 20, &buf, &len)) < 0)
 		goto out;
-	}
-	while ((got = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += (size_t)got;
-		if (cap - len - 1 == 0) {
-			char *more = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-
-			if (!more) {
-				close(fd);
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = more;
-			cap *= 2;
-		}
-	}
-	rc = got < 0 ? -errno : 0;
-	close(fd);
-	if (rc < 0)
-		goto out;
-	buf[len] = '\0';
 	for (size_t i = 0; i < len; i++)
 		n += buf[i] == '\0';
 	if (len && buf[len - 1] != '\0')

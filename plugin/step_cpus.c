@@ -9,22 +9,15 @@
 #include <string.h>
 
 #include "sysread/affinity.h"
+#include "sysread/kfile.h"
 #include "step_cpus.h"
 
 int nps_read_cpulist(const char *path, np_cpuset_t *out)
 {
 	char line[8192];
-	FILE *f = fopen(path, "re");
-	size_t n;
+	int rc = np_kfile_line(path, line, sizeof(line));
 
-	if (!f)
-		return -errno;
-	n = fread(line, 1, sizeof(line) - 1, f);
-	fclose(f);
-	line[n] = '\0';
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' '))
-		line[--n] = '\0';
-	return np_cpuset_parse(out, line);
+	return rc < 0 ? rc : np_cpuset_parse(out, line);
 }
 
 static bool has_controller(const char *list, size_t len, const char *name)
@@ -48,14 +41,14 @@ static bool has_controller(const char *list, size_t len, const char *name)
  * *is_step tells whether the cgroup is a Slurm step's (".../step_N"). */
 static int cgroup_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out, bool *is_step)
 {
-	char line[4096], path[8192];
-	FILE *f = fopen(src->proc_cgroup, "re");
+	char *text = NULL, *line, *save = NULL, path[8192];
 	int found = 0;
 
 	*is_step = false;
-	if (!f)
+	/* one line per hierarchy: a few hundred bytes */
+	if (np_kfile_slurp(src->proc_cgroup, 1 << 16, &text, NULL) < 0)
 		return 0;
-	while (!found && fgets(line, sizeof(line), f)) {
+	for (line = strtok_r(text, "\n", &save); !found && line; line = strtok_r(NULL, "\n", &save)) {
 		char *c1 = strchr(line, ':'), *c2, *cg;
 		bool v2;
 
@@ -82,7 +75,7 @@ static int cgroup_cpus(const nps_step_cpus_src_t *src, np_cpuset_t *out, bool *i
 				found = 1;
 		}
 	}
-	fclose(f);
+	free(text);
 	if (!found)
 		*is_step = false;
 	return found;

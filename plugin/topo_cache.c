@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
+#include "sysread/kfile.h"
 #include "safe_path.h"
 #include "step_cpus.h"
 #include "topo_cache.h"
@@ -34,32 +35,30 @@ int nps_cache_path(const char *dir, const char *node, char *buf, size_t len,
 	return 0;
 }
 
-/* The boot time in seconds since the epoch, from /proc/stat. */
+/* The boot time in seconds since the epoch, from /proc/stat.  The cpu
+ * and intr lines before it grow with the machine (a line per CPU, a count
+ * per interrupt): 16 MiB holds thousands of CPUs; a file cut short has no
+ * btime and the cache is then not trusted. */
 static int boot_time(time_t *out)
 {
-	char chunk[512];
-	FILE *f = fopen("/proc/stat", "re");
-	bool line_start = true;
-	int rc = -ENOENT;
+	char *text = NULL, *p;
+	int rc = np_kfile_slurp("/proc/stat", 16u << 20, &text, NULL);
 
-	if (!f)
-		return -errno;
-	/* the cpu and intr lines can be longer than any buffer: only a
-	 * chunk that starts a line can be the btime line */
-	while (fgets(chunk, sizeof(chunk), f)) {
-		if (line_start && !strncmp(chunk, "btime ", 6)) {
-			const char *p = chunk + 6;
+	if (rc < 0)
+		return rc;
+	rc = -ENOENT;
+	for (p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, "btime ", 6)) {
+			const char *q = p + 6;
 			uint64_t v;
 
-			if (np_scan_u64(&p, INT64_MAX, &v) == 0 && v > 0) {
+			if (np_scan_u64(&q, INT64_MAX, &v) == 0 && v > 0) {
 				*out = (time_t)v;
 				rc = 0;
 			}
 			break;
 		}
-		line_start = strchr(chunk, '\n') != NULL;
-	}
-	fclose(f);
+	free(text);
 	return rc;
 }
 

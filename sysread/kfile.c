@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,34 +36,103 @@ int np_kfile_read_fd(int fd, char *buf, size_t n, size_t *len)
 	return 0;
 }
 
-int np_kfile_read_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n, size_t *len)
+/* dirfd/rel opened for reading under the rule of kfile.h: *fd, or -errno
+ * (-EINVAL: not a regular file; -EPERM: not root's alone, when asked). */
+static int open_checked(int dirfd, const char *rel, unsigned flags, int *fd)
 {
 	struct stat st;
-	int fd, rc;
 
-	if (!n)
-		return -EINVAL;
-	buf[0] = '\0';
 	/* looked at before it is opened: opening a device can have effects */
 	if (fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-	if (fd < 0)
+	*fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (*fd < 0)
 		return -errno;
 	/* and again once open: it may have been replaced meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(*fd);
 		return -EINVAL;
 	}
 	if ((flags & NP_KFILE_ROOT_OWNED) && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
-		close(fd);
+		close(*fd);
 		return -EPERM;
 	}
+	return 0;
+}
+
+int np_kfile_read_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n, size_t *len)
+{
+	int fd, rc;
+
+	if (!n)
+		return -EINVAL;
+	buf[0] = '\0';
+	if ((rc = open_checked(dirfd, rel, flags, &fd)) < 0)
+		return rc;
 	rc = np_kfile_read_fd(fd, buf, n, len);
 	close(fd);
 	return rc;
+}
+
+int np_kfile_slurp_at(int dirfd, const char *rel, unsigned flags, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, got = 0;
+	char *buf, *nb;
+	int fd, rc;
+
+	*out = NULL;
+	if (max < 2)
+		return -EINVAL;
+	if ((rc = open_checked(dirfd, rel, flags, &fd)) < 0)
+		return rc;
+	if (cap > max)
+		cap = max;
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	/* procfs and sysfs say 0 for a file's size: read until the end */
+	for (;;) {
+		ssize_t r;
+
+		if (got == cap - 1) {
+			if (cap == max)
+				break;
+			cap = cap > max / 2 ? max : cap * 2;
+			if (!(nb = realloc(buf, cap))) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + got, cap - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -EIO;
+			break;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	if (len)
+		*len = got;
+	return 0;
+}
+
+int np_kfile_slurp(const char *path, size_t max, char **out, size_t *len)
+{
+	return np_kfile_slurp_at(AT_FDCWD, path, 0, max, out, len);
 }
 
 int np_kfile_read(const char *path, char *buf, size_t n, size_t *len)

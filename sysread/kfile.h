@@ -35,6 +35,15 @@ int np_kfile_line(const char *path, char *buf, size_t n);
 int np_kfile_read_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n, size_t *len);
 int np_kfile_line_at(int dirfd, const char *rel, unsigned flags, char *buf, size_t n);
 
+/* A whole file, however long the kernel makes it (procfs and sysfs give no
+ * size), up to max - 1 bytes (then cut), NUL-terminated, in *out
+ * (malloc'ed; the caller frees it; *len the bytes read, when given), under
+ * the same rule.  0; -EINVAL for a file that is not regular (or max < 2),
+ * -EPERM (NP_KFILE_ROOT_OWNED), -ENOMEM, -EIO, or the -errno of opening
+ * it.  *out is NULL on failure. */
+int np_kfile_slurp_at(int dirfd, const char *rel, unsigned flags, size_t max, char **out, size_t *len);
+int np_kfile_slurp(const char *path, size_t max, char **out, size_t *len);
+
 /* dirfd/rel as a directory to list (closedir), or NULL with errno set. */
 DIR *np_kfile_opendir_at(int dirfd, const char *rel);
 

@@ -158,7 +158,7 @@ int np_devopen_uverbs_name(const char *root, long num, char *buf, size_t n)
 int np_devopen_uverbs_of(const char *root, const char *adapter, long *num)
 {
 	char *dir = path_of(root, "/sys/class/infiniband_verbs", "", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	struct dirent *de;
 	int rc = -ENOENT;
 
@@ -207,7 +207,7 @@ int np_devopen_drm_pci(const char *root, const char *node, char *buf, size_t n)
 int np_devopen_render_of(const char *root, const char *pci, long *num)
 {
 	char *dir = path_of(root, "/sys/class/drm", "", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	struct dirent *de;
 	int rc = -ENOENT;
 
@@ -280,7 +280,7 @@ static long nvidia_minor(const char *dir, const char *busid)
 int np_devopen_nvidia_uuid(const char *root, const char *uuid, char *busid, size_t n, long *minor)
 {
 	char *dir = path_of(root, "/proc/driver/nvidia/gpus", "", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	struct dirent *de;
 	size_t ul = strlen(uuid);
 	int matches = 0;
@@ -325,7 +325,7 @@ int np_devopen_nvidia_uuid(const char *root, const char *uuid, char *busid, size
 int np_devopen_nvidia_pci(const char *root, long minor, char *buf, size_t n)
 {
 	char *dir = path_of(root, "/proc/driver/nvidia/gpus", "", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	struct dirent *de;
 	int rc = -ENOENT;
 	bool bad = false;
@@ -385,7 +385,7 @@ int np_devopen_gpus(const char *root, np_devkind_t kind, unsigned vendor, np_dev
 {
 	const char *sub = kind == NP_DEVK_NVIDIA ? "/proc/driver/nvidia/gpus" : "/sys/class/drm";
 	char *dir = path_of(root, sub, "", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	struct dirent *de;
 	np_devgpu_t *v = NULL;
 	size_t cnt = 0, cap = 0;
@@ -656,7 +656,7 @@ static void read_port(const char *pdir, np_devport_t *p)
 int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t *err)
 {
 	char *dir = path_of(root, "/sys/class/infiniband", "", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
+	DIR *d = dir ? np_kfile_opendir_at(AT_FDCWD, dir) : NULL;
 	struct dirent *de;
 	np_devport_t *v = NULL;
 	size_t cnt = 0, cap = 0;
@@ -670,7 +670,7 @@ int np_devport_scan(const char *root, np_devport_t **out, size_t *n, np_error_t 
 		if (de->d_name[0] == '.' || !plain_name(de->d_name) ||
 		    asprintf(&pd, "%s/%s/ports", dir, de->d_name) < 0)
 			continue;
-		ports = opendir(pd);
+		ports = np_kfile_opendir_at(AT_FDCWD, pd);
 		while (ports && (pe = readdir(ports))) {
 			char *pp = NULL;
 			long num;

@@ -25,6 +25,7 @@
 
 #include "run/rpeak.h"
 #include "bench_util.h"
+#include "sysread/kfile.h"
 
 static bool has_flag(const char *flags, const char *f)
 {
@@ -131,13 +132,11 @@ static char *cpuinfo_field(const char *text, const char *key)
 
 static double sysfs_khz(const char *file)
 {
-	char *path = np_strdup_printf("/sys/devices/system/cpu/cpu0/cpufreq/%s", file);
-	char *txt = path ? np_read_file(path, NULL, NULL) : NULL;
+	char *path = np_strdup_printf("/sys/devices/system/cpu/cpu0/cpufreq/%s", file), txt[64];
 	double v = 0;
 
-	if (txt)
+	if (path && np_kfile_line(path, txt, sizeof(txt)) == 0)
 		v = atof(txt);
-	free(txt);
 	free(path);
 	return v;
 }
@@ -163,7 +162,8 @@ void np_rpeak_compute(const np_topo_t *t, bool live, const char *cpuinfo,
 
 	memset(r, 0, sizeof(*r));
 	if (live && !cpuinfo)
-		cpuinfo = own = np_read_file("/proc/cpuinfo", NULL, NULL);
+		/* some 1.5 KB a CPU */
+		cpuinfo = np_kfile_slurp("/proc/cpuinfo", 64u << 20, &own, NULL) == 0 ? own : NULL;
 	if (cpuinfo) {
 		vendor = cpuinfo_field(cpuinfo, "vendor_id");
 		flags = cpuinfo_field(cpuinfo, "flags");

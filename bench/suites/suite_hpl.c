@@ -20,6 +20,7 @@
 #include "run/suite.h"
 #include "tables/table.h"
 #include "common/kernel_json.h"
+#include "sysread/kfile.h"
 
 extern const np_suite_t np_suite_hpl;
 
@@ -54,18 +55,17 @@ unsigned long long np_node_memory(const np_topo_t *t)
 {
 	unsigned long long m = 0;
 	unsigned i;
-	char *mi;
+	char mi[8192];
 
 	for (i = 0; i < t->nnuma; i++)
 		m += t->numa[i].memory;
 	if (m)
 		return m;
-	mi = np_read_file("/proc/meminfo", NULL, NULL);
-	if (mi) {
+	/* MemTotal is its first line */
+	if (np_kfile_read("/proc/meminfo", mi, sizeof(mi), NULL) == 0) {
 		char *p = strstr(mi, "MemTotal:");
 		if (p)
 			m = strtoull(p + 9, NULL, 10) * 1024ULL;
-		free(mi);
 	}
 	return m;
 }

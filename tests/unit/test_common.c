@@ -319,6 +319,54 @@ static void test_kfile(void **state)
 	rmdir(dir);
 }
 
+/* kfile's whole-file read: a file longer than its first buffer is read
+ * whole, one longer than max is cut at max - 1 bytes, procfs (size 0) is
+ * read to its end, and the same refusals as a bounded read */
+static void test_kfile_slurp(void **state)
+{
+	char dir[] = "/tmp/np-slurp.XXXXXX", path[64], fifo[64], *out = NULL, *big;
+	size_t len = 0, n = 100000;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/big", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_non_null(big = malloc(n));
+	for (size_t i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(np_write_all(fd, big, n), 0);
+	close(fd);
+	assert_int_equal(np_kfile_slurp(path, 1 << 20, &out, &len), 0);
+	assert_int_equal(len, n);
+	assert_int_equal(strlen(out), n);
+	assert_memory_equal(out, big, n);
+	free(out);
+	/* max 5000: 4999 bytes, the first of the file */
+	assert_int_equal(np_kfile_slurp(path, 5000, &out, &len), 0);
+	assert_int_equal(len, 4999);
+	assert_memory_equal(out, big, 4999);
+	assert_int_equal(out[4999], '\0');
+	free(out);
+	assert_int_equal(np_kfile_slurp(path, 1, &out, NULL), -EINVAL);
+	assert_null(out);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(np_kfile_slurp(fifo, 4096, &out, NULL), -EINVAL);
+	assert_null(out);
+	assert_int_equal(np_kfile_slurp(dir, 4096, &out, NULL), -EINVAL);
+	/* procfs gives no size: this process's status, read to its end */
+	assert_int_equal(np_kfile_slurp("/proc/self/status", 1 << 20, &out, &len), 0);
+	assert_true(len > 100 && strstr(out, "Cpus_allowed_list:") != NULL);
+	assert_int_equal(strlen(out), len);
+	free(out);
+	free(big);
+	unlink(fifo);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A "Name:\t0-3,8" line of /proc/self/status as a set */
 static np_cpuset_t *status_list(const char *name)
 {
@@ -481,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_hpl_n_rule),
 		cmocka_unit_test(test_himeno_sizes),
 		cmocka_unit_test(test_kfile),
+		cmocka_unit_test(test_kfile_slurp),
 		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_mempolicy),
 		cmocka_unit_test(test_spool),
