@@ -101,13 +101,14 @@ probe() {
 	save "$name" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$n" "$@" --numa-plan="$plan" "$PROBE" "${args[@]}"
 }
 
-# maps NAME N PLAN: each task (bash) grows its heap by 8 MiB and prints its
+# maps NAME N PLAN: each task (bash) grows its heap by 2 MiB and prints its
 # Cpus_allowed_list and its heap line of /proc/self/numa_maps: the kernel's
 # own account of the affinity, the policy and the pages, independent of
-# the probe.
+# the probe.  (512 pages show an interleave; bash builds the string a
+# chunk at a time, and 8 MiB took 20 s of emulated CPU for 4 tasks.)
 maps() {
 	save "$1" timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n "$2" --numa-plan="$3" bash -c \
-		'v=$(head -c 8388608 /dev/zero | tr "\0" x)
+		'v=$(head -c 2097152 /dev/zero | tr "\0" x)
 		 echo "rank=$SLURM_PROCID len=${#v} cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status) $(grep " heap" /proc/$$/numa_maps)"'
 }
 
