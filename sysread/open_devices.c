@@ -177,31 +177,30 @@ int np_devopen_uverbs_of(const char *root, const char *adapter, long *num)
 	return rc;
 }
 
-int np_devopen_rdma_pci(const char *root, const char *adapter, char *buf, size_t n)
+/* The PCI function of a device of a sysfs class (fmt: its device link,
+ * with %s for the name); -ENOENT for a name that is not a plain one. */
+static int class_pci(const char *root, const char *fmt, const char *name, char *buf, size_t n)
 {
-	char *p = plain_name(adapter) ? path_of(root, "/sys/class/infiniband/%s/device", adapter, 0) : NULL;
+	char *p = plain_name(name) ? path_of(root, fmt, name, 0) : NULL;
 	int rc = p ? pci_of(p, buf, n) : -ENOENT;
 
 	free(p);
 	return rc;
+}
+
+int np_devopen_rdma_pci(const char *root, const char *adapter, char *buf, size_t n)
+{
+	return class_pci(root, "/sys/class/infiniband/%s/device", adapter, buf, n);
 }
 
 int np_devopen_cxi_pci(const char *root, const char *adapter, char *buf, size_t n)
 {
-	char *p = plain_name(adapter) ? path_of(root, "/sys/class/cxi/%s/device", adapter, 0) : NULL;
-	int rc = p ? pci_of(p, buf, n) : -ENOENT;
-
-	free(p);
-	return rc;
+	return class_pci(root, "/sys/class/cxi/%s/device", adapter, buf, n);
 }
 
 int np_devopen_drm_pci(const char *root, const char *node, char *buf, size_t n)
 {
-	char *p = plain_name(node) ? path_of(root, "/sys/class/drm/%s/device", node, 0) : NULL;
-	int rc = p ? pci_of(p, buf, n) : -ENOENT;
-
-	free(p);
-	return rc;
+	return class_pci(root, "/sys/class/drm/%s/device", node, buf, n);
 }
 
 int np_devopen_render_of(const char *root, const char *pci, long *num)
