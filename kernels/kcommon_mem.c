@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "sysread/kfile.h"
 #include "kcommon.h"
 
 #define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
@@ -20,21 +21,17 @@
 enum np_k_thp np_k_thp_mode(void)
 {
 	char line[128];
-	FILE *f = fopen(THP_ENABLED, "r");
 	enum np_k_thp mode = NP_K_THP_UNKNOWN;
 
-	if (f == NULL)
+	if (np_kfile_line(THP_ENABLED, line, sizeof(line)) < 0)
 		return mode;
 	/* "always [madvise] never": the bracketed word is in force. */
-	if (fgets(line, sizeof(line), f) != NULL) {
-		if (strstr(line, "[always]") != NULL)
-			mode = NP_K_THP_ALWAYS;
-		else if (strstr(line, "[madvise]") != NULL)
-			mode = NP_K_THP_MADVISE;
-		else if (strstr(line, "[never]") != NULL)
-			mode = NP_K_THP_NEVER;
-	}
-	fclose(f);
+	if (strstr(line, "[always]") != NULL)
+		mode = NP_K_THP_ALWAYS;
+	else if (strstr(line, "[madvise]") != NULL)
+		mode = NP_K_THP_MADVISE;
+	else if (strstr(line, "[never]") != NULL)
+		mode = NP_K_THP_NEVER;
 	return mode;
 }
 
@@ -72,17 +69,17 @@ void *np_k_alloc_huge(size_t len, int advise, size_t *alloc_len)
 long np_k_huge_kb(const void *addr, size_t len)
 {
 	const uintptr_t lo = (uintptr_t)addr, hi = lo + len;
-	char line[512];
-	FILE *f = fopen("/proc/self/smaps", "r");
+	char *text = NULL, *line, *save = NULL;
 	long kb = 0;
-	int in = 0;
+	int in = 0, rc;
 
-	if (f == NULL)
-		return -errno;
+	/* some twenty lines a mapping: a kernel's few hundred mappings fit */
+	if ((rc = np_kfile_slurp("/proc/self/smaps", 64u << 20, &text, NULL)) < 0)
+		return rc;
 	/* A mapping's header line ("start-end perms ...") is followed by
 	 * "Key: value kB" lines; sum AnonHugePages of the mappings that
 	 * overlap the range. */
-	while (fgets(line, sizeof(line), f) != NULL) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		uintmax_t s, e;
 		long v;
 
@@ -91,6 +88,6 @@ long np_k_huge_kb(const void *addr, size_t len)
 		else if (in && sscanf(line, "AnonHugePages: %ld kB", &v) == 1)
 			kb += v;
 	}
-	fclose(f);
+	free(text);
 	return kb;
 }
