@@ -93,37 +93,28 @@ int np_kfile_slurp_at(int dirfd, const char *rel, unsigned flags, size_t max, ch
 		close(fd);
 		return -ENOMEM;
 	}
-	/* procfs and sysfs say 0 for a file's size: read until the end */
+	/* procfs and sysfs say 0 for a file's size: a buffer filled is made
+	 * larger and read on, until a read stops short of it (the end) */
 	for (;;) {
-		ssize_t r;
+		size_t l;
 
-		if (got == cap - 1) {
-			if (cap == max)
-				break;
-			cap = cap > max / 2 ? max : cap * 2;
-			if (!(nb = realloc(buf, cap))) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + got, cap - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -EIO;
+		if ((rc = np_kfile_read_fd(fd, buf + got, cap - got, &l)) < 0)
+			break;
+		got += l;
+		if (got < cap - 1 || cap == max)
+			break;
+		cap = cap > max / 2 ? max : cap * 2;
+		if (!(nb = realloc(buf, cap))) {
+			rc = -ENOMEM;
 			break;
 		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
+		buf = nb;
 	}
 	close(fd);
 	if (rc < 0) {
 		free(buf);
 		return rc;
 	}
-	buf[got] = '\0';
 	*out = buf;
 	if (len)
 		*len = got;
