@@ -144,8 +144,9 @@ chk "audit during ib_write_bw: both adapters' ports ACTIVE and sending (sent_pkt
 	'[ "$(jq -r "[.ports[][] | select(.xmit_pkts > 0 and .state == \"ACTIVE\") | .adapter] | unique | join(\" \")" "$DATA/audit_ibbw.out")" = "rxe_eth0 rxe_eth1" ]' ||
 	diagm "$(jq -c .ports "$DATA/audit_ibbw.out" 2>/dev/null)"
 clients=$(grep -l '^ *65536 ' "$DATA"/ibbw.[13].out 2>/dev/null | wc -l)
-chk "ib_write_bw: the step ends 0, both clients report a bandwidth for 65536-byte writes" \
+chk "ib_write_bw, its duration ended by SIGALRM after the audit: the step ends 0, both clients report a bandwidth for 65536-byte writes" \
 	eval '[ "$(rc ibbw_step)" = 0 ] && [ "$clients" = 2 ]' || diagm "rc $(rc ibbw_step) $(tail -3 "$DATA"/ibbw.*.out "$DATA"/ibbw.err 2>/dev/null | head -30)"
+diagm "$(grep '^ibbw ended' "$DATA/waits" 2>/dev/null)"
 
 # eth1 down: rxe_eth1's port DOWN; the ranks planned rxe_eth1 (node
 # ${NIC_NODE[eth1]}) get port-down, the others nothing
