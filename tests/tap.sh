@@ -46,11 +46,12 @@ _tap_failed=0
 
 ok()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 notok() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
-# check "what" cmd args...: ok when the command exits 0
-check() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; fi; }
+# check "what" cmd args...: ok when the command exits 0; a failed check
+# returns 1, so that `check ... || diag ...` says why
+check() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; return 1; fi; }
 # check_jq "what" FILTER: ok when jq -e FILTER holds on $OUT (the JSON of the
 # last run); jq's own output is discarded, never the TAP line.
-check_jq() { local what=$1; shift; if jq -e "$@" <<<"$OUT" >/dev/null 2>&1; then ok "$what"; else notok "$what"; fi; }
+check_jq() { local what=$1; shift; if jq -e "$@" <<<"$OUT" >/dev/null 2>&1; then ok "$what"; else notok "$what"; return 1; fi; }
 # diag: a comment line, ignored by the counter
 diag() { echo "# $*"; }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - # SKIP $*"; }
