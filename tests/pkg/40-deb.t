@@ -1,29 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Debian packages: dpkg-buildpackage -b -us -uc in the unpacked release
-# tarball; each package's files against the layout derived from the build
-# tree's make install (pkg-lib.sh); then `apt-get install ./*.deb` and the
-# Slurm end-to-end group (tests/slurm) run against the INSTALLED files -
+# Debian packages, installed: the packages 35-deb-build.t made, `apt-get
+# install ./*.deb`, and the Slurm end-to-end group (tests/slurm) run against the INSTALLED files -
 # /usr/bin's programs, /usr/lib's library, the plugin in Debian Slurm's
 # plugin directory - on the vcluster.  Then what INSTALL.md says about
 # plugstack.conf and Slurm releases, on the installed plugin: the snippet
 # is off until enabled; a plugin built for another Slurm release is skipped
 # (optional) or stops every job (required); removing the package rolls it
 # back.  The packages are purged at the end (NP_PKG_KEEP=1 keeps them).
-#
-# dh_auto_test runs the unit tests only (NP_DEB_CHECK_TESTS, default
-# '$(check_PROGRAMS)'): distcheck has run the whole make check of the same
-# tarball.  DEB_BUILD_OPTIONS=noautodbgsym: no -dbgsym packages among
-# ./*.deb.
+
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/pkg-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (apt-get, the vcluster)"; done_testing; exit 0; }
-for t in dpkg-buildpackage dh apt-get; do
+for t in dpkg apt-get; do
 	command -v "$t" >/dev/null || { skip "$t not installed (apt-get install dpkg-dev debhelper)"; done_testing; exit 0; }
 done
-need_tarball || { notok "no tarball: make dist failed (see $PKGDIR/dist.log)"; done_testing; exit 1; }
+for p in $DEBS; do
+	[ -n "$(debfile "$p")" ] || { notok "no package $p in $DEB_WORK (35-deb-build.t makes them)"; done_testing; exit 1; }
+done
 
-DEBS="libnumaplan$NP_SOMAJOR numaplan libnumaplan-dev numaplan-slurm numaplan-benchmarks"
 PLUGINDIR=/usr/lib/$MULTIARCH/slurm-wlm
 PLUGIN=$PLUGINDIR/numaplan.so
 SNIPPET=/etc/slurm/plugstack.conf.d/numaplan.conf
@@ -52,59 +47,8 @@ trap cleanup EXIT
 : >"$PKGDIR/apt.log"
 purge    # a previous run's, if it was interrupted
 
-# ---- build
-work=$PKGDIR/deb
-rm -rf "$work"; mkdir -p "$work"
-cp "$TARBALL" "$work/"
-ln -s "numaplan-$NP_VERSION.tar.gz" "$work/numaplan_$NP_VERSION.orig.tar.gz"
-tar xzf "$TARBALL" -C "$work"
-log=$PKGDIR/dpkg-buildpackage.log
-start=$SECONDS
-(cd "$work/numaplan-$NP_VERSION" &&
-	DEB_BUILD_OPTIONS="noautodbgsym parallel=$(nproc)" NP_CHECK_TESTS="${NP_DEB_CHECK_TESTS-\$(check_PROGRAMS)}" \
-	dpkg-buildpackage -b -us -uc) >"$log" 2>&1
-rc=$?
-diag "dpkg-buildpackage -b -us -uc: $((SECONDS - start)) s (log: $log)"
-check "dpkg-buildpackage -b -us -uc in the unpacked tarball" [ "$rc" -eq 0 ]
-[ "$rc" -eq 0 ] || { tail -30 "$log" | sed 's/^/# /'; done_testing; exit 1; }
-check "dh_auto_test ran make check: tests passed, none failed" \
-	eval 'grep -qE "^# PASS: +[1-9]" "$log" && grep -qE "^# FAIL: +0" "$log"'
-debfile() { ls "$work/$1_$NP_VERSION-"*"_"*.deb 2>/dev/null | head -1; }
-for p in $DEBS; do check "package $p built" [ -n "$(debfile "$p")" ]; done
-check "nothing else among ./*.deb" [ "$(ls "$work"/*.deb | wc -l)" -eq 5 ]
-
-# ---- each package's files against the install tree
-expected_layout deb "$PLUGINDIR" >"$PKGDIR/deb-expected" || notok "make install DESTDIR= of the build tree"
-check "every installed file has a package rule" [ -z "$(grep '^? ' "$PKGDIR/deb-expected")" ]
-files_of() { # dpkg-deb -c: no directories, no /usr/share/doc, man pages without .gz
-	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
-		grep -vE '^/usr/share/(doc|lintian)/' | sed -E 's/\.gz$//' | sort
-}
-for p in $DEBS; do
-	f=$(debfile "$p"); [ -n "$f" ] || continue
-	files_of "$f" >"$PKGDIR/deb-$p.actual"
-	awk -v p="$p" '$1 == p { print $2 }' "$PKGDIR/deb-expected" | sort >"$PKGDIR/deb-$p.expected"
-	compare_list "dpkg-deb -c $p: the files of the install tree its rules give it ($(wc -l <"$PKGDIR/deb-$p.expected"))" \
-		"$PKGDIR/deb-$p.expected" "$PKGDIR/deb-$p.actual"
-done
-check "libnumaplan-dev: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc, numaplan(3)" \
-	eval 'for f in /usr/include/numaplan.h /usr/include/numaplan/plan.h /usr/lib/$MULTIARCH/libnumaplan.so /usr/lib/$MULTIARCH/pkgconfig/numaplan.pc /usr/share/man/man3/numaplan.3; do grep -qx "$f" "$PKGDIR/deb-libnumaplan-dev.actual" || exit 1; done'
-check "numaplan-slurm: the plugin in Debian Slurm's plugin directory $PLUGINDIR" \
-	grep -qx "$PLUGIN" "$PKGDIR/deb-numaplan-slurm.actual"
-check "numaplan-slurm: the snippet is a conffile" \
-	grep -qx "$SNIPPET" <<<"$(dpkg-deb -I "$(debfile numaplan-slurm)" conffiles 2>/dev/null)"
-if read -r smaj smin smic < <(slurm_version_parts); then
-	series=$(printf '%d.%02d' "$smaj" "$smin") next=$(printf '%d.%02d' "$smaj" $((smin + 1)))
-	dep=$(dpkg-deb -f "$(debfile numaplan-slurm)" Depends)
-	check "numaplan-slurm depends on Slurm $series's plugins, not the next major release's" \
-		eval 'grep -qF "slurm-wlm-basic-plugins (>= $series~)" <<<"$dep" && grep -qF "slurm-wlm-basic-plugins (<< $next~)" <<<"$dep"'
-	check "numaplan-slurm depends on the library package (the topology checker)" grep -qF "libnumaplan$NP_SOMAJOR (= " <<<"$dep"
-fi
-
-check "numaplan depends on numactl (the job scripts of numaplan run bind with it)" \
-	grep -qE '(^|, )numactl(,|$| )' <<<"$(dpkg-deb -f "$(debfile numaplan)" Depends)"
-check "numaplan-slurm has a prerm (plugstack.conf lines that still load the plugin)" \
-	grep -qF 'numaplan' <<<"$(dpkg-deb -I "$(debfile numaplan-slurm)" prerm 2>/dev/null)"
+work=$DEB_WORK
+read -r smaj smin smic < <(slurm_version_parts)
 
 # ---- installed
 (cd "$work" && apt-get install -y -q ./*.deb) >>"$PKGDIR/apt.log" 2>&1

@@ -27,6 +27,12 @@ KERNEL_PAGES="numaplan-stream.1 numaplan-himeno.1 numaplan-osu.1 numaplan-hpl.1 
 
 mkdir -p "$PKGDIR"
 
+# The Debian packages: 35-deb-build.t makes them in $DEB_WORK, 40-deb.t
+# installs them
+DEBS="libnumaplan$NP_SOMAJOR numaplan libnumaplan-dev numaplan-slurm numaplan-benchmarks"
+DEB_WORK=$PKGDIR/deb
+debfile() { ls "$DEB_WORK/$1_$NP_VERSION-"*"_"*.deb 2>/dev/null | head -1; }
+
 # The tarball, made by `make dist` when 10-dist.t did not leave one.
 need_tarball() {
 	[ -f "$TARBALL" ] && return 0
