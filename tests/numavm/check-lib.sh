@@ -10,9 +10,9 @@
 
 NUMAVM="$NP_SRCDIR/contrib/numavm/numavm"
 
-# chk: tap.sh's check, returning the verdict too (for a diag on failure);
-# diagm: diag for several lines
-chk() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; return 1; fi; }
+# chk: tap.sh's check (it returns the verdict, for a diag on failure),
+# under the name these scripts use; diagm: diag for several lines
+chk() { check "$@"; }
 diagm() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$*"; }
 : "${NP_NUMAVM_TIMEOUT:=720}"
 
