@@ -53,13 +53,8 @@ files_of() { # the files of a package: no directories, documentation apart, man 
 	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" | awk '$1 !~ /^d/ { print $2 }' |
 		grep -vE '^/usr/share/(doc|licenses)/|^/usr/lib/\.build-id' | sed -E 's/\.(gz|bz2|xz|zst)$//' | sort
 }
-for p in $pkgs; do
-	f=$(rpmfile "$p"); [ -n "$f" ] || continue
-	files_of "$f" >"$PKGDIR/rpm-$p.actual"
-	awk -v p="$p" '$1 == p { print $2 }' "$PKGDIR/rpm-expected" | sort >"$PKGDIR/rpm-$p.expected"
-	compare_list "rpm -qlp $p: the files of the install tree its rules give it ($(wc -l <"$PKGDIR/rpm-$p.expected"))" \
-		"$PKGDIR/rpm-$p.expected" "$PKGDIR/rpm-$p.actual"
-done
+# shellcheck disable=SC2086
+compare_packages rpm "rpm -qlp" rpmfile $pkgs
 left=$(awk '$1 == "-" { print $2 }' "$PKGDIR/rpm-expected" | tr '\n' ' ')
 diag "left out on purpose: $left"
 check "left out: the libtool archives and the contrib tools' pages, nothing else" \

@@ -50,13 +50,8 @@ files_of() { # dpkg-deb -c: no directories, no /usr/share/doc, man pages without
 	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
 		grep -vE '^/usr/share/(doc|lintian)/' | sed -E 's/\.gz$//' | sort
 }
-for p in $DEBS; do
-	f=$(debfile "$p"); [ -n "$f" ] || continue
-	files_of "$f" >"$PKGDIR/deb-$p.actual"
-	awk -v p="$p" '$1 == p { print $2 }' "$PKGDIR/deb-expected" | sort >"$PKGDIR/deb-$p.expected"
-	compare_list "dpkg-deb -c $p: the files of the install tree its rules give it ($(wc -l <"$PKGDIR/deb-$p.expected"))" \
-		"$PKGDIR/deb-$p.expected" "$PKGDIR/deb-$p.actual"
-done
+# shellcheck disable=SC2086
+compare_packages deb "dpkg-deb -c" debfile $DEBS
 check "libnumaplan-dev: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc, numaplan(3)" \
 	eval 'for f in /usr/include/numaplan.h /usr/include/numaplan/plan.h /usr/lib/$MULTIARCH/libnumaplan.so /usr/lib/$MULTIARCH/pkgconfig/numaplan.pc /usr/share/man/man3/numaplan.3; do grep -qx "$f" "$PKGDIR/deb-libnumaplan-dev.actual" || exit 1; done'
 check "numaplan-slurm: the plugin in Debian Slurm's plugin directory $PLUGINDIR" \

@@ -116,6 +116,20 @@ compare_list() {
 	[ -z "$d" ] || while read -r l; do diag "  $l"; done <<<"$d"
 }
 
+# compare_packages KIND LISTER FILE-OF PKG...: each package's files (as
+# the caller's files_of lists them from the package FILE-OF PKG gives)
+# against those the rules of $PKGDIR/KIND-expected give it
+compare_packages() {
+	local kind=$1 lister=$2 fileof=$3 p f; shift 3
+	for p in "$@"; do
+		f=$("$fileof" "$p"); [ -n "$f" ] || continue
+		files_of "$f" >"$PKGDIR/$kind-$p.actual"
+		awk -v p="$p" '$1 == p { print $2 }' "$PKGDIR/$kind-expected" | sort >"$PKGDIR/$kind-$p.expected"
+		compare_list "$lister $p: the files of the install tree its rules give it ($(wc -l <"$PKGDIR/$kind-$p.expected"))" \
+			"$PKGDIR/$kind-$p.expected" "$PKGDIR/$kind-$p.actual"
+	done
+}
+
 # plugin_version SO [NEW]: the SLURM_VERSION_NUMBER a SPANK plugin records
 # (its plugin_version symbol, which Slurm compares with its own when it
 # loads the plugin), as 0xMMmmuu; with NEW, a copy of SO with that number
