@@ -52,12 +52,15 @@ model_l3 4;       check_stream "numaplan-stream -n4 -c2 under l3" stream4 4
 # rank 0 is planned on NUMA 0, rank 1 on NUMA 1; as started nothing
 # deviates, after rank 0's pages moved to NUMA 1 exactly that does
 jqq() { jq -e "$@" >/dev/null 2>&1; }
-chk "audit of a step as started: 2 tasks, no deviation" \
-	jqq '.summary.tasks == 2 and .summary.deviations == 0' "$DATA/audit_before.out" ||
+# each task is one bash that forks nothing once it has written its pid
+PID0=$(cat "$DATA/audit_far.pid.0" 2>/dev/null)
+chk "audit of a step as started: 2 tasks, 2 processes, no deviation" \
+	jqq '.summary.tasks == 2 and .summary.processes == 2 and .summary.deviations == 0' "$DATA/audit_before.out" ||
 	diagm "$(cat "$DATA/audit_before.out" "$DATA/audit_before.err")"
 chk "migratepages moved rank 0's pages to NUMA 1 (exit 0)" [ "$(cat "$DATA/audit_migrate.rc")" = 0 ]
-chk "audit after: one deviation, far-pages of rank 0, found on NUMA 1, planned on NUMA 0" \
-	jqq '(.deviations | length) == 1 and .deviations[0].kind == "far-pages" and .deviations[0].rank == "0" and
+chk "audit after: one deviation, far-pages of rank 0 (the migrated pid), found on NUMA 1, planned on NUMA 0" \
+	jqq --argjson pid "${PID0:-0}" '(.deviations | length) == 1 and .deviations[0].kind == "far-pages" and
+	     .deviations[0].rank == "0" and .deviations[0].pid == $pid and
 	     (.deviations[0].expected | test("NUMA 0")) and (.deviations[0].found | test("on NUMA 1"))' \
 	"$DATA/audit_far.out" ||
 	diagm "$(cat "$DATA/audit_far.out" "$DATA/audit_far.err" "$DATA/audit_moved_maps.out")"

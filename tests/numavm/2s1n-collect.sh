@@ -9,12 +9,19 @@ source "$NP_SRCDIR/tests/numavm/collect-lib.sh"
 # audited once as they are, then again after rank 0's pages were moved to
 # the other node from outside (migratepages: its policy stays as planned),
 # which is a deviation the audit must find, and the only one.
+# Once a task has written its pid it forks nothing: it waits with bash's
+# own read -t on a FIFO no one writes.  A child forked for sleep shares
+# the parent's anonymous pages until it execs, so an audit that caught
+# one after the migration saw a second far-pages deviation (CI, stop 42).
 audit_far() {
 	local i pid0
 	rm -f "$O"/audit_far.pid.* "$O/audit_far.done"
 	timeout "$NP_SRUN_TIMEOUT" srun --jobid="$JOB" -n 2 --numa-plan=numa bash -c \
-		'v=$(head -c 16777216 /dev/zero | tr "\0" x); echo "$$" >"$0.pid.$SLURM_PROCID"
-		 for i in $(seq 200); do [ -e "$0.done" ] && break; sleep 1; done; echo "${#v}"' "$O/audit_far" \
+		'v=$(head -c 16777216 /dev/zero | tr "\0" x); f=/tmp/np-audit-far.$SLURM_PROCID
+		 rm -f "$f"; mkfifo "$f" && exec 3<>"$f" || exit 1
+		 echo "$$" >"$0.pid.$SLURM_PROCID"
+		 i=0; while [ ! -e "$0.done" ] && [ $((i += 1)) -le 200 ]; do read -r -t 1 -u 3 _; done
+		 echo "${#v}"' "$O/audit_far" \
 		>"$O/audit_far_step.out" 2>"$O/audit_far_step.err" &
 	for i in $(seq 120); do
 		[ -s "$O/audit_far.pid.0" ] && [ -s "$O/audit_far.pid.1" ] && break
