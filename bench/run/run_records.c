@@ -251,12 +251,16 @@ static unsigned each_node(const np_run_ctx_t *c, const np_exp_t *e, const np_sui
 		char *etext = erel ? np_run_read(c, erel) : NULL;
 		char errl[200];
 		np_step_t own, *si = &own;
+		bool has_own = own_status(c, e, rep, nodes[i], step, &own);
 		json_t *r;
 
 		/* node sets and array tasks: a run without its own status, or
 		 * cancelled with the job, was interrupted: it is no result, neither
-		 * pass nor failure, and finishing the run redoes it */
-		if ((!own_status(c, e, rep, nodes[i], step, &own) || cancelled(etext)) && (e->sets || c->array_tasks)) {
+		 * pass nor failure, and finishing the run redoes it.  A run whose
+		 * own status is 0 ended whole even if Slurm's word of the cancel
+		 * reached its error output as it ended (seen on Ctrl-C): the job
+		 * script, finishing the run, does not redo it, so it is a result */
+		if ((!has_own || (own.rc != 0 && cancelled(etext))) && (e->sets || c->array_tasks)) {
 			free(rel);
 			free(erel);
 			free(text);

@@ -170,6 +170,36 @@ check "report: the matrix as a table, NUMA by NUMA" \
 	eval 'has "^## Screen: 8-byte latency \(us\) inside a node, NUMA node by NUMA node" &&
 	      has "^\| 0 \| 1\.100 \| 2\.200 \|$" && has "^\| 1 \| 2\.200 \| 1\.000 \|$"'
 
+# ---- a run cut short by Ctrl-C, by hand -------------------------------------
+# The job was cancelled during STREAM.  n1's run had ended 0 as the cancel
+# came, and slurmstepd still wrote its CANCELLED line into n1's error
+# output: a result, which job.sh does not redo ("rc=0").  n2's was cut
+# short (the script wrote rc=cancelled): interrupted, neither pass nor
+# failure, and redone by job.sh.  Only HPL's outputs are written besides:
+# the hardware check and latency did not run (one interrupted record
+# each).  So: 3 interrupted runs, n2's STREAM one of them, n1's STREAM
+# passed; exit 3, incomplete; no node failed.
+D=$tmp/cut
+run numaplan run screen --dry-run --topology "$GRACE" --nodes 2 --repeat 1 -o "$D"
+mkdir -p "$D/raw"
+echo "rc=0 start=1.0 end=2.0" >"$D/raw/screen.hpl.r1.rc"
+put screen.hpl n1 "$(hpl 100)"; put screen.hpl n2 "$(hpl 101)"
+put screen.stream.numa0 n1 "$(st 200000 true)"
+echo "rc=cancelled" >"$D/raw/screen.stream.numa0.r1.n2.rc"
+: >"$D/raw/screen.stream.numa0.r1.n2.out"
+for n in n1 n2; do
+	echo "slurmstepd: error: *** STEP 5.3 ON $n CANCELLED AT 2026-12-06T14:20:01 ***" >"$D/raw/screen.stream.numa0.r1.$n.err"
+done
+run numaplan run --collect "$D"
+check "Ctrl-C by hand: exit 3, incomplete, no node failed" \
+	eval '[ "$RC" -eq 3 ] && jqt "$S.failed == []" "$D/results.json"'
+check "... n1's STREAM, ended 0 with Slurm's cancel line in its errors, is a result that passed" \
+	jqt '[.experiments[] | select(.name == "screen.stream.numa0") | .runs[] | select(.node == "n1")] |
+	     length == 1 and .[0].status == "ok"' "$D/results.json"
+check "... n2's, cut short, is interrupted: no record of it, 3 interrupted runs with the check and latency" \
+	jqt '.interrupted_runs == 3 and ([.experiments[] | select(.name == "screen.stream.numa0") | .runs[] |
+	     select(.node == "n2")] | length) == 0' "$D/results.json"
+
 # ---- on the vcluster -----------------------------------------------------
 if ! vcluster_ready; then
 	skip "vcluster is not up"

@@ -76,7 +76,8 @@ ok_nodes() { jq -c "[.experiments[] | select(.name == \"$2\") | .runs[] | select
 	"$1/results.json"; }
 # the job script again, to finish a run, and its collection
 resubmit() { # dir
-	sbatch --wait --quiet "$1/job.sh" >/dev/null 2>&1
+	sbatch --wait --quiet "$1/job.sh" >"$tmp/sbatch.out" 2>&1
+	SBATCH_RC=$?
 	run numaplan run --collect "$1"
 }
 mtimes() { stat -c '%n %Y.%y' "$@" 2>/dev/null; }
@@ -88,6 +89,9 @@ why() { # dir
 	diag "failed: $(jq -c "[$S.failed[] as \$n | {(\$n): $S.nodes[\$n].findings}]" "$1/results.json" 2>&1)"
 	diag "interrupted_runs $(jq .interrupted_runs "$1/results.json" 2>&1), failed_runs $(jq .failed_runs "$1/results.json" 2>&1), jobs $(jq -c '[.jobs[] | {id, state}]' "$1/results.json" 2>&1)"
 	diag "step records not rc=0: $(grep -L '^rc=0' "$1"/raw/*.rc 2>/dev/null | head -5 | xargs -r -n1 sh -c 'echo "$1: $(head -c 80 "$1")"' _ | tr '\n' ' ')"
+	diag "job.sh again: sbatch exit ${SBATCH_RC:-?} $(tail -3 "$tmp/sbatch.out" 2>/dev/null | tr '\n' ' ')"
+	diag "runs Slurm said cancelled, with their status: $(grep -l ' CANCELLED AT ' "$1"/raw/*.err 2>/dev/null | head -5 |
+		xargs -r -n1 sh -c 'echo "${1##*/}: $(head -c 40 "${1%.err}.rc" 2>/dev/null)"' _ | tr '\n' ' ')"
 }
 
 T0=$(date +%s)
