@@ -19,9 +19,6 @@ for t in dpkg-buildpackage dh; do
 done
 need_tarball || { notok "no tarball: make dist failed (see $PKGDIR/dist.log)"; done_testing; exit 1; }
 
-PLUGINDIR=/usr/lib/$MULTIARCH/slurm-wlm
-PLUGIN=$PLUGINDIR/numaplan.so
-SNIPPET=/etc/slurm/plugstack.conf.d/numaplan.conf
 
 # ---- build
 work=$DEB_WORK
@@ -44,7 +41,7 @@ for p in $DEBS; do check "package $p built" [ -n "$(debfile "$p")" ]; done
 check "nothing else among ./*.deb" [ "$(ls "$work"/*.deb | wc -l)" -eq 5 ]
 
 # ---- each package's files against the install tree
-expected_layout deb "$PLUGINDIR" >"$PKGDIR/deb-expected" || notok "make install DESTDIR= of the build tree"
+expected_layout deb "$DEB_PLUGINDIR" >"$PKGDIR/deb-expected" || notok "make install DESTDIR= of the build tree"
 check "every installed file has a package rule" [ -z "$(grep '^? ' "$PKGDIR/deb-expected")" ]
 files_of() { # dpkg-deb -c: no directories, no /usr/share/doc, man pages without .gz
 	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
@@ -54,10 +51,10 @@ files_of() { # dpkg-deb -c: no directories, no /usr/share/doc, man pages without
 compare_packages deb "dpkg-deb -c" debfile $DEBS
 check "libnumaplan-dev: numaplan.h, numaplan/plan.h, libnumaplan.so, numaplan.pc, numaplan(3)" \
 	eval 'for f in /usr/include/numaplan.h /usr/include/numaplan/plan.h /usr/lib/$MULTIARCH/libnumaplan.so /usr/lib/$MULTIARCH/pkgconfig/numaplan.pc /usr/share/man/man3/numaplan.3; do grep -qx "$f" "$PKGDIR/deb-libnumaplan-dev.actual" || exit 1; done'
-check "numaplan-slurm: the plugin in Debian Slurm's plugin directory $PLUGINDIR" \
-	grep -qx "$PLUGIN" "$PKGDIR/deb-numaplan-slurm.actual"
+check "numaplan-slurm: the plugin in Debian Slurm's plugin directory $DEB_PLUGINDIR" \
+	grep -qx "$DEB_PLUGIN" "$PKGDIR/deb-numaplan-slurm.actual"
 check "numaplan-slurm: the snippet is a conffile" \
-	grep -qx "$SNIPPET" <<<"$(dpkg-deb -I "$(debfile numaplan-slurm)" conffiles 2>/dev/null)"
+	grep -qx "$DEB_SNIPPET" <<<"$(dpkg-deb -I "$(debfile numaplan-slurm)" conffiles 2>/dev/null)"
 if read -r smaj smin smic < <(slurm_version_parts); then
 	series=$(printf '%d.%02d' "$smaj" "$smin") next=$(printf '%d.%02d' "$smaj" $((smin + 1)))
 	dep=$(dpkg-deb -f "$(debfile numaplan-slurm)" Depends)

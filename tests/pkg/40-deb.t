@@ -19,9 +19,6 @@ for p in $DEBS; do
 	[ -n "$(debfile "$p")" ] || { notok "no package $p in $DEB_WORK (35-deb-build.t makes them)"; done_testing; exit 1; }
 done
 
-PLUGINDIR=/usr/lib/$MULTIARCH/slurm-wlm
-PLUGIN=$PLUGINDIR/numaplan.so
-SNIPPET=/etc/slurm/plugstack.conf.d/numaplan.conf
 VC=$NP_SRCDIR/contrib/vcluster/vcluster
 export DEBIAN_FRONTEND=noninteractive
 
@@ -62,7 +59,7 @@ done
 # and /usr's library before /usr/local/lib, which ld.so.conf puts first
 inst_path="/usr/bin:$(tr ':' '\n' <<<"$PATH" | grep -v -e '^/usr/local/' -e "^$NP_BUILDDIR/" | paste -sd:)"
 installed() {
-	env NP_INSTALLED=/usr NP_PLUGIN="$PLUGIN" LD_LIBRARY_PATH=/usr/lib/$MULTIARCH PATH="$inst_path" "$@"
+	env NP_INSTALLED=/usr NP_PLUGIN="$DEB_PLUGIN" LD_LIBRARY_PATH=/usr/lib/$MULTIARCH PATH="$inst_path" "$@"
 }
 check "installed: numaplan and numaplan-probe are /usr/bin's" \
 	[ "$(installed bash -c 'command -v numaplan numaplan-probe numaplan-probe-mpi' | tr '\n' ' ')" = "/usr/bin/numaplan /usr/bin/numaplan-probe /usr/bin/numaplan-probe-mpi " ]
@@ -70,21 +67,21 @@ check "installed: /usr/bin/numaplan loads /usr/lib/$MULTIARCH/libnumaplan.so.$NP
 	grep -q "libnumaplan.so.$NP_SOMAJOR => /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR " <<<"$(installed ldd /usr/bin/numaplan)"
 diag "without LD_LIBRARY_PATH: $(ldd /usr/bin/numaplan | grep libnumaplan | sed 's/^[[:space:]]*//')"
 check "installed: the plugin needs no libnumaplan.so (the planner is linked in)" \
-	bash -c '! ldd "$1" | grep -q libnumaplan' _ "$PLUGIN"
+	bash -c '! ldd "$1" | grep -q libnumaplan' _ "$DEB_PLUGIN"
 check "installed: numaplan-slurm made the step records' directory /var/lib/numaplan/steps, root's, 0755" \
 	[ "$(stat -c '%U %a' /var/lib/numaplan/steps 2>/dev/null)" = "root 755" ]
-check "installed: dpkg -S $PLUGIN is numaplan-slurm" [ "$(dpkg -S "$PLUGIN" 2>/dev/null | cut -d: -f1)" = numaplan-slurm ]
+check "installed: dpkg -S $DEB_PLUGIN is numaplan-slurm" [ "$(dpkg -S "$DEB_PLUGIN" 2>/dev/null | cut -d: -f1)" = numaplan-slurm ]
 want_slurm=none
 [ -n "${smaj:-}" ] && want_slurm=$(printf '%d.%02d.%d' "$smaj" "$smin" "$smic")
 run installed numaplan --version
 check "installed: numaplan --version: $NP_VERSION (package $NP_VERSION-1), hwloc $(pkg-config --modversion hwloc), Slurm $want_slurm" \
 	[ "$OUT" = "$(printf 'numaplan %s (package %s)\nbuilt against hwloc %s, Slurm %s' "$NP_VERSION" "$NP_VERSION-1" "$(pkg-config --modversion hwloc)" "$want_slurm")" ]
 check "installed: the plugin runs the installed checker /usr/libexec/numaplan/numaplan-topo-check" \
-	eval '[ -x /usr/libexec/numaplan/numaplan-topo-check ] && grep -qaF /usr/libexec/numaplan/numaplan-topo-check "$PLUGIN"'
+	eval '[ -x /usr/libexec/numaplan/numaplan-topo-check ] && grep -qaF /usr/libexec/numaplan/numaplan-topo-check "$DEB_PLUGIN"'
 run installed numaplan topo --topology "$TOPO/amd-epyc7551-2s-nps4-8numa-mlx5.xml"
 check "installed: numaplan topo on a stored topology (the installed library and checker)" \
 	eval '[ "$RC" -eq 0 ] && grep -q "^2 packages, 8 NUMA nodes" <<<"$OUT"'
-check "installed: the snippet is off (every line a comment)" eval '! grep -qvE "^[[:space:]]*(#|$)" "$SNIPPET"'
+check "installed: the snippet is off (every line a comment)" eval '! grep -qvE "^[[:space:]]*(#|$)" "$DEB_SNIPPET"'
 
 # ---- going back to the previous build (INSTALL.md, "Rolling back"): the
 # same five packages as a next Debian revision, $NP_VERSION-2 (repacked: the
@@ -121,23 +118,23 @@ check "INSTALL.md's rollback command (V=$prev) takes every numaplan package back
 	eval '[ "$rc" -eq 0 ] && all_at "$prev"'
 
 # ---- removal while plugstack.conf still loads the plugin (the prerm)
-cp "$SNIPPET" "$PKGDIR/snippet.orig"
-sed 's/^#optional /required /' "$PKGDIR/snippet.orig" >"$SNIPPET"
+cp "$DEB_SNIPPET" "$PKGDIR/snippet.orig"
+sed 's/^#optional /required /' "$PKGDIR/snippet.orig" >"$DEB_SNIPPET"
 apt-get remove -y -q numaplan-slurm >"$PKGDIR/remove-required.log" 2>&1
 rc=$?
 check "apt-get remove numaplan-slurm with a 'required' line loading it: refused, the plugin stays" \
-	eval '[ "$rc" -ne 0 ] && [ -f "$PLUGIN" ] && grep -q "NOT removed" "$PKGDIR/remove-required.log"'
+	eval '[ "$rc" -ne 0 ] && [ -f "$DEB_PLUGIN" ] && grep -q "NOT removed" "$PKGDIR/remove-required.log"'
 dpkg --configure -a >>"$PKGDIR/apt.log" 2>&1
 check "after the refusal numaplan-slurm is still installed and configured" \
 	[ "$(dpkg-query -W -f='${Status}' numaplan-slurm 2>/dev/null)" = "install ok installed" ]
-sed 's/^#optional /optional /' "$PKGDIR/snippet.orig" >"$SNIPPET"
+sed 's/^#optional /optional /' "$PKGDIR/snippet.orig" >"$DEB_SNIPPET"
 apt-get remove -y -q numaplan-slurm >"$PKGDIR/remove-optional.log" 2>&1
 rc=$?
 check "apt-get remove numaplan-slurm with an 'optional' line loading it: removed, with a warning naming the line" \
-	eval '[ "$rc" -eq 0 ] && [ ! -e "$PLUGIN" ] && grep -q "WARNING: plugstack.conf still loads numaplan.so" "$PKGDIR/remove-optional.log" && grep -qF "$SNIPPET:" "$PKGDIR/remove-optional.log"'
-cp "$PKGDIR/snippet.orig" "$SNIPPET"
+	eval '[ "$rc" -eq 0 ] && [ ! -e "$DEB_PLUGIN" ] && grep -q "WARNING: plugstack.conf still loads numaplan.so" "$PKGDIR/remove-optional.log" && grep -qF "$DEB_SNIPPET:" "$PKGDIR/remove-optional.log"'
+cp "$PKGDIR/snippet.orig" "$DEB_SNIPPET"
 (cd "$work" && apt-get install -y -q "./$(basename "$(debfile numaplan-slurm)")") >>"$PKGDIR/apt.log" 2>&1
-check "numaplan-slurm installed again" [ -f "$PLUGIN" ]
+check "numaplan-slurm installed again" [ -f "$DEB_PLUGIN" ]
 
 # ---- the vcluster with the installed plugin
 if "$VC" status >/dev/null 2>&1; then
@@ -158,7 +155,7 @@ srun_ -N1 -n1 --numa-plan=help true
 check "snippet as installed: plugin not loaded (--numa-plan unrecognized)" \
 	eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option" <<<"$ERR"'
 mkdir -p "$tmp/conf.d"
-sed 's/^#optional /optional /' "$SNIPPET" >"$tmp/conf.d/numaplan.conf"
+sed 's/^#optional /optional /' "$DEB_SNIPPET" >"$tmp/conf.d/numaplan.conf"
 echo "include $tmp/conf.d/*.conf" >"$conf"
 srun_ -N1 -n1 --numa-plan=help true
 check "snippet's optional line enabled: --numa-plan=help names $NP_VERSION, the package $NP_VERSION-1 and Slurm $want_slurm" \
@@ -174,13 +171,13 @@ check "snippet's optional line enabled: a step bound by the installed plugin" \
 hide=
 [ -e /usr/local/lib/slurm/numaplan.so ] && hide="mount -t tmpfs -o size=1m np-hide /usr/local/lib/slurm &&"
 run unshare -m --propagation private sh -c "$hide"' exec env -u NP_PLUGIN -u NP_BUILDDIR "$1" plugstack ""' _ "$VC"
-check "vcluster without NP_PLUGIN or a build tree: plugstack.conf loads $PLUGIN (Slurm's plugin directory)" \
-	eval '[ "$RC" -eq 0 ] && grep -qx "optional $PLUGIN" "$conf"'
+check "vcluster without NP_PLUGIN or a build tree: plugstack.conf loads $DEB_PLUGIN (Slurm's plugin directory)" \
+	eval '[ "$RC" -eq 0 ] && grep -qx "optional $DEB_PLUGIN" "$conf"'
 [ "$RC" -eq 0 ] || diag "$ERR"
 
 # the slurm group, against the installed packages
 installed "$VC" plugstack '' >/dev/null
-check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
+check "vcluster plugstack.conf loads the installed plugin" grep -qx "optional $DEB_PLUGIN" "$conf"
 # Scripts left out here for CI's budget (about 5 of the group's 8
 # minutes; pkg ends a lane of tests/run-all): they drive
 # the same installed plugin through code the others already reach
@@ -207,11 +204,11 @@ for t in "$NP_SRCDIR"/tests/slurm/*.t; do
 	if [ "$trc" -ne 0 ] && ! grep -q '^not ok' "$tlog"; then notok "installed $name exited $trc (see $tlog)"; fi
 done
 diag "slurm group against the installed packages: $((SECONDS - start)) s"
-check "after the group, plugstack.conf still loads the installed plugin" grep -qx "optional $PLUGIN" "$conf"
+check "after the group, plugstack.conf still loads the installed plugin" grep -qx "optional $DEB_PLUGIN" "$conf"
 
 # ---- a plugin built for another Slurm major release (INSTALL.md)
 other=$((smaj - 1))
-plugin_version "$PLUGIN" "$(printf '0x%02x%02x%02x' "$other" "${smin:-0}" 0)" >"$tmp/numaplan.so" && chmod 0644 "$tmp/numaplan.so"
+plugin_version "$DEB_PLUGIN" "$(printf '0x%02x%02x%02x' "$other" "${smin:-0}" 0)" >"$tmp/numaplan.so" && chmod 0644 "$tmp/numaplan.so"
 echo "optional $tmp/numaplan.so" >"$conf"
 srun_ -N1 -n1 true
 check "built for Slurm $other.x, optional: Slurm refuses to load it, the job runs" \
@@ -225,21 +222,21 @@ check "built for Slurm $other.x, required: every srun fails" \
 	eval '[ "$RC" -ne 0 ] && grep -q "Plug-in initialization failed" <<<"$ERR"'
 
 # ---- rolling back: the package removed
-echo "optional $PLUGIN" >"$conf"
+echo "optional $DEB_PLUGIN" >"$conf"
 apt-get remove -y -q numaplan-slurm >>"$PKGDIR/apt.log" 2>&1
 check "apt-get remove numaplan-slurm: the plugin is gone, the snippet (a conffile) stays" \
-	eval '[ ! -e "$PLUGIN" ] && [ -f "$SNIPPET" ]'
+	eval '[ ! -e "$DEB_PLUGIN" ] && [ -f "$DEB_SNIPPET" ]'
 srun_ -N1 -n1 true
 check "removed, optional line left: jobs run, Slurm logs the missing plugin" \
 	eval '[ "$RC" -eq 0 ] && grep -q "numaplan.so" <<<"$ERR"'
 run timeout 120 sbatch -N1 -n1 -o /dev/null --numa-plan=compact --wrap true
 check "removed, optional line left: sbatch --numa-plan is refused as unrecognized" \
 	eval '[ "$RC" -ne 0 ] && grep -q "unrecognized option" <<<"$ERR"'
-echo "required $PLUGIN" >"$conf"
+echo "required $DEB_PLUGIN" >"$conf"
 srun_ -N1 -n1 true
 check "removed, required line left: every srun fails" [ "$RC" -ne 0 ]
 echo "" >"$conf"
 purge
 check "apt-get purge: nothing of numaplan left in /usr, /etc and /var/lib (the step records)" \
-	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR ] && [ ! -d /usr/libexec/numaplan ] && [ ! -e /var/lib/numaplan ]'
+	eval '[ ! -e /usr/bin/numaplan ] && [ ! -e "$DEB_SNIPPET" ] && [ ! -e /usr/lib/$MULTIARCH/libnumaplan.so.$NP_SOMAJOR ] && [ ! -d /usr/libexec/numaplan ] && [ ! -e /var/lib/numaplan ]'
 done_testing

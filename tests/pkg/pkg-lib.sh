@@ -31,6 +31,10 @@ mkdir -p "$PKGDIR"
 # installs them
 DEBS="libnumaplan$NP_SOMAJOR numaplan libnumaplan-dev numaplan-slurm numaplan-benchmarks"
 DEB_WORK=$PKGDIR/deb
+# where they put the plugin and its plugstack.conf snippet
+DEB_PLUGINDIR=/usr/lib/$MULTIARCH/slurm-wlm
+DEB_PLUGIN=$DEB_PLUGINDIR/numaplan.so
+DEB_SNIPPET=/etc/slurm/plugstack.conf.d/numaplan.conf
 debfile() { ls "$DEB_WORK/$1_$NP_VERSION-"*"_"*.deb 2>/dev/null | head -1; }
 
 # The tarball, made by `make dist` when 10-dist.t did not leave one.
