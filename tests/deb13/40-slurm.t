@@ -5,8 +5,9 @@
 # with the plugin the root's build made, nodes in network namespaces -
 # runs every script and takes it down (numaplan-debian13(8) says why the
 # vcluster and not numavm).  The vcluster id is NP_VCLUSTER_ID's: its
-# bridge, veths and ports are the host's, so the outer run-all takes a
-# vcluster of the same id on the host down before this group.
+# bridge, veths and ports are the host's, so no vcluster of the same id
+# may be up on the host (tests/run-all gives the group the next id in its
+# lanes, or takes the host's down first).
 source "$(dirname "$0")/../tap.sh"
 source "$(dirname "$0")/deb13-lib.sh"
 [ "$(id -u)" -eq 0 ] || { skip "needs root (chroot, the vcluster)"; done_testing; exit 0; }
